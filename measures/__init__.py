@@ -1,0 +1,130 @@
+"""Information-loss measures: pure functions over a release's view (MEASURES.md).
+
+``MEASURES`` maps each measure id (a contract, DESIGN.md §5) to its ``Measure``: name, formula text,
+direction, monotonicity, source, the cell-level function and, where there is one, the lattice fast path.
+This package never imports ``workbench``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeClasses
+from measures.aecs import aecs, aecs_node
+from measures.discernibility import dm, dm_node, dm_star, dm_star_node
+from measures.entropy import entropy, entropy_node, entropy_nm, entropy_nm_node
+from measures.height import height, height_node
+from measures.loss import loss, loss_node
+from measures.precision import precision, precision_nm, precision_nm_node, precision_node
+
+__all__ = [
+    "MEASURES",
+    "ColumnDomain",
+    "Generalized",
+    "GeneralizedColumn",
+    "Measure",
+    "NodeClasses",
+    "Score",
+    "score",
+    "score_node",
+]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """Metadata and implementations of one measure. All measures are losses: lower is better."""
+
+    id: str
+    name: str
+    formula: str
+    monotone: bool
+    source: str
+    cell: Callable[[Generalized], float]
+    node: Callable[[NodeClasses], float] | None = None
+    bound: Callable[[Generalized | NodeClasses], float] | None = None
+    direction: str = "lower is better"
+
+
+@dataclass(frozen=True)
+class Score:
+    """One measure's value on one release; ``normalized`` in [0, 1] where a sensible bound exists."""
+
+    id: str
+    value: float
+    normalized: float | None
+    direction: str
+    monotone: bool
+    formula: str
+
+
+def _n_squared(v: Generalized | NodeClasses) -> float:
+    return float(v.n) ** 2
+
+
+def _height_bound(v: Generalized | NodeClasses) -> float:
+    if isinstance(v, NodeClasses):
+        return float(sum(v.max_heights))
+    return float(sum(c.max_height for c in v.columns))
+
+
+def _unit(v: Generalized | NodeClasses) -> float:
+    return 1.0
+
+
+def _n(v: Generalized | NodeClasses) -> float:
+    return float(v.n)
+
+
+_ALL = [
+    Measure("height", "Generalization height", "Σ_j v_j", True, "Samarati 2001", height, height_node,
+            _height_bound),
+    Measure("precision", "Precision (Prec)", "(1/r) Σ_j v_j / H_j", True, "Sweeney 2002; El Emam 2009",
+            precision, precision_node, _unit),
+    Measure("precision_nm", "Precision, suppression charged", "(1/r) Σ_j [(v_j/H_j)(n−S) + S] / n", False,
+            "ARX", precision_nm, precision_nm_node, _unit),
+    Measure("dm", "Discernibility (DM)", "Σ_{|E|≥k} |E|² + n·S", False, "Bayardo & Agrawal 2005", dm,
+            dm_node, _n_squared),
+    Measure("dm_star", "Discernibility, suppression-blind (DM*)", "Σ_E |E|² over all classes", True,
+            "El Emam 2009", dm_star, dm_star_node, _n_squared),
+    Measure("aecs", "Average equivalence class size", "n / (#{E : |E| ≥ k} + [S > 0])", False,
+            "LeFevre 2006; ARX", aecs, aecs_node, _n),
+    Measure("entropy", "Non-uniform entropy", "Σ_j Σ_i log2( f̄_j(g_i) / f_j(o_i) )", True,
+            "Gionis & Tassa 2009; El Emam 2009", entropy, entropy_node),
+    Measure("entropy_nm", "Non-uniform entropy, suppression charged",
+            "entropy + Σ_j Σ_y c_{j,y} · log2(S / c_{j,y})", False, "ARX", entropy_nm, entropy_nm_node),
+    Measure("loss", "Loss (Iyengar)", "mean over cells of (leaves(g) − 1)/(|domain_j| − 1); suppressed cell 1",
+            False, "Iyengar 2002", loss, loss_node, _unit),
+]
+
+MEASURES: dict[str, Measure] = {m.id: m for m in _ALL}
+
+
+def _make_score(m: Measure, value: float, view: Generalized | NodeClasses) -> Score:
+    normalized = None
+    if m.bound is not None:
+        b = m.bound(view)
+        normalized = min(max(value / b, 0.0), 1.0) if b > 0 else 0.0
+    return Score(m.id, value, normalized, m.direction, m.monotone, m.formula)
+
+
+def _lookup(ids: Iterable[str]) -> list[Measure]:
+    unknown = [i for i in ids if i not in MEASURES]
+    if unknown:
+        raise KeyError(f"unknown measure id(s): {', '.join(unknown)}; known: {', '.join(MEASURES)}")
+    return [MEASURES[i] for i in ids]
+
+
+def score(view: Generalized, ids: Iterable[str] | None = None) -> dict[str, Score]:
+    """Score a release (cell-level definitions) under the given measures (all when None)."""
+    return {m.id: _make_score(m, m.cell(view), view) for m in _lookup(ids or MEASURES)}
+
+
+def score_node(node: NodeClasses, ids: Iterable[str] | None = None) -> dict[str, Score]:
+    """Score a lattice node from its frequency set (fast paths; equal to ``score`` on the same node)."""
+    out = {}
+    for m in _lookup(ids or MEASURES):
+        if m.node is None:
+            raise KeyError(f"measure {m.id!r} has no lattice fast path; score the release instead")
+        out[m.id] = _make_score(m, m.node(node), node)
+    return out

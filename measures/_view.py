@@ -1,0 +1,179 @@
+"""The read-only views that measures consume (DESIGN.md §2).
+
+``Generalized`` is the cell-level view of any Release, from either engine: per quasi-identifier the
+original code, the released code, the cell's generalization height, the hierarchy height and the size of
+each released value's leaf set; plus the suppressed mask and k. Every measure is defined on it.
+
+``NodeClasses`` is the lattice fast path: a full-domain node's frequency set (class sizes and each class's
+code per column) plus per-column marginals. Measures evaluated on it must equal their cell-level
+definition on the same node (tested in tests/test_measures_fast_path.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+
+def _frozen(a: np.ndarray, dtype: type | None = None) -> np.ndarray:
+    out = np.array(a, dtype=dtype, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class GeneralizedColumn:
+    """One quasi-identifier of a release, cell by cell.
+
+    ``released`` codes index ``leaf_count`` (a column-wide code space: two cells share a code exactly when
+    they were released as the same generalized value). ``original`` codes are 0..m-1 over the distinct
+    original values of the column.
+    """
+
+    name: str
+    original: np.ndarray
+    released: np.ndarray
+    height: np.ndarray
+    max_height: int
+    leaf_count: np.ndarray
+
+    def __post_init__(self) -> None:
+        for attr in ("original", "released", "height", "leaf_count"):
+            object.__setattr__(self, attr, _frozen(getattr(self, attr), np.int64))
+
+    @cached_property
+    def domain_size(self) -> int:
+        """Distinct original values of the column (Iyengar's |domain_j|)."""
+        return int(np.unique(self.original).size)
+
+
+@dataclass(frozen=True, eq=False)
+class Generalized:
+    """Cell-level view of a release. Suppressed rows keep their generalized codes here; they are marked
+    by ``suppressed`` (the ``*`` appears only when the release is written)."""
+
+    columns: tuple[GeneralizedColumn, ...]
+    suppressed: np.ndarray
+    k: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "suppressed", _frozen(self.suppressed, bool))
+
+    @property
+    def n(self) -> int:
+        return int(self.suppressed.size)
+
+    @property
+    def r(self) -> int:
+        return len(self.columns)
+
+    @cached_property
+    def class_of_row(self) -> np.ndarray:
+        """Equivalence class index of each row over the released quasi-identifiers (all rows)."""
+        if not self.columns or self.n == 0:
+            return np.zeros(self.n, dtype=np.int64)
+        stacked = np.stack([c.released for c in self.columns], axis=1)
+        _, inverse = np.unique(stacked, axis=0, return_inverse=True)
+        return inverse.reshape(-1)
+
+    def class_sizes(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Sizes of the classes formed by ``rows`` (a boolean mask; all rows when None)."""
+        cls = self.class_of_row if rows is None else self.class_of_row[rows]
+        sizes = np.bincount(cls)
+        return sizes[sizes > 0]
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnDomain:
+    """Per-column marginals for the lattice fast path.
+
+    ``level_codes[o, l]`` = code of original value o's ancestor at level l (codes 0..c_l-1 per level);
+    ``counts[o]`` = records with original value o (all > 0).
+    """
+
+    name: str
+    level_codes: np.ndarray
+    counts: np.ndarray
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "level_codes", _frozen(self.level_codes, np.int64))
+        object.__setattr__(self, "counts", _frozen(self.counts, np.int64))
+
+    @property
+    def max_height(self) -> int:
+        return self.level_codes.shape[1] - 1
+
+    @cached_property
+    def generalized_counts(self) -> tuple[np.ndarray, ...]:
+        """Per level: records under each generalized value (f̄ of Gionis & Tassa)."""
+        return tuple(
+            np.bincount(self.level_codes[:, lv], weights=self.counts).astype(np.int64)
+            for lv in range(self.max_height + 1)
+        )
+
+    @cached_property
+    def leaf_counts(self) -> tuple[np.ndarray, ...]:
+        """Per level: distinct original values under each generalized value."""
+        return tuple(np.bincount(self.level_codes[:, lv]) for lv in range(self.max_height + 1))
+
+    @cached_property
+    def entropy_by_level(self) -> np.ndarray:
+        """Per level: Σ_o f(o)·log2(f̄(g(o))/f(o)) (non-uniform entropy of this column)."""
+        f = self.counts.astype(float)
+        return np.array(
+            [
+                float(np.sum(f * np.log2(self.generalized_counts[lv][self.level_codes[:, lv]] / f)))
+                for lv in range(self.max_height + 1)
+            ]
+        )
+
+    @cached_property
+    def loss_by_code(self) -> tuple[np.ndarray, ...]:
+        """Per level: Iyengar's cell loss (leaves(g) − 1)/(|domain| − 1) of each generalized value."""
+        m = self.level_codes.shape[0]
+        return tuple((lc - 1) / (m - 1) if m > 1 else np.zeros(lc.size) for lc in self.leaf_counts)
+
+    @cached_property
+    def loss_by_level(self) -> np.ndarray:
+        """Per level: Σ over all records of the cell loss."""
+        return np.array(
+            [float(self.loss_by_code[lv] @ self.generalized_counts[lv]) for lv in range(self.max_height + 1)]
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class NodeClasses:
+    """A full-domain lattice node summarized by its frequency set (fast path for measures).
+
+    ``class_codes[e, j]`` is class e's code in column j at level ``levels[j]`` (the codes of
+    ``domains[j].level_codes[:, levels[j]]``); ``class_sizes[e]`` its number of records.
+    """
+
+    levels: tuple[int, ...]
+    class_sizes: np.ndarray
+    class_codes: np.ndarray
+    domains: tuple[ColumnDomain, ...]
+    k: int
+
+    @property
+    def n(self) -> int:
+        return int(self.class_sizes.sum())
+
+    @property
+    def r(self) -> int:
+        return len(self.levels)
+
+    @property
+    def max_heights(self) -> tuple[int, ...]:
+        return tuple(d.max_height for d in self.domains)
+
+    @cached_property
+    def small(self) -> np.ndarray:
+        """Mask of classes smaller than k (their records are suppressed)."""
+        return self.class_sizes < self.k
+
+    @cached_property
+    def suppressed(self) -> int:
+        return int(self.class_sizes[self.small].sum())

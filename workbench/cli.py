@@ -1,0 +1,101 @@
+"""The ``workbench`` command (DESIGN.md §4): ``run`` and ``measure``.
+
+Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from workbench.errors import VerificationError, WorkbenchError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, status 2
+        self.exit(2, f"workbench: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="workbench", description="k-anonymity workbench: de-identify and compare.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = sub.add_parser("run", help="run the configured engine and algorithm")
+    run.add_argument("config", type=Path)
+    run.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
+    run.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    run.add_argument("--out", type=Path, metavar="DIR", help="write DIR/release.csv and DIR/provenance.json")
+    mea = sub.add_parser("measure", help="evaluate lattice nodes")
+    mea.add_argument("config", type=Path)
+    mea.add_argument("--node", action="append", required=True, metavar="QI=LEVEL,...")
+    mea.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
+    mea.add_argument("--json", action="store_true", help="print one JSON object per node, one per line")
+    return p
+
+
+def _format_text(summary: dict[str, object]) -> str:
+    lines = [f"engine       {summary['engine']} / {summary['algorithm']}",
+             f"privacy      k = {summary['k']}, max_suppression = {summary['max_suppression']}"]
+    t = summary["transformation"]
+    lines.append("node         " + (", ".join(f"{q}={v}" for q, v in t.items()) if isinstance(t, dict) else "-"))
+    lines.append(f"guarantee    {'k-anonymous' if summary['k_anonymous'] else 'NOT k-anonymous'}; "
+                 f"{summary['suppressed']} suppressed, {summary['classes']} classes")
+    lines.append(f"search       {summary['checks']} checks, {summary['seconds']:.3f} s")
+    measures = summary["measures"]
+    assert isinstance(measures, dict)
+    for mid, value in measures.items():
+        lines.append(f"  {mid:<12} {value:.10g}")
+    return "\n".join(lines)
+
+
+def _write_release(result, out: Path) -> list[Path]:  # noqa: ANN001 - RunResult, imported lazily
+    study = result.study
+    written = result.release.write(
+        out, seed=study.seed, config=dict(study.raw),
+        measures={i: s.value for i, s in result.scores.items()},
+        suppressed_policy=study.suppressed, name=f"release.{study.release_format}",
+    )
+    return list(written.values())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from workbench import study as study_mod
+    from workbench.config import load_study
+
+    try:
+        study = load_study(args.config, args.overrides)
+        if args.command == "run":
+            result = study_mod.run(study)
+            if result.release is None:
+                print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = "
+                      f"{study.max_suppression} ({result.dataset.n} records)", file=sys.stderr)
+                return 1
+            summary = result.summary()
+            paths = _write_release(result, args.out) if args.out else []
+            if args.json:
+                print(json.dumps(summary))
+            else:
+                print(_format_text(summary))
+                for p in paths:
+                    print(f"wrote        {p}")
+            return 0
+        results = study_mod.measure(study, args.node)
+        for i, r in enumerate(results):
+            if args.json:
+                print(json.dumps(r.summary()))
+            else:
+                print(("\n" if i else "") + _format_text(r.summary()))
+        return 0
+    except VerificationError as exc:
+        print(f"workbench: {exc}", file=sys.stderr)
+        return 1
+    except WorkbenchError as exc:
+        print(f"workbench: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,226 @@
+"""Study configuration: TOML -> validated ``Study`` (DESIGN.md §3). All parameter validation lives here.
+
+Every problem raises ConfigError with one line that names the file, the key and what is wrong.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.data import ROLES
+from workbench.errors import ConfigError
+
+ENGINES = ("lattice", "local")
+LATTICE_ALGORITHMS = ("exhaustive", "datafly", "samarati", "incognito", "ola", "flash", "bnb")
+LOCAL_ALGORITHMS = ("greedy", "greedy_overlapping", "partition")
+MEASURE_IDS = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm",
+               "loss", "vinterbo", "col_mi", "pmi", "nmi", "degradation")
+SUPPRESSED_POLICIES = ("mark", "drop")
+DEFAULT_COMPARE = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm",
+                   "loss")
+
+# section -> key -> accepted python types
+_SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
+    "data": {"path": (str,), "separator": (str,), "sample": (str,)},
+    "privacy": {"k": (int,), "max_suppression": (int, float)},
+    "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,)},
+    "measures": {"compare": (list,), "target": (str,)},
+    "release": {"seed": (int,), "suppressed": (str,), "format": (str,)},
+}
+_ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
+    "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,),
+}
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """One ``[attributes.NAME]`` table."""
+
+    name: str
+    role: str | None = None
+    hierarchy: Path | None = None
+    builder: Mapping[str, Any] | None = None
+    poset: str | None = None
+
+
+@dataclass(frozen=True)
+class Study:
+    """A validated study configuration. ``raw`` is the config as loaded, after ``--set`` overrides."""
+
+    source: str
+    base_dir: Path
+    data_path: Path | None
+    separator: str | None
+    sample: str | None
+    attributes: tuple[AttributeSpec, ...]
+    k: int = 2
+    max_suppression: float = 0.0
+    engine: str = "lattice"
+    algorithm: str = "exhaustive"
+    objective: str = "entropy"
+    compare: tuple[str, ...] = DEFAULT_COMPARE
+    target: str | None = None
+    seed: int = 0
+    suppressed: str = "mark"
+    release_format: str = "csv"
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _type_ok(value: Any, types: tuple[type, ...]) -> bool:
+    if isinstance(value, bool):
+        return bool in types
+    return isinstance(value, types)
+
+
+def _need(where: str, value: Any, types: tuple[type, ...]) -> None:
+    if not _type_ok(value, types):
+        want = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
+        raise ConfigError(f"{where} must be {want}, got {value!r}")
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """``SECTION.KEY=VALUE`` -> (path, value); VALUE is read as a TOML value, else taken as a string."""
+    if "=" not in text:
+        raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE")
+    key, value_text = text.split("=", 1)
+    path = [p.strip() for p in key.strip().split(".")]
+    if len(path) < 2 or any(not p for p in path):
+        raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE")
+    try:
+        value = tomllib.loads(f"v = {value_text.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = value_text.strip()
+    return path, value
+
+
+def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """A copy of ``raw`` with every ``--set SECTION.KEY=VALUE`` applied (keys are validated later)."""
+    out = copy.deepcopy(raw)
+    for text in overrides:
+        path, value = parse_override(text)
+        if path[0] == "attributes" and len(path) != 3:
+            raise ConfigError(f"--set {text!r}: attribute overrides are attributes.NAME.KEY=VALUE")
+        if path[0] != "attributes" and len(path) != 2:
+            raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE")
+        node = out
+        for p in path[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"--set {text!r}: {p!r} is not a table")
+        node[path[-1]] = value
+    return out
+
+
+def load_study(path: str | Path, overrides: Sequence[str] = ()) -> Study:
+    """Read a TOML config file and validate it (with ``--set`` overrides applied first)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {p}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {p}: {exc}") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    return study_from_dict(apply_overrides(raw, overrides), base_dir=p.resolve().parent, source=str(p))
+
+
+def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: str = "config") -> Study:
+    """Validate a config mapping. Relative paths are resolved against ``base_dir``."""
+    base = Path(base_dir)
+    where = source
+    for section in raw:
+        if section not in _SCHEMA and section != "attributes":
+            raise ConfigError(f"{where}: unknown section [{section}]; known: "
+                              f"{', '.join(['data', 'attributes', *[s for s in _SCHEMA if s != 'data']])}")
+    sections: dict[str, dict[str, Any]] = {}
+    for section, keys in _SCHEMA.items():
+        table = raw.get(section, {})
+        _need(f"{where}: [{section}]", table, (dict,))
+        for key, value in table.items():
+            if key not in keys:
+                raise ConfigError(f"{where}: unknown key {section}.{key}; known: {', '.join(keys)}")
+            _need(f"{where}: {section}.{key}", value, keys[key])
+        sections[section] = table
+
+    data = sections["data"]
+    if ("path" in data) == ("sample" in data):
+        raise ConfigError(f"{where}: [data] needs exactly one of 'path' or 'sample'")
+    data_path = (base / data["path"]) if "path" in data else None
+    if "separator" in data and (len(data["separator"]) == 0):
+        raise ConfigError(f"{where}: data.separator must not be empty")
+
+    attributes_raw = raw.get("attributes", {})
+    _need(f"{where}: [attributes]", attributes_raw, (dict,))
+    attributes = []
+    for name, spec in attributes_raw.items():
+        _need(f"{where}: [attributes.{name}]", spec, (dict,))
+        for key, value in spec.items():
+            if key not in _ATTRIBUTE_KEYS:
+                raise ConfigError(f"{where}: unknown key attributes.{name}.{key}; known: "
+                                  f"{', '.join(_ATTRIBUTE_KEYS)}")
+            _need(f"{where}: attributes.{name}.{key}", value, _ATTRIBUTE_KEYS[key])
+        role = spec.get("role")
+        if role is not None and role not in ROLES:
+            raise ConfigError(f"{where}: attributes.{name}.role {role!r} is not one of {', '.join(ROLES)}")
+        if "hierarchy" in spec and "builder" in spec:
+            raise ConfigError(f"{where}: attributes.{name} has both 'hierarchy' and 'builder'; give one")
+        attributes.append(AttributeSpec(
+            name=name, role=role,
+            hierarchy=(base / spec["hierarchy"]) if "hierarchy" in spec else None,
+            builder=spec.get("builder"), poset=spec.get("poset"),
+        ))
+
+    privacy = sections["privacy"]
+    k = privacy.get("k", 2)
+    if k < 1:
+        raise ConfigError(f"{where}: privacy.k must be at least 1, got {k}")
+    max_sup = float(privacy.get("max_suppression", 0.0))
+    if not 0.0 <= max_sup <= 1.0:
+        raise ConfigError(f"{where}: privacy.max_suppression must be a fraction in [0, 1], got {max_sup} "
+                          "(e.g. 0.04 for 4 %)")
+
+    engine = sections["engine"]
+    kind = engine.get("kind", "lattice")
+    if kind not in ENGINES:
+        raise ConfigError(f"{where}: engine.kind {kind!r} is not one of {', '.join(ENGINES)}")
+    known_algorithms = LATTICE_ALGORITHMS if kind == "lattice" else LOCAL_ALGORITHMS
+    algorithm = engine.get("algorithm", known_algorithms[0])
+    if algorithm not in known_algorithms:
+        raise ConfigError(f"{where}: engine.algorithm {algorithm!r} is not a {kind} algorithm; use one of "
+                          f"{', '.join(known_algorithms)}")
+    objective = engine.get("objective", "entropy")
+    if objective not in MEASURE_IDS:
+        raise ConfigError(f"{where}: engine.objective {objective!r} is not a measure id; use one of "
+                          f"{', '.join(MEASURE_IDS)}")
+
+    measures = sections["measures"]
+    compare = tuple(measures.get("compare", DEFAULT_COMPARE))
+    for m in compare:
+        if not isinstance(m, str) or m not in MEASURE_IDS:
+            raise ConfigError(f"{where}: measures.compare has {m!r}, not a measure id; use "
+                              f"{', '.join(MEASURE_IDS)}")
+
+    release = sections["release"]
+    suppressed = release.get("suppressed", "mark")
+    if suppressed not in SUPPRESSED_POLICIES:
+        raise ConfigError(f"{where}: release.suppressed must be 'mark' or 'drop', got {suppressed!r}")
+    fmt = release.get("format", "csv")
+    if fmt not in ("csv", "parquet", "xlsx"):
+        raise ConfigError(f"{where}: release.format must be csv, parquet or xlsx, got {fmt!r}")
+
+    return Study(
+        source=source, base_dir=base, data_path=data_path, separator=data.get("separator"),
+        sample=data.get("sample"), attributes=tuple(attributes), k=k, max_suppression=max_sup,
+        engine=kind, algorithm=algorithm, objective=objective, compare=compare,
+        target=measures.get("target"), seed=release.get("seed", 0), suppressed=suppressed,
+        release_format=fmt, raw=copy.deepcopy(dict(raw)),
+    )

@@ -1,0 +1,249 @@
+"""Datasets: reading tables, attribute roles and the integer encoding of quasi-identifiers.
+
+Every cell is read as text, and an empty cell is the value ``""``: a missing value is explicit, so the
+hierarchy of a quasi-identifier must have a row for it, or the error names the rows that lack one.
+The user's file and DataFrame are never modified: a Dataset keeps its own read-only copy.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import DataError, HierarchyError
+from workbench.hierarchy.tree import Hierarchy
+
+ROLES = ("quasi", "sensitive", "insensitive", "identifying", "target")
+TEXT_SUFFIXES = (".csv", ".tsv", ".txt")
+SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".xlsx", ".xls")
+_SNIFF_DELIMITERS = ",;\t|"
+
+
+def _as_text(value: object) -> str:
+    """Canonical text of a cell from a typed file: missing -> "", 39.0 -> "39"."""
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NaT:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, pd.Timestamp):
+        return value.date().isoformat() if value == value.normalize() else value.isoformat()
+    return str(value)
+
+
+def _sniff_separator(path: Path, sample: str) -> str:
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=_SNIFF_DELIMITERS).delimiter
+    except csv.Error:
+        first = sample.splitlines()[0] if sample else ""
+        counts = {d: first.count(d) for d in _SNIFF_DELIMITERS}
+        best = max(counts, key=lambda d: counts[d])
+        if counts[best] == 0:
+            return ","  # a single column
+        return best
+
+
+def read_table(path: str | Path, separator: str | None = None) -> pd.DataFrame:
+    """Read CSV/TSV (separator given or sniffed), Parquet or Excel as a table of text cells.
+
+    Raises DataError naming the file for a missing, unreadable, empty or malformed file.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise DataError(f"{p}: unsupported file type {suffix or '(none)'}; use one of {', '.join(SUFFIXES)}")
+    if not p.exists():
+        raise DataError(f"data file not found: {p}")
+    if not p.is_file():
+        raise DataError(f"data path is not a file: {p}")
+    if p.stat().st_size == 0:
+        raise DataError(f"{p}: the file is empty")
+    try:
+        if suffix in TEXT_SUFFIXES:
+            frame = _read_text(p, separator)
+        elif suffix == ".parquet":
+            frame = pd.read_parquet(p).map(_as_text)
+        else:
+            frame = pd.read_excel(p, dtype=object, keep_default_na=False, na_values=[]).map(_as_text)
+    except DataError:
+        raise
+    except Exception as exc:  # the readers raise many types; the user needs the file and the reason
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(f"{p}: cannot read as {suffix[1:]}: {reason}") from None
+    return _checked(frame, str(p))
+
+
+def _read_text(p: Path, separator: str | None) -> pd.DataFrame:
+    raw = p.read_bytes()
+    if b"\x00" in raw[:65536]:
+        raise DataError(f"{p}: not a text table (it contains NUL bytes)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{p}: not UTF-8 text (byte {exc.start} cannot be decoded)") from None
+    if not text.strip():
+        raise DataError(f"{p}: the file is empty")
+    sep = separator or ("\t" if p.suffix.lower() == ".tsv" else _sniff_separator(p, text[:65536]))
+    try:
+        return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[],
+                           engine="python" if len(sep) > 1 else "c")
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{p}: malformed table: {str(exc).strip().splitlines()[0]}") from None
+
+
+def _checked(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    if frame.shape[1] == 0:
+        raise DataError(f"{source}: no columns")
+    if len(frame) == 0:
+        raise DataError(f"{source}: no data rows (only a header)")
+    names = [str(c) for c in frame.columns]
+    dupes = sorted({c for c in names if names.count(c) > 1})
+    if dupes:
+        raise DataError(f"{source}: duplicate column name(s): {', '.join(dupes)}")
+    unnamed = [c for c in names if c.startswith("Unnamed:") or not c.strip()]
+    if unnamed:
+        raise DataError(f"{source}: column(s) without a header name: {', '.join(unnamed)}")
+    frame.columns = names
+    return frame.astype(str)
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedColumn:
+    """A quasi-identifier as integer codes (El Emam 2009 / Issa 2009 ch. 5: integer-encode once).
+
+    ``codes[i]`` = compact code of record i's original value (0..m-1, in hierarchy row order);
+    ``level_codes[o, l]`` = code of value o's level-l ancestor among ``labels[l]``.
+    """
+
+    name: str
+    codes: np.ndarray
+    level_codes: np.ndarray
+    labels: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self) -> None:
+        for attr in ("codes", "level_codes"):
+            getattr(self, attr).setflags(write=False)
+
+    @property
+    def height(self) -> int:
+        return self.level_codes.shape[1] - 1
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Records per original value."""
+        return np.bincount(self.codes, minlength=self.level_codes.shape[0])
+
+    def cardinality(self, level: int) -> int:
+        return len(self.labels[level])
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A table with attribute roles and one hierarchy per quasi-identifier.
+
+    Build it with ``Dataset.create``, which validates everything and copies the frame.
+    """
+
+    frame: pd.DataFrame
+    roles: Mapping[str, str]
+    hierarchies: Mapping[str, Hierarchy]
+    source: str = "data"
+    warnings: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def create(
+        cls,
+        frame: pd.DataFrame,
+        roles: Mapping[str, str],
+        hierarchies: Mapping[str, Hierarchy],
+        source: str = "data",
+    ) -> Dataset:
+        """Validate roles and hierarchies against the frame; raise DataError/HierarchyError on problems.
+
+        Columns not in ``roles`` are insensitive. The order of ``roles`` is the quasi-identifier order.
+        """
+        if len(frame) == 0:
+            raise DataError(f"{source}: no data rows")
+        frame = frame.copy(deep=True).astype(str)
+        unknown = [a for a in roles if a not in frame.columns]
+        if unknown:
+            raise DataError(
+                f"{source}: unknown attribute(s) {', '.join(map(repr, unknown))}; "
+                f"the columns are {', '.join(map(repr, frame.columns))}"
+            )
+        bad = {a: r for a, r in roles.items() if r not in ROLES}
+        if bad:
+            a, r = next(iter(bad.items()))
+            raise DataError(f"attribute {a!r}: unknown role {r!r}; use one of {', '.join(ROLES)}")
+        full_roles = {c: roles.get(c, "insensitive") for c in frame.columns}
+        ordered = {a: full_roles[a] for a in roles} | {c: r for c, r in full_roles.items() if c not in roles}
+        warnings: list[str] = []
+        problems: list[str] = []
+        for a in (a for a, r in ordered.items() if r == "quasi"):
+            if a not in hierarchies:
+                problems.append(f"quasi-identifier {a!r} has no hierarchy")
+                continue
+            h = hierarchies[a]
+            report = h.validate()
+            warnings.extend(report.warnings)
+            problems.extend(report.errors)
+            if report.ok:
+                problems.extend(_coverage_problems(frame[a], h, a))
+        if problems:
+            raise HierarchyError("; ".join(problems), problems)
+        return cls(frame=frame, roles=ordered, hierarchies=dict(hierarchies), source=source,
+                   warnings=tuple(warnings))
+
+    @property
+    def n(self) -> int:
+        return len(self.frame)
+
+    def attributes(self, role: str) -> list[str]:
+        return [a for a, r in self.roles.items() if r == role]
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.attributes("quasi")
+
+    @cached_property
+    def encoded(self) -> tuple[EncodedColumn, ...]:
+        """The quasi-identifiers as integer codes, in quasi-identifier order."""
+        return tuple(self._encode(a) for a in self.quasi_identifiers)
+
+    def _encode(self, attribute: str) -> EncodedColumn:
+        h = self.hierarchies[attribute]
+        uniques, inverse = np.unique(self.frame[attribute].to_numpy(dtype=str), return_inverse=True)
+        order = {v: i for i, v in enumerate(h.values)}
+        present = sorted(uniques.tolist(), key=order.__getitem__)  # hierarchy row order
+        where = {v: i for i, v in enumerate(present)}
+        rank = np.array([where[v] for v in uniques.tolist()], dtype=np.int64)
+        level_codes, labels = h.level_matrix(present)
+        return EncodedColumn(
+            name=attribute,
+            codes=rank[inverse.reshape(-1)],
+            level_codes=level_codes,
+            labels=tuple(tuple(lv) for lv in labels),
+        )
+
+
+def _coverage_problems(column: pd.Series, h: Hierarchy, attribute: str) -> list[str]:
+    """Rows whose value has no hierarchy row, named by value and 1-based data row."""
+    covered = set(h.values)
+    values = column.to_numpy(dtype=str)
+    missing = sorted(set(values.tolist()) - covered)
+    if not missing:
+        return []
+    parts = []
+    for v in missing[:5]:
+        rows = (np.flatnonzero(values == v) + 1).tolist()
+        shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+        label = "an empty cell (missing value)" if v == "" else repr(v)
+        parts.append(f"{label} in row{'s' if len(rows) > 1 else ''} {shown}")
+    more = f"; and {len(missing) - 5} more value(s)" if len(missing) > 5 else ""
+    return [f"column {attribute!r}: hierarchy {h.name!r} has no row for {'; '.join(parts)}{more}"]

@@ -1,0 +1,208 @@
+"""Generalization hierarchies (value generalization hierarchies, DGH) in the ARX file format.
+
+An ARX hierarchy file is ``;``-separated, has no header and holds one row per original value:
+``value;level-1 label;...;root``. Level 0 is the original value, level ``H`` (the last column) the most
+general one (Samarati 2001; El Emam 2009, Fig. 1). Labels are scoped by level: the same text at two
+levels names two different generalized values.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from workbench.errors import HierarchyError
+
+_MAX_LISTED = 5
+
+
+def _listing(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:_MAX_LISTED])
+    return shown + (f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else "")
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """Every problem of a hierarchy at once; ``errors`` make it unusable, ``warnings`` do not."""
+
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """A tree hierarchy: ``rows[i]`` is the path from original value ``rows[i][0]`` to the root.
+
+    ``lines`` keeps the 1-based source line of each row for messages (``None`` when built in code).
+    """
+
+    name: str
+    rows: tuple[tuple[str, ...], ...]
+    lines: tuple[int, ...] | None = field(default=None, compare=False)
+    blank_lines: tuple[int, ...] = field(default=(), compare=False)
+
+    # ------------------------------------------------------------------ construction and io
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence[object]], name: str = "hierarchy") -> Hierarchy:
+        """Build from rows of labels (leaf first, root last); values are turned into text."""
+        return cls(name=name, rows=tuple(tuple(str(c) for c in row) for row in rows))
+
+    @classmethod
+    def from_mapping(cls, levels: dict[str, Sequence[object]], name: str = "hierarchy") -> Hierarchy:
+        """Build from ``{original value: [level-1 label, ..., root]}``."""
+        return cls.from_rows(([value, *path] for value, path in levels.items()), name=name)
+
+    @classmethod
+    def read_arx(cls, path: str | Path, separator: str = ";", name: str | None = None) -> Hierarchy:
+        """Read an ARX hierarchy file. Raises HierarchyError naming the file when it cannot be read."""
+        p = Path(path)
+        try:
+            raw = p.read_bytes()
+        except FileNotFoundError:
+            raise HierarchyError(f"hierarchy file not found: {p}") from None
+        except OSError as exc:
+            raise HierarchyError(f"cannot read hierarchy file {p}: {exc.strerror or exc}") from None
+        if b"\x00" in raw:
+            raise HierarchyError(f"hierarchy file {p} is not a text file (it contains NUL bytes)")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise HierarchyError(
+                f"hierarchy file {p} is not UTF-8 text (byte {exc.start} cannot be decoded)"
+            ) from None
+        return cls.parse_arx(text, separator=separator, name=name or p.name)
+
+    @classmethod
+    def parse_arx(cls, text: str, separator: str = ";", name: str = "hierarchy") -> Hierarchy:
+        """Parse ARX hierarchy text. Blank lines inside the file are kept as problems for validate()."""
+        rows: list[tuple[str, ...]] = []
+        lines: list[int] = []
+        blanks: list[int] = []
+        physical = text.splitlines()
+        last = len(physical)
+        while last > 0 and not physical[last - 1].strip():
+            last -= 1  # trailing blank lines are not rows
+        reader = csv.reader(io.StringIO("\n".join(physical[:last])), delimiter=separator)
+        for row in reader:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                blanks.append(reader.line_num)
+                continue
+            rows.append(tuple(row))
+            lines.append(reader.line_num)
+        return cls(name=name, rows=tuple(rows), lines=tuple(lines), blank_lines=tuple(blanks))
+
+    def to_arx(self, separator: str = ";") -> str:
+        """The hierarchy as ARX text (one row per original value, no header)."""
+        out = io.StringIO()
+        writer = csv.writer(out, delimiter=separator, lineterminator="\n")
+        writer.writerows(self.rows)
+        return out.getvalue()
+
+    def write_arx(self, path: str | Path, separator: str = ";") -> None:
+        Path(path).write_text(self.to_arx(separator), encoding="utf-8")
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def height(self) -> int:
+        """Number of generalization steps ``H`` (levels 0..H)."""
+        return len(self.rows[0]) - 1 if self.rows else 0
+
+    @property
+    def values(self) -> list[str]:
+        """The original values (level 0), in file order."""
+        return [r[0] for r in self.rows]
+
+    def level_labels(self, level: int) -> list[str]:
+        """Distinct labels at ``level`` in order of first appearance."""
+        return list(dict.fromkeys(r[level] for r in self.rows))
+
+    def _where(self, i: int) -> str:
+        return f"line {self.lines[i]}" if self.lines else f"row {i + 1}"
+
+    def validate(self, data_values: Iterable[str] | None = None) -> ValidationReport:
+        """Report every structural problem at once (El Emam 2009 requires user-defined hierarchies, so
+        users need to see all their mistakes). ``data_values``: values the hierarchy must cover."""
+        errors: list[str] = []
+        warnings: list[str] = []
+        where = f"hierarchy {self.name!r}"
+        if not self.rows:
+            return ValidationReport((f"{where} is empty: it has no rows",))
+        for b in self.blank_lines:
+            errors.append(f"{where}: line {b} is empty")
+        widths: dict[int, list[str]] = {}
+        for i, r in enumerate(self.rows):
+            widths.setdefault(len(r), []).append(self._where(i))
+        if len(widths) > 1:
+            common = max(widths, key=lambda w: len(widths[w]))
+            for w, places in sorted(widths.items()):
+                if w != common:
+                    errors.append(
+                        f"{where}: rows have unequal length: {_listing(places)} "
+                        f"{'has' if len(places) == 1 else 'have'} {w} columns, most rows have {common}"
+                    )
+            return ValidationReport(tuple(errors), tuple(warnings))
+        seen: dict[str, int] = {}
+        for i, r in enumerate(self.rows):
+            if r[0] in seen:
+                errors.append(
+                    f"{where}: value {r[0]!r} has more than one row ({self._where(seen[r[0]])} "
+                    f"and {self._where(i)})"
+                )
+            else:
+                seen[r[0]] = i
+        for level in range(self.height):
+            parent: dict[str, tuple[str, int]] = {}
+            reported: set[str] = set()
+            for i, r in enumerate(self.rows):
+                label, up = r[level], r[level + 1]
+                if label not in parent:
+                    parent[label] = (up, i)
+                elif parent[label][0] != up and label not in reported:
+                    first_up, first_i = parent[label]
+                    errors.append(
+                        f"{where}: level {level} value {label!r} has two parents at level {level + 1}: "
+                        f"{first_up!r} ({self._where(first_i)}) and {up!r} ({self._where(i)})"
+                    )
+                    reported.add(label)
+        roots = self.level_labels(self.height)
+        if self.height > 0 and len(roots) > 1:
+            warnings.append(f"{where} has {len(roots)} roots ({_listing(roots)}); a single root is usual")
+        if data_values is not None:
+            missing = sorted(set(data_values) - set(seen))
+            if missing:
+                errors.append(
+                    f"{where} has no row for {len(missing)} data value(s): "
+                    f"{_listing([repr(m) for m in missing])}"
+                )
+        return ValidationReport(tuple(errors), tuple(warnings))
+
+    def check(self, data_values: Iterable[str] | None = None) -> ValidationReport:
+        """Validate and raise HierarchyError listing every error; returns the report (warnings)."""
+        report = self.validate(data_values)
+        if not report.ok:
+            raise HierarchyError("; ".join(report.errors), list(report.errors))
+        return report
+
+    def level_matrix(self, values: Sequence[str]) -> tuple[np.ndarray, list[list[str]]]:
+        """For the given original values (assumed covered): ``codes[i, l]`` = index of value i's level-l
+        ancestor among ``labels[l]``, the distinct level-l labels of these values in first-use order."""
+        index = {r[0]: r for r in self.rows}
+        H = self.height
+        codes = np.empty((len(values), H + 1), dtype=np.int64)
+        labels: list[list[str]] = []
+        for level in range(H + 1):
+            lookup: dict[str, int] = {}
+            for i, v in enumerate(values):
+                label = index[v][level]
+                codes[i, level] = lookup.setdefault(label, len(lookup))
+            labels.append(list(lookup))
+        return codes, labels

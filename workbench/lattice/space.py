@@ -1,0 +1,87 @@
+"""The generalization lattice: all level vectors ``0 <= v_j <= H_j`` (Samarati 2001; Issa 2009, Def. 10-15).
+
+``V ≤ W`` when ``v_j ≤ w_j`` for every j; successors raise one coordinate by one, predecessors lower one.
+The rank (height) of a node is ``Σ_j v_j``; the lattice has ``Π_j (H_j + 1)`` nodes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from math import prod
+
+Node = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """The full-domain generalization lattice of hierarchies with heights ``heights``."""
+
+    heights: tuple[int, ...]
+    names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if any(h < 0 for h in self.heights):
+            raise ValueError(f"hierarchy heights must be >= 0, got {self.heights}")
+        if self.names and len(self.names) != len(self.heights):
+            raise ValueError("one name per hierarchy height")
+
+    @property
+    def size(self) -> int:
+        return prod(h + 1 for h in self.heights)
+
+    @property
+    def bottom(self) -> Node:
+        return (0,) * len(self.heights)
+
+    @property
+    def top(self) -> Node:
+        return tuple(self.heights)
+
+    @property
+    def max_rank(self) -> int:
+        return sum(self.heights)
+
+    @staticmethod
+    def rank(node: Node) -> int:
+        """Height of a node, ``Σ_j v_j`` (Issa 2009, Def. 13)."""
+        return sum(node)
+
+    def contains(self, node: Sequence[int]) -> bool:
+        return len(node) == len(self.heights) and all(
+            0 <= v <= h for v, h in zip(node, self.heights, strict=True)
+        )
+
+    def successors(self, node: Node) -> list[Node]:
+        """Direct generalizations: one coordinate raised by one."""
+        return [node[:j] + (v + 1,) + node[j + 1:] for j, v in enumerate(node) if v < self.heights[j]]
+
+    def predecessors(self, node: Node) -> list[Node]:
+        """Direct specializations: one coordinate lowered by one."""
+        return [node[:j] + (v - 1,) + node[j + 1:] for j, v in enumerate(node) if v > 0]
+
+    @staticmethod
+    def leq(a: Node, b: Node) -> bool:
+        """``a ≤ b`` in the lattice order (b generalizes a, or equals it)."""
+        return all(x <= y for x, y in zip(a, b, strict=True))
+
+    def nodes(self) -> Iterator[Node]:
+        """All nodes, by rank, then lexicographically."""
+        for level in self.by_rank:
+            yield from level
+
+    @cached_property
+    def by_rank(self) -> tuple[tuple[Node, ...], ...]:
+        """Nodes grouped by rank (lattice levels), each level sorted lexicographically."""
+        levels: list[list[Node]] = [[] for _ in range(self.max_rank + 1)]
+        for node in itertools.product(*(range(h + 1) for h in self.heights)):
+            levels[sum(node)].append(node)
+        return tuple(tuple(sorted(level)) for level in levels)
+
+    def label(self, node: Node) -> str:
+        """``"sex=1,age=2"`` when names are known, else ``"1,2"``."""
+        if self.names:
+            return ",".join(f"{n}={v}" for n, v in zip(self.names, node, strict=True))
+        return ",".join(map(str, node))

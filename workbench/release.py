@@ -1,0 +1,249 @@
+"""Release: the single output type of both engines (DESIGN.md §1), its verification and its export.
+
+A Release holds, per quasi-identifier cell, the released label, the generalization height and a
+column-wide code for the released value; the suppressed-row mask; the transformation (lattice) or the
+clustering (local engine); and the guarantee. Before anything is written the guarantee is re-verified from
+the released table itself (the labels a reader will see), never from the engine's bookkeeping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import platform
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from measures import ColumnDomain, Generalized, GeneralizedColumn
+from workbench.data import Dataset, EncodedColumn
+from workbench.errors import ConfigError, VerificationError
+from workbench.lattice.space import Node
+
+SUPPRESSED = "*"  # ARX's mark for a suppressed record's quasi-identifiers
+EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What a release promises: every group of identical released quasi-identifier rows among the kept
+    records has at least ``k`` members, with ``suppressed`` records suppressed (at most ``limit``)."""
+
+    kind: str
+    k: int
+    suppressed: int
+    limit: int
+    holds: bool
+    verified_from: str = "released table"
+
+    def describe(self) -> str:
+        state = "holds" if self.holds else "DOES NOT hold"
+        return f"{self.kind} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit}): {state}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "k": self.k, "suppressed": self.suppressed, "limit": self.limit,
+                "holds": self.holds, "verified_from": self.verified_from}
+
+
+def _column_code_space(col: EncodedColumn) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets of each level in a column-wide code space, and the leaf-set size of every code."""
+    sizes = [col.cardinality(lv) for lv in range(col.height + 1)]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    leaf_count = np.concatenate([np.bincount(col.level_codes[:, lv], minlength=sizes[lv])
+                                 for lv in range(col.height + 1)])
+    return offsets, leaf_count
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """A de-identified table and how it was made."""
+
+    dataset: Dataset
+    labels: pd.DataFrame  # released label per quasi-identifier cell (suppressed rows keep theirs here)
+    heights: np.ndarray  # (n, r) generalization height of each cell
+    codes: np.ndarray  # (n, r) column-wide code of each released value
+    suppressed: np.ndarray  # (n,) bool
+    k: int
+    max_suppression: float
+    engine: str
+    algorithm: str
+    transformation: dict[str, int] | None = None
+    clusters: np.ndarray | None = None
+    guarantee_kind: str = "k-anonymity"
+    provenance: dict[str, object] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_node(cls, dataset: Dataset, node: Node, k: int, max_suppression: float,
+                  algorithm: str = "exhaustive") -> Release:
+        """Full-domain generalization of every quasi-identifier to ``node``, with the records of classes
+        smaller than k suppressed (El Emam 2009)."""
+        columns = dataset.encoded
+        labels, heights, codes = {}, [], []
+        for col, v in zip(columns, node, strict=True):
+            level_code = col.level_codes[col.codes, v]
+            offsets, _ = _column_code_space(col)
+            labels[col.name] = np.asarray(col.labels[v], dtype=object)[level_code]
+            heights.append(np.full(dataset.n, v, dtype=np.int64))
+            codes.append(offsets[v] + level_code)
+        codes_arr = np.stack(codes, axis=1) if codes else np.zeros((dataset.n, 0), dtype=np.int64)
+        _, inverse, sizes = np.unique(codes_arr, axis=0, return_inverse=True, return_counts=True)
+        suppressed = sizes[inverse.reshape(-1)] < k
+        return cls(
+            dataset=dataset,
+            labels=pd.DataFrame(labels, index=dataset.frame.index),
+            heights=np.stack(heights, axis=1) if heights else np.zeros((dataset.n, 0), dtype=np.int64),
+            codes=codes_arr,
+            suppressed=suppressed,
+            k=k,
+            max_suppression=max_suppression,
+            engine="lattice",
+            algorithm=algorithm,
+            transformation={c.name: int(v) for c, v in zip(columns, node, strict=True)},
+        )
+
+    # ------------------------------------------------------------------ views
+    @property
+    def n(self) -> int:
+        return self.dataset.n
+
+    @property
+    def limit(self) -> int:
+        return math.floor(self.max_suppression * self.n + 1e-9)
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.dataset.quasi_identifiers
+
+    def view(self) -> Generalized:
+        """The cell-level view that measures consume."""
+        cols = []
+        for j, col in enumerate(self.dataset.encoded):
+            _, leaf_count = _column_code_space(col)
+            cols.append(GeneralizedColumn(col.name, col.codes, self.codes[:, j], self.heights[:, j],
+                                          col.height, leaf_count))
+        return Generalized(tuple(cols), self.suppressed, self.k)
+
+    def domains(self) -> tuple[ColumnDomain, ...]:
+        return tuple(ColumnDomain(c.name, c.level_codes, c.counts) for c in self.dataset.encoded)
+
+    @property
+    def classes(self) -> int:
+        """Number of equivalence classes among the released (not suppressed) records."""
+        kept = self.codes[~self.suppressed]
+        return int(np.unique(kept, axis=0).shape[0]) if kept.size else 0
+
+    def table(self, suppressed: str = "mark") -> pd.DataFrame:
+        """The release as a reader sees it: input column order, identifying columns dropped, released
+        labels in quasi-identifier cells, suppressed records marked ``*`` (``"mark"``) or left out
+        (``"drop"``)."""
+        if suppressed not in ("mark", "drop"):
+            raise ConfigError(f"release.suppressed must be 'mark' or 'drop', got {suppressed!r}")
+        keep = [c for c in self.dataset.frame.columns if self.dataset.roles.get(c) != "identifying"]
+        out = self.dataset.frame[keep].copy()
+        for qi in self.quasi_identifiers:
+            out[qi] = np.where(self.suppressed, SUPPRESSED, self.labels[qi].to_numpy(dtype=object))
+        return out[~self.suppressed] if suppressed == "drop" else out
+
+    # ------------------------------------------------------------------ verification
+    def verify(self, table: pd.DataFrame | None = None, suppressed_policy: str = "mark") -> Guarantee:
+        """Re-verify the guarantee from the released table (default: ``self.table()``).
+
+        Checks: each released label generalizes its record's original value (it lies on the value's path
+        in the hierarchy); suppressed records carry ``*`` in every quasi-identifier (or are absent when
+        dropped); every group of identical released quasi-identifier rows among the other records has
+        at least k members; the suppressed count is within the limit.
+        """
+        table = self.table(suppressed_policy) if table is None else table
+        qis = self.quasi_identifiers
+        if suppressed_policy == "drop":
+            kept_idx = table.index
+            n_suppressed = self.n - len(table)
+        else:
+            marked = (table[qis] == SUPPRESSED).all(axis=1).to_numpy() if qis else np.zeros(len(table), bool)
+            expected = pd.Series(self.suppressed, index=self.dataset.frame.index).loc[table.index].to_numpy()
+            if np.any(expected & ~marked):
+                raise VerificationError("a suppressed record is not marked '*' in every quasi-identifier")
+            kept_idx = table.index[~expected]
+            n_suppressed = int(expected.sum())
+        kept = table.loc[kept_idx, qis]
+        for qi in qis:
+            h = self.dataset.hierarchies[qi]
+            paths = {row[0]: set(row) for row in h.rows}
+            originals = self.dataset.frame.loc[kept_idx, qi].to_numpy(dtype=str)
+            released = kept[qi].to_numpy(dtype=object)
+            bad = [i for i, (o, r) in enumerate(zip(originals, released, strict=True)) if r not in paths[o]]
+            if bad:
+                i = bad[0]
+                raise VerificationError(
+                    f"column {qi!r}: released value {released[i]!r} does not generalize {originals[i]!r}"
+                )
+        sizes = kept.value_counts(dropna=False).to_numpy() if qis and len(kept) else np.zeros(0, int)
+        smallest = int(sizes.min()) if sizes.size else self.k
+        holds = smallest >= self.k and n_suppressed <= self.limit
+        return Guarantee(self.guarantee_kind, self.k, n_suppressed, self.limit, holds)
+
+    # ------------------------------------------------------------------ export
+    def write(self, out_dir: str | Path, *, seed: int, config: dict[str, object] | None = None,
+              measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
+              name: str = "release.csv") -> dict[str, Path]:
+        """Shuffle rows with ``seed`` (Sweeney's unsorted-matching attack), re-verify, then write the
+        release (CSV/Parquet/Excel by suffix) and ``provenance.json``. Raises VerificationError and
+        writes nothing when the guarantee does not hold."""
+        path = Path(out_dir) / name
+        if path.suffix.lower() not in EXPORT_SUFFIXES:
+            raise ConfigError(f"cannot export to {path.name}: use one of {', '.join(EXPORT_SUFFIXES)}")
+        table = self.table(suppressed_policy)
+        order = np.random.default_rng(seed).permutation(len(table))
+        shuffled = table.iloc[order]
+        guarantee = self.verify(shuffled, suppressed_policy)
+        if not guarantee.holds:
+            raise VerificationError(f"release not written: {guarantee.describe()}")
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        out = shuffled.reset_index(drop=True)
+        if path.suffix.lower() == ".csv":
+            out.to_csv(path, index=False)
+        elif path.suffix.lower() == ".parquet":
+            out.to_parquet(path, index=False)
+        else:
+            out.to_excel(path, index=False)
+        prov = self.provenance_record(seed=seed, config=config, measures=measures, guarantee=guarantee,
+                                      suppressed_policy=suppressed_policy)
+        prov_path = Path(out_dir) / "provenance.json"
+        prov_path.write_text(json.dumps(prov, indent=2, default=str) + "\n", encoding="utf-8")
+        return {"release": path, "provenance": prov_path}
+
+    def provenance_record(self, *, seed: int, config: dict[str, object] | None,
+                          measures: dict[str, float] | None, guarantee: Guarantee,
+                          suppressed_policy: str) -> dict[str, object]:
+        data_hash = hashlib.sha256(
+            pd.util.hash_pandas_object(self.dataset.frame, index=False).to_numpy().tobytes()
+        ).hexdigest()
+        return {
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "package": {"name": "k-anonymity-workbench", "version": _version()},
+            "versions": {"python": platform.python_version(), "numpy": np.__version__,
+                         "pandas": pd.__version__},
+            "config": config or {},
+            "input": {"source": self.dataset.source, "records": self.n, "content_sha256": data_hash},
+            "engine": self.engine,
+            "algorithm": self.algorithm,
+            "transformation": self.transformation,
+            "guarantee": guarantee.as_dict(),
+            "suppressed_records": suppressed_policy,
+            "measures": measures or {},
+            "seed": seed,
+            **self.provenance,
+        }
+
+
+def _version() -> str:
+    try:
+        return metadata.version("k-anonymity-workbench")
+    except metadata.PackageNotFoundError:
+        return "unknown"

@@ -1,0 +1,222 @@
+"""Running a study: config -> dataset -> engine -> Release -> measures (DESIGN.md §1).
+
+This is the only place that joins the engines and the measure registry: it builds the objective callable
+that a search minimizes from ``measures.MEASURES``, so engines never import measures.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+import measures as M
+from workbench.config import Study
+from workbench.data import Dataset, read_table
+from workbench.errors import ConfigError, DataError
+from workbench.hierarchy.tree import Hierarchy
+from workbench.lattice.evaluate import NodeEvaluator
+from workbench.lattice.search import ALGORITHMS, PLANNED, SearchResult
+from workbench.lattice.space import Node
+from workbench.release import Release
+
+
+# ---------------------------------------------------------------------------------------------- dataset
+def load_dataset(study: Study) -> Dataset:
+    """The study's data with roles and hierarchies (embedded sample or file + hierarchy files/builders)."""
+    if study.sample is not None:
+        from workbench.samples import load_sample
+
+        sample = load_sample(study.sample)
+        frame, roles, hierarchies = sample.frame, dict(sample.roles), dict(sample.hierarchies)
+        source = f"sample:{study.sample}"
+    else:
+        assert study.data_path is not None
+        frame = read_table(study.data_path, study.separator)
+        roles, hierarchies, source = {}, {}, str(study.data_path)
+    declared: dict[str, str] = {}
+    for spec in study.attributes:
+        if spec.name not in frame.columns:
+            raise DataError(f"{study.source}: attribute {spec.name!r} is not a column of {source}; "
+                            f"the columns are {', '.join(map(repr, frame.columns))}")
+        if spec.hierarchy is not None:
+            hierarchies[spec.name] = Hierarchy.read_arx(spec.hierarchy)
+        elif spec.builder is not None:
+            from workbench.hierarchy.builders import build_hierarchy
+
+            values = sorted(frame[spec.name].astype(str).unique().tolist())
+            hierarchies[spec.name] = build_hierarchy(spec.builder, values, name=f"{spec.name} builder")
+        has_hierarchy = spec.name in hierarchies
+        declared[spec.name] = spec.role or roles.get(spec.name) or ("quasi" if has_hierarchy else "insensitive")
+    # config order first (it is the quasi-identifier order), then the sample's remaining roles
+    roles = declared | {a: r for a, r in roles.items() if a not in declared}
+    if study.target is not None:
+        if study.target not in frame.columns:
+            raise DataError(f"{study.source}: measures.target {study.target!r} is not a column of {source}")
+        if roles.get(study.target) == "quasi":
+            raise ConfigError(f"{study.source}: measures.target {study.target!r} is also a quasi-identifier; "
+                              "a target among the features would leak the answer")
+        roles.setdefault(study.target, "target")
+    dataset = Dataset.create(frame, roles, hierarchies, source=source)
+    if not dataset.quasi_identifiers:
+        raise ConfigError(f"{study.source}: no quasi-identifier: give at least one attribute role = \"quasi\"")
+    return dataset
+
+
+# ---------------------------------------------------------------------------------------------- measures
+def node_classes(evaluator: NodeEvaluator, domains: tuple[M.ColumnDomain, ...], node: Node) -> M.NodeClasses:
+    """The measures' fast-path view of a lattice node, from its (cached) frequency set."""
+    fs = evaluator.frequency_set(node)
+    return M.NodeClasses(tuple(node), fs.counts, fs.codes, domains, evaluator.k)
+
+
+def _lattice_measure(measure_id: str, role: str) -> M.Measure:
+    if measure_id not in M.MEASURES:
+        raise ConfigError(f"{role} {measure_id!r} is not available in this version; available: "
+                          f"{', '.join(M.MEASURES)}")
+    return M.MEASURES[measure_id]
+
+
+def objective_for(study: Study, evaluator: NodeEvaluator) -> Callable[[Node], float]:
+    """The loss the lattice search minimizes: ``engine.objective`` on a node's frequency set."""
+    measure = _lattice_measure(study.objective, "engine.objective")
+    if measure.node is None:
+        raise ConfigError(f"engine.objective {study.objective!r} has no lattice fast path")
+    domains = _domains(evaluator)
+    fast = measure.node
+    return lambda node: fast(node_classes(evaluator, domains, node))
+
+
+def _domains(evaluator: NodeEvaluator) -> tuple[M.ColumnDomain, ...]:
+    cached = getattr(evaluator, "_measure_domains", None)
+    if cached is None:
+        cached = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in evaluator.columns)
+        evaluator._measure_domains = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def node_scores(evaluator: NodeEvaluator, node: Node, ids: Iterable[str]) -> dict[str, M.Score]:
+    """Every requested measure at a lattice node, from its frequency set (fast paths)."""
+    for i in ids:
+        _lattice_measure(i, "measures.compare")
+    return M.score_node(node_classes(evaluator, _domains(evaluator), node), list(ids))
+
+
+def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
+                  nodes: Iterable[Node] | None = None) -> pd.DataFrame:
+    """One row per node (default: every node, by rank): levels, rank, classes, suppressed,
+    k-anonymity and every measure. The table behind the lattice pictures."""
+    ids = list(ids or M.MEASURES)
+    names = [c.name for c in evaluator.columns]
+    rows = []
+    for node in nodes if nodes is not None else evaluator.lattice.nodes():
+        e = evaluator.evaluate(node)
+        scores = node_scores(evaluator, node, ids)
+        rows.append({"node": evaluator.lattice.label(node), **dict(zip(names, node, strict=True)),
+                     "rank": sum(node), "classes": e.classes, "suppressed": e.suppressed,
+                     "k_anonymous": e.k_anonymous, **{i: scores[i].value for i in ids}})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------- running
+@dataclass(frozen=True, eq=False)
+class RunResult:
+    """One run: the release (None when no node is k-anonymous), its verified guarantee, its scores."""
+
+    study: Study
+    dataset: Dataset
+    release: Release | None
+    scores: dict[str, M.Score]
+    search: SearchResult | None
+    checks: int
+    seconds: float
+
+    def summary(self) -> dict[str, object]:
+        """The JSON object of the CLI contract (DESIGN.md §4)."""
+        release = self.release
+        guarantee = release.verify(suppressed_policy=self.study.suppressed) if release else None
+        return {
+            "engine": self.study.engine,
+            "algorithm": self.search.algorithm if self.search else (
+                release.algorithm if release else self.study.algorithm),
+            "k": self.study.k,
+            "max_suppression": self.study.max_suppression,
+            "transformation": release.transformation if release else None,
+            "k_anonymous": bool(guarantee and guarantee.holds),
+            "suppressed": int(release.suppressed.sum()) if release else None,
+            "classes": release.classes if release else None,
+            "measures": {i: s.value for i, s in self.scores.items()},
+            "checks": self.checks,
+            "seconds": round(self.seconds, 6),
+        }
+
+
+def evaluator_for(study: Study, dataset: Dataset) -> NodeEvaluator:
+    return NodeEvaluator(dataset.encoded, study.k, study.max_suppression)
+
+
+def run(study: Study, dataset: Dataset | None = None) -> RunResult:
+    """Run the study's engine and algorithm; score the release under ``[measures].compare``."""
+    if study.engine != "lattice":
+        raise ConfigError(f"engine.kind {study.engine!r} is not available in this version; use 'lattice'")
+    if study.algorithm in PLANNED:
+        raise ConfigError(f"engine.algorithm {study.algorithm!r} is not available in this version; "
+                          f"available: {', '.join(ALGORITHMS)}")
+    for i in study.compare:
+        _lattice_measure(i, "measures.compare")
+    dataset = dataset or load_dataset(study)
+    evaluator = evaluator_for(study, dataset)
+    objective = objective_for(study, evaluator)
+    spec = ALGORITHMS[study.algorithm]
+    start = time.perf_counter()
+    result = spec.search(evaluator, objective)
+    seconds = time.perf_counter() - start
+    if result.optimum is None:
+        return RunResult(study, dataset, None, {}, result, result.checks, seconds)
+    release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm)
+    scores = node_scores(evaluator, result.optimum, study.compare)
+    return RunResult(study, dataset, release, scores, result, result.checks, seconds)
+
+
+def parse_node(text: str, names: Sequence[str], heights: Sequence[int]) -> Node:
+    """``"sex=1,age=2,..."`` -> level vector in quasi-identifier order (every quasi-identifier needed)."""
+    levels: dict[str, int] = {}
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        if "=" not in part:
+            raise ConfigError(f"--node {text!r}: {part!r} is not NAME=LEVEL")
+        name, value = (s.strip() for s in part.split("=", 1))
+        if name not in names:
+            raise ConfigError(f"--node {text!r}: {name!r} is not a quasi-identifier; they are {', '.join(names)}")
+        if name in levels:
+            raise ConfigError(f"--node {text!r}: {name!r} is given twice")
+        try:
+            level = int(value)
+        except ValueError:
+            raise ConfigError(f"--node {text!r}: level {value!r} of {name!r} is not an integer") from None
+        height = heights[list(names).index(name)]
+        if not 0 <= level <= height:
+            raise ConfigError(f"--node {text!r}: level {level} of {name!r} is outside 0..{height}")
+        levels[name] = level
+    missing = [n for n in names if n not in levels]
+    if missing:
+        raise ConfigError(f"--node {text!r}: no level for {', '.join(missing)}")
+    return tuple(levels[n] for n in names)
+
+
+def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) -> list[RunResult]:
+    """Evaluate given lattice nodes (``workbench measure``): release, guarantee and scores, checks 0."""
+    for i in study.compare:
+        _lattice_measure(i, "measures.compare")
+    dataset = dataset or load_dataset(study)
+    evaluator = evaluator_for(study, dataset)
+    names = dataset.quasi_identifiers
+    parsed = [parse_node(t, names, evaluator.lattice.heights) for t in nodes]
+    out = []
+    for node in parsed:
+        start = time.perf_counter()
+        release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure")
+        scores = node_scores(evaluator, node, study.compare)
+        out.append(RunResult(study, dataset, release, scores, None, 0, time.perf_counter() - start))
+    return out
