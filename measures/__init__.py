@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeClasses
 from measures.aecs import aecs, aecs_node
 from measures.discernibility import dm, dm_node, dm_star, dm_star_node
-from measures.entropy import entropy, entropy_node, entropy_nm, entropy_nm_node
+from measures.entropy import entropy, entropy_nm, entropy_nm_node, entropy_node
 from measures.height import height, height_node
 from measures.loss import loss, loss_node
 from measures.precision import precision, precision_nm, precision_nm_node, precision_node

@@ -177,3 +177,24 @@ class NodeClasses:
     @cached_property
     def suppressed(self) -> int:
         return int(self.class_sizes[self.small].sum())
+
+    @cached_property
+    def suppressed_value_counts(self) -> tuple[np.ndarray, ...]:
+        """Per column: suppressed records per released code (c_{j,y}); shared by entropy_nm and loss.
+
+        Counted over the small classes, or as f̄ minus the kept classes when those are fewer.
+        """
+        cards = [d.leaf_counts[v].size for d, v in zip(self.domains, self.levels, strict=True)]
+        if self.suppressed == 0:
+            return tuple(np.zeros(c, dtype=np.int64) for c in cards)
+        offsets = np.concatenate([[0], np.cumsum(cards)])
+        n_small = int(np.count_nonzero(self.small))
+        count_small = n_small <= self.small.size - n_small
+        rows = np.flatnonzero(self.small if count_small else ~self.small)
+        flat = (self.class_codes[rows] + offsets[:-1]).ravel()
+        counts = np.bincount(flat, weights=np.repeat(self.class_sizes[rows], self.r), minlength=offsets[-1])
+        if not count_small:
+            counts = np.concatenate([d.generalized_counts[v] for d, v in zip(self.domains, self.levels,
+                                                                              strict=True)]) - counts
+        counts = counts.astype(np.int64)
+        return tuple(counts[offsets[j]:offsets[j + 1]] for j in range(self.r))

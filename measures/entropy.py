@@ -38,6 +38,7 @@ def entropy_nm_node(node: NodeClasses) -> float:
     S = node.suppressed
     if S == 0:
         return entropy_node(node)
-    sizes, codes = node.class_sizes[node.small], node.class_codes[node.small]
-    extra = sum(_suppression_charge(np.bincount(codes[:, j], weights=sizes), S) for j in range(node.r))
-    return entropy_node(node) + float(extra)
+    # Σ_j Σ_y c·log2(S/c) = r·S·log2(S) − Σ_j Σ_y c·log2(c), since Σ_y c_{j,y} = S in every column
+    c = np.concatenate(node.suppressed_value_counts)
+    c = c[c > 0].astype(float)
+    return entropy_node(node) + node.r * S * float(np.log2(S)) - float(c @ np.log2(c))

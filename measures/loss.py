@@ -27,9 +27,8 @@ def loss_node(node: NodeClasses) -> float:
     n, r, S = node.n, node.r, node.suppressed
     if n == 0 or r == 0:
         return 0.0
-    sizes, codes = node.class_sizes[node.small], node.class_codes[node.small]
     total = 0.0
-    for j, (d, v) in enumerate(zip(node.domains, node.levels, strict=True)):
-        charged_to_suppressed = float(d.loss_by_code[v][codes[:, j]] @ sizes) if S else 0.0
+    for d, v, c in zip(node.domains, node.levels, node.suppressed_value_counts, strict=True):
+        charged_to_suppressed = float(d.loss_by_code[v] @ c) if S else 0.0
         total += d.loss_by_level[v] - charged_to_suppressed + S
     return total / (n * r)

@@ -51,8 +51,21 @@ class NodeEvaluation:
     k_anonymous: bool
 
 
+def _keys(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
+    """Mixed-radix key of each row of ``codes`` (column j has ``cards[j]`` codes)."""
+    keys = codes[:, 0].astype(np.int64)
+    for j in range(1, len(cards)):
+        keys *= cards[j]
+        keys += codes[:, j]
+    return keys
+
+
 def _group(codes: np.ndarray, counts: np.ndarray, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Group rows of ``codes`` (per-column codes with the given cardinalities), summing ``counts``."""
+    """Group rows of ``codes`` (per-column codes with the given cardinalities), summing ``counts``.
+
+    Rows are keyed by a mixed-radix number over the columns; groups come out sorted by key, each with the
+    codes of one of its rows (all rows of a group share their codes, so no key needs decoding).
+    """
     r = len(cards)
     if r == 0:
         return np.zeros((1, 0), dtype=np.int32), np.array([int(counts.sum())], dtype=np.int64)
@@ -60,22 +73,17 @@ def _group(codes: np.ndarray, counts: np.ndarray, cards: Sequence[int]) -> tuple
     if space >= 2**62:
         uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
         return uniq.astype(np.int32), np.bincount(inverse.reshape(-1), weights=counts).astype(np.int64)
-    strides = np.ones(r, dtype=np.int64)
-    for j in range(r - 2, -1, -1):
-        strides[j] = strides[j + 1] * cards[j + 1]
-    keys = codes.astype(np.int64) @ strides
-    if space <= _DENSE_FACTOR * len(keys) + 65536:
+    keys = _keys(codes, cards)
+    if space <= _DENSE_FACTOR * len(keys) + 1024:
         summed = np.bincount(keys, weights=counts, minlength=space)
         uniq_keys = np.flatnonzero(summed)
-        new_counts = summed[uniq_keys].astype(np.int64)
-    else:
-        uniq_keys, inverse = np.unique(keys, return_inverse=True)
-        new_counts = np.bincount(inverse, weights=counts).astype(np.int64)
-    new_codes = np.empty((uniq_keys.size, r), dtype=np.int32)
-    rest = uniq_keys
-    for j in range(r):
-        new_codes[:, j], rest = np.divmod(rest, strides[j])
-    return new_codes, new_counts
+        representative = np.empty(space, dtype=np.int64)
+        representative[keys] = np.arange(keys.size)
+        return codes[representative[uniq_keys]], summed[uniq_keys].astype(np.int64)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.concatenate([[True], sorted_keys[1:] != sorted_keys[:-1]]))
+    return codes[order[starts]], np.add.reduceat(counts[order], starts).astype(np.int64)
 
 
 class NodeEvaluator:
@@ -122,6 +130,7 @@ class NodeEvaluator:
 
     def _build(self, node: Node, codes: np.ndarray, counts: np.ndarray) -> FrequencySet:
         new_codes, new_counts = _group(codes, counts, self.cardinalities(node))
+        new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
         new_codes.setflags(write=False)
         new_counts.setflags(write=False)
         return FrequencySet(node, new_codes, new_counts)
@@ -130,7 +139,7 @@ class NodeEvaluator:
         """The frequency set of ``node`` from that of any ``source ≤ node`` (sum of counts)."""
         if not Lattice.leq(source.node, node):
             raise ValueError(f"cannot roll up from {source.node} to {node}: not below it")
-        mapped = np.empty_like(source.codes)
+        mapped = np.empty_like(source.codes)  # codes at the source's levels -> at node's levels
         for j, (a, b) in enumerate(zip(source.node, node, strict=True)):
             mapped[:, j] = source.codes[:, j] if a == b else self._up[j][a][b][source.codes[:, j]]
         return self._build(node, mapped, source.counts)
@@ -183,7 +192,4 @@ class NodeEvaluator:
         fs = fs or self.frequency_set(node)
         codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)], axis=1)
         cards = self.cardinalities(node)
-        strides = np.cumprod([1, *cards[::-1][:-1]])[::-1].astype(np.int64) if cards else np.zeros(0)
-        record_keys = codes.astype(np.int64) @ strides
-        class_keys = fs.codes.astype(np.int64) @ strides
-        return fs.counts[np.searchsorted(class_keys, record_keys)]
+        return fs.counts[np.searchsorted(_keys(fs.codes, cards), _keys(codes, cards))]

@@ -1,0 +1,67 @@
+"""Benchmark: lattice node evaluation on Adult (8 quasi-identifiers, k = 5, 0 %).
+
+Prints the median time to evaluate one node from scratch (frequency set from the data, suppression and
+k-anonymity), and to evaluate all 4,320 nodes with all nine lattice measures (the exhaustive table).
+Targets (issue #2): one node <= 2 ms; all nodes with nine measures <= 2 s.
+Run: .venv/bin/python tests/benchmarks/bench_lattice.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from workbench.config import load_study  # noqa: E402
+from workbench.lattice.evaluate import NodeEvaluator  # noqa: E402
+from workbench.study import lattice_table, load_dataset  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    study = load_study(ROOT / "sample_configs" / "adult.toml")
+    dataset = load_dataset(study)
+    columns = dataset.encoded
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, numpy {np.__version__}")
+    print(f"Adult: {dataset.n} records, {len(columns)} quasi-identifiers")
+
+    # one node, from the data (no cache): a fresh evaluator each time, random nodes
+    rng = np.random.default_rng(0)
+    base = NodeEvaluator(columns, study.k, study.max_suppression)
+    nodes = list(base.lattice.nodes())
+    one = []
+    for _ in range(200):
+        node = nodes[rng.integers(len(nodes))]
+        ev = NodeEvaluator(columns, study.k, study.max_suppression)
+        t = time.perf_counter()
+        ev.evaluate(node)
+        one.append(time.perf_counter() - t)
+    print(f"one node from the data: median {statistics.median(one) * 1e3:.3f} ms "
+          f"(200 random nodes; target <= 2 ms)")
+
+    times = []
+    for _ in range(args.repeats):
+        ev = NodeEvaluator(columns, study.k, study.max_suppression)
+        t = time.perf_counter()
+        table = lattice_table(ev)
+        times.append(time.perf_counter() - t)
+    print(f"all {len(table)} nodes with {len(table.columns) - 13} measures: median "
+          f"{statistics.median(times):.3f} s over {args.repeats} runs "
+          f"(min {min(times):.3f}, max {max(times):.3f}; target <= 2 s)")
+    print(f"k-anonymous nodes: {int(table.k_anonymous.sum())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,392 @@
+"""Hierarchy builders: intervals, character masking, dates and explicit groupings.
+
+El Emam et al. (2009, JAMIA) require user-defined generalization hierarchies; these builders produce the
+common kinds (age bands, postal-code masking, date coarsening, category groupings) as ARX-format
+``Hierarchy`` trees. Every builder returns one row per distinct input value, sorted naturally (numbers
+numerically, dates chronologically, the missing value ``""`` last), with the root ``"*"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date, datetime
+from decimal import Decimal, localcontext
+from numbers import Real
+
+from workbench.errors import ConfigError
+from workbench.hierarchy.tree import Hierarchy
+
+ROOT = "*"
+DATE_LEVELS = ("week", "month", "quarter", "year", "decade")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_DIGITS = re.compile(r"([0-9]+)")
+_SHOWN = 5
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def _where(kind: str, name: str) -> str:
+    return f"builder {kind!r} for {name!r}"
+
+
+def _distinct(values: Iterable[object]) -> list[str]:
+    return list(dict.fromkeys("" if v is None else str(v) for v in values))
+
+
+def _number(text: str) -> Decimal | None:
+    """The value of a numeric text (``"39"``, ``"-1.5"``, ``"2e3"``), else None (also for nan/inf)."""
+    s = text.strip()
+    if not _NUMBER.fullmatch(s):
+        return None
+    return Decimal(s)
+
+
+def _natural_key(text: str) -> tuple:
+    if text == "":
+        return (2,)
+    num = _number(text)
+    if num is not None:
+        return (0, num, text)
+    parts = tuple(int(p) if i % 2 else p for i, p in enumerate(_DIGITS.split(text)))
+    return (1, parts, text)
+
+
+def natural_sorted(values: Iterable[object]) -> list[str]:
+    """Distinct values as text, numbers numerically first, then other text naturally, ``""`` last."""
+    return sorted(_distinct(values), key=_natural_key)
+
+
+def _listing(items: Sequence[str], limit: int | None = _SHOWN) -> str:
+    shown = [repr(i) for i in (items if limit is None else items[:limit])]
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def _finished(rows: list[list[str]], kind: str, name: str) -> Hierarchy:
+    """Make the Hierarchy and insist it is a valid tree (labels of non-numeric values could collide)."""
+    if not rows:
+        raise ConfigError(f"{_where(kind, name)}: there are no values to build a hierarchy for")
+    h = Hierarchy.from_rows(rows, name=name)
+    report = h.validate()
+    if not report.ok:
+        raise ConfigError(f"{_where(kind, name)}: the result is not a tree: {'; '.join(report.errors)}")
+    return h
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
+def _decimal(x: object, what: str, where: str) -> Decimal:
+    if not _is_number(x):
+        raise ConfigError(f"{where}: {what} must be a number, got {x!r}")
+    d = Decimal(str(x))
+    if not d.is_finite():
+        raise ConfigError(f"{where}: {what} must be a finite number, got {x!r}")
+    return d
+
+
+def _text(d: Decimal, integral: bool) -> str:
+    """Integers as ``20``, other numbers as Python floats print (``20.0``, ``0.25``)."""
+    return str(int(d)) if integral else str(float(d))
+
+
+# ---------------------------------------------------------------------------------------------- intervals
+def intervals(
+    values: Iterable[object],
+    widths: Sequence[float],
+    *,
+    top: float | None = None,
+    bottom: float | None = None,
+    name: str = "intervals",
+) -> Hierarchy:
+    """Numeric intervals, one level per width: value -> ``w1``-wide band -> ... -> ``"*"``.
+
+    Bands are aligned at multiples of each width counted from ``bottom`` (0 when not given). Each width
+    must be a positive multiple of the previous one, so every band lies inside one band of the next
+    level (a tree). Labels are ``"20-24"`` (inclusive ends) when the data, widths, ``top`` and
+    ``bottom`` are all integers, else ``"[20.0, 25.0["``. ``top`` top-codes: every value ``>= top`` is
+    ``"90+"`` at every level below the root, and the band just below is cut at ``top``; ``bottom``
+    likewise labels values ``< bottom`` as ``"<18"``. Non-numeric values, including the missing value
+    ``""``, keep their own label at every level below the root (they are generalized only by the root).
+    """
+    kind = "intervals"
+    where = _where(kind, name)
+    if isinstance(widths, str | bytes) or not isinstance(widths, Sequence):
+        raise ConfigError(f"{where}: widths must be a list of positive numbers, got {widths!r}")
+    ws = [_decimal(w, "each width", where) for w in widths]
+    for w, raw in zip(ws, widths, strict=True):
+        if w <= 0:
+            raise ConfigError(f"{where}: widths must be positive, got {raw!r} in {list(widths)!r}")
+    hi_cut = None if top is None else _decimal(top, "top", where)
+    lo_cut = None if bottom is None else _decimal(bottom, "bottom", where)
+    if hi_cut is not None and lo_cut is not None and hi_cut <= lo_cut:
+        raise ConfigError(f"{where}: top ({top!r}) must be greater than bottom ({bottom!r})")
+    ordered = natural_sorted(values)
+    numbers = {v: _number(v) for v in ordered}
+    given = [d for d in numbers.values() if d is not None] + ws
+    given += [d for d in (hi_cut, lo_cut) if d is not None]
+    # exact decimal arithmetic: enough digits for every quotient value // width
+    top_digit = max((d.adjusted() for d in given if d), default=0)
+    span = top_digit - min((int(d.as_tuple().exponent) for d in given), default=0)
+    if span > 4000:
+        raise ConfigError(f"{where}: the values and widths span {span} decimal digits; that is too many")
+    with localcontext() as ctx:
+        ctx.prec = max(28, span + 10)
+        return _interval_rows(ordered, numbers, ws, list(widths), hi_cut, lo_cut, given, where, name)
+
+
+def _interval_rows(
+    ordered: list[str],
+    numbers: dict[str, Decimal | None],
+    ws: list[Decimal],
+    widths: list[object],
+    hi_cut: Decimal | None,
+    lo_cut: Decimal | None,
+    given: list[Decimal],
+    where: str,
+    name: str,
+) -> Hierarchy:
+    for prev, w in zip(ws, ws[1:], strict=False):
+        if w % prev != 0:
+            raise ConfigError(
+                f"{where}: widths {widths!r} do not nest: each width must be a positive multiple "
+                f"of the previous one ({_text(w, w == w.to_integral_value())} is not a multiple of "
+                f"{_text(prev, prev == prev.to_integral_value())})"
+            )
+    integral = all(d == d.to_integral_value() for d in given)
+    origin = lo_cut if lo_cut is not None else Decimal(0)
+
+    def band(x: Decimal, w: Decimal) -> str:
+        lo = origin + ((x - origin) // w) * w
+        if (x - origin) % w < 0:  # Decimal // truncates toward zero; we need floor
+            lo -= w
+        hi = lo + w
+        if hi_cut is not None and hi > hi_cut:
+            hi = hi_cut
+        if integral:
+            return f"{int(lo)}-{int(hi) - 1}"
+        return f"[{_text(lo, False)}, {_text(hi, False)}["
+
+    rows: list[list[str]] = []
+    for v in ordered:
+        x = numbers[v]
+        if x is None:
+            path = [v] * len(ws)
+        elif hi_cut is not None and x >= hi_cut:
+            path = [f"{_text(hi_cut, integral)}+"] * len(ws)
+        elif lo_cut is not None and x < lo_cut:
+            path = [f"<{_text(lo_cut, integral)}"] * len(ws)
+        else:
+            path = [band(x, w) for w in ws]
+        rows.append([v, *path, ROOT])
+    return _finished(rows, "intervals", name)
+
+
+# ---------------------------------------------------------------------------------------------- masking
+def masking(values: Iterable[object], *, char: str = "*", name: str = "masking") -> Hierarchy:
+    """Right-to-left character masking (Sweeney's ZIP codes): ``02139 -> 0213* -> 021** -> 02*** ->
+    0**** -> *``. Intermediate levels keep the value length; the root is a single ``"*"``, so values of
+    length L give height L. All non-empty values must have the same length (no padding); the missing
+    value ``""`` stays ``""`` at every level below the root.
+    """
+    kind = "masking"
+    where = _where(kind, name)
+    if not isinstance(char, str) or len(char) != 1:
+        raise ConfigError(f"{where}: char must be a single character, got {char!r}")
+    ordered = natural_sorted(values)
+    by_length: dict[int, str] = {}
+    for v in ordered:
+        if v != "":
+            by_length.setdefault(len(v), v)
+    if len(by_length) > 1:
+        examples = ", ".join(f"{by_length[n]!r} (length {n})" for n in sorted(by_length))
+        raise ConfigError(f"{where}: values have unequal lengths: {examples}; masking needs one length")
+    length = next(iter(by_length), 1)
+    rows: list[list[str]] = []
+    for v in ordered:
+        if v == "":
+            path = [""] * (length - 1)
+        else:
+            path = [v[: length - i] + char * i for i in range(1, length)]
+        rows.append([v, *path, ROOT])
+    return _finished(rows, kind, name)
+
+
+# ---------------------------------------------------------------------------------------------- dates
+def _week(d: date) -> str:
+    return f"{d.year:04d}-W{(d.timetuple().tm_yday - 1) // 7 + 1:02d}"
+
+
+_DATE_LABELS: dict[str, Callable[[date], str]] = {
+    "week": _week,
+    "month": lambda d: f"{d.year:04d}-{d.month:02d}",
+    "quarter": lambda d: f"{d.year:04d}-Q{(d.month - 1) // 3 + 1}",
+    "year": lambda d: f"{d.year:04d}",
+    "decade": lambda d: f"{d.year // 10 * 10:04d}-{d.year // 10 * 10 + 9:04d}",
+}
+
+
+def dates(
+    values: Iterable[object],
+    *,
+    format: str = "%Y-%m-%d",  # the config key is "format"
+    levels: Sequence[str] = ("month", "year", "decade"),
+    name: str = "dates",
+) -> Hierarchy:
+    """Dates parsed with ``format`` (``datetime.strptime``), generalized to the chosen ``levels``, a
+    subsequence of week, month (``2008-01``), quarter (``2008-Q1``), year (``2008``), decade
+    (``2000-2009``) in increasing coarseness, then ``"*"``. A week is a 7-day block counted from
+    1 January (``2008-W01`` = 1-7 Jan; the last block of a year is short), not an ISO week, so weeks nest
+    in years; weeks cross month boundaries, so week cannot be followed by month or quarter. The missing
+    value ``""`` keeps its label at every level below the root.
+    """
+    kind = "dates"
+    where = _where(kind, name)
+    if not isinstance(format, str) or not format:
+        raise ConfigError(f"{where}: format must be a strptime format such as '%Y-%m-%d', got {format!r}")
+    if isinstance(levels, str | bytes) or not isinstance(levels, Sequence):
+        raise ConfigError(f"{where}: levels must be a list of {', '.join(DATE_LEVELS)}, got {levels!r}")
+    levels = list(levels)
+    unknown = [lv for lv in levels if lv not in DATE_LEVELS]
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown level(s) {_listing([str(u) for u in unknown], None)}; "
+            f"use {', '.join(DATE_LEVELS)}"
+        )
+    ranks = [DATE_LEVELS.index(lv) for lv in levels]
+    if any(b <= a for a, b in zip(ranks, ranks[1:], strict=False)):
+        raise ConfigError(
+            f"{where}: levels {levels!r} must be distinct and in increasing coarseness "
+            f"({' < '.join(DATE_LEVELS)})"
+        )
+    if len(levels) > 1 and levels[0] == "week" and levels[1] in ("month", "quarter"):
+        raise ConfigError(
+            f"{where}: levels {levels!r}: weeks cross {levels[1]} boundaries, so week "
+            "can only be followed by year or decade"
+        )
+    distinct = _distinct(values)
+    parsed: dict[str, date] = {}
+    bad: list[str] = []
+    for v in distinct:
+        if v == "":
+            continue
+        try:
+            parsed[v] = datetime.strptime(v, format).date()
+        except ValueError:
+            bad.append(v)
+    if bad:
+        raise ConfigError(f"{where}: {len(bad)} value(s) do not match format {format!r}: {_listing(bad)}")
+    ordered = sorted(parsed, key=lambda v: (parsed[v], v))
+    rows = [[v, *(_DATE_LABELS[lv](parsed[v]) for lv in levels), ROOT] for v in ordered]
+    if "" in distinct:
+        rows.append(["", *([""] * len(levels)), ROOT])
+    return _finished(rows, kind, name)
+
+
+# ---------------------------------------------------------------------------------------------- groupings
+def groupings(
+    values: Iterable[object], levels: Sequence[Mapping[object, object]], *, name: str = "groupings"
+) -> Hierarchy:
+    """Explicit groupings: ``levels[0]`` maps each value to a group, ``levels[1]`` each of those groups
+    to a coarser group, and so on; the root ``"*"`` is added on top. Keys and groups are compared as
+    text; mappings may hold keys for values not in the data. Every value and group must be mapped (the
+    error names all that are not), except the missing value ``""``, which keeps ``""`` where unmapped.
+    """
+    kind = "groupings"
+    where = _where(kind, name)
+    if isinstance(levels, str | bytes | Mapping) or not isinstance(levels, Sequence):
+        raise ConfigError(f"{where}: levels must be a list of mappings (one per level), got {levels!r}")
+    maps: list[dict[str, str]] = []
+    for i, level in enumerate(levels, start=1):
+        if not isinstance(level, Mapping):
+            raise ConfigError(f"{where}: level {i} must be a mapping from value to group, got {level!r}")
+        maps.append({str(k): str(g) for k, g in level.items()})
+    ordered = natural_sorted(values)
+    paths: dict[str, list[str]] = {v: [] for v in ordered}
+    current: dict[str, str | None] = {v: v for v in ordered}  # label at the previous level; None = unmapped
+    problems: list[str] = []
+    for i, mapping in enumerate(maps, start=1):
+        unmapped = {lab for lab in current.values() if lab is not None and lab != "" and lab not in mapping}
+        if unmapped:
+            what = "value" if i == 1 else f"level-{i - 1} group"
+            listed = _listing(sorted(unmapped, key=_natural_key), None)
+            problems.append(f"level {i} has no group for {len(unmapped)} {what}(s): {listed}")
+        for v, lab in current.items():
+            current[v] = None if lab is None else mapping.get(lab, "" if lab == "" else None)
+            paths[v].append(current[v] or "")
+    if problems:
+        raise ConfigError(f"{where}: {'; '.join(problems)}")
+    rows = [[v, *paths[v], ROOT] for v in ordered]
+    return _finished(rows, kind, name)
+
+
+# ---------------------------------------------------------------------------------------------- dispatch
+def _widths_ok(x: object) -> bool:
+    return isinstance(x, list | tuple) and all(_is_number(w) for w in x)
+
+
+def _strings_ok(x: object) -> bool:
+    return isinstance(x, list | tuple) and all(isinstance(s, str) for s in x)
+
+
+def _mappings_ok(x: object) -> bool:
+    return isinstance(x, list | tuple) and all(isinstance(m, Mapping) for m in x)
+
+
+# parameter -> (required, type check, description of the expected type)
+_Params = dict[str, tuple[bool, Callable[[object], bool], str]]
+_BUILDERS: dict[str, tuple[Callable[..., Hierarchy], _Params]] = {
+    "intervals": (
+        intervals,
+        {
+            "widths": (True, _widths_ok, "a list of numbers"),
+            "top": (False, _is_number, "a number"),
+            "bottom": (False, _is_number, "a number"),
+        },
+    ),
+    "masking": (masking, {"char": (False, lambda x: isinstance(x, str), "a single character")}),
+    "dates": (
+        dates,
+        {
+            "format": (False, lambda x: isinstance(x, str), "a strptime format string"),
+            "levels": (False, _strings_ok, f"a list of level names ({', '.join(DATE_LEVELS)})"),
+        },
+    ),
+    "groupings": (groupings, {"levels": (True, _mappings_ok, "a list of tables mapping value -> group")}),
+}
+BUILDER_KINDS = tuple(sorted(_BUILDERS))
+
+
+def build_hierarchy(spec: Mapping[str, object], values: Iterable[object], name: str) -> Hierarchy:
+    """Build the hierarchy a config spec asks for, e.g. ``{"kind": "intervals", "widths": [5, 10, 20],
+    "top": 90}``, over the distinct ``values``. Raises ConfigError (one line naming the builder and the
+    offending key) for an unknown kind or an unknown, missing or badly typed parameter."""
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"hierarchy builder for {name!r} must be a table with a 'kind', got {spec!r}")
+    kind = spec.get("kind")
+    if kind is None:
+        raise ConfigError(
+            f"hierarchy builder for {name!r}: missing key 'kind' (one of {', '.join(BUILDER_KINDS)})"
+        )
+    if not isinstance(kind, str) or kind not in _BUILDERS:
+        raise ConfigError(
+            f"hierarchy builder for {name!r}: unknown kind {kind!r} (known: {', '.join(BUILDER_KINDS)})"
+        )
+    fn, params = _BUILDERS[kind]
+    where = _where(kind, name)
+    for key in spec:
+        if key != "kind" and key not in params:
+            known = ", ".join(params)
+            raise ConfigError(f"{where}: unknown parameter {key!r} (known: {known})")
+    kwargs: dict[str, object] = {}
+    for key, (required, ok, expected) in params.items():
+        if key not in spec:
+            if required:
+                raise ConfigError(f"{where}: missing parameter {key!r} ({expected})")
+            continue
+        value = spec[key]
+        if not ok(value):
+            raise ConfigError(f"{where}: parameter {key!r} must be {expected}, got {value!r}")
+        kwargs[key] = value
+    return fn(values, name=name, **kwargs)

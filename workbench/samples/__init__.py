@@ -1,0 +1,96 @@
+"""Embedded datasets: the El Emam et al. (2009) teaching table and a synthetic inpatient registry.
+
+``load_sample(name, **params)`` returns a :class:`Sample` (text cells, ``""`` for missing, attribute
+roles in quasi-identifier order, one hierarchy per quasi-identifier). Generation is deterministic, so
+results are cached; each call returns its own copy of the table, which callers may modify.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from numbers import Integral
+from typing import Any
+
+import pandas as pd
+
+from workbench.errors import ConfigError
+from workbench.hierarchy.tree import Hierarchy
+from workbench.samples import registry, teaching
+
+SAMPLES: dict[str, str] = {
+    "teaching": teaching.DESCRIPTION,
+    "registry": registry.DESCRIPTION,
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """An embedded dataset ready for a study."""
+
+    frame: pd.DataFrame
+    roles: dict[str, str]
+    hierarchies: dict[str, Hierarchy]
+    description: str
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return [c for c, r in self.roles.items() if r == "quasi"]
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, Integral) and not isinstance(x, bool)
+
+
+def _teaching_params(params: dict[str, Any]) -> tuple:
+    if params:
+        raise ConfigError(f"sample 'teaching' takes no parameters, got {', '.join(map(repr, params))}")
+    return ()
+
+
+def _registry_params(params: dict[str, Any]) -> tuple:
+    unknown = [p for p in params if p not in registry.DEFAULTS]
+    if unknown:
+        raise ConfigError(
+            f"sample 'registry': unknown parameter {unknown[0]!r} (known: {', '.join(registry.DEFAULTS)})"
+        )
+    merged = {**registry.DEFAULTS, **params}
+    n, seed = merged["n"], merged["seed"]
+    if not _is_int(n) or not 1 <= n <= registry.MAX_N:
+        raise ConfigError(f"sample 'registry': n must be an integer from 1 to {registry.MAX_N}, got {n!r}")
+    if not _is_int(seed) or seed < 0:
+        raise ConfigError(f"sample 'registry': seed must be a non-negative integer, got {seed!r}")
+    return (int(n), int(seed))
+
+
+_LOADERS: dict[str, tuple[Callable[[dict[str, Any]], tuple], Callable[..., tuple]]] = {
+    "teaching": (_teaching_params, teaching.build),
+    "registry": (_registry_params, registry.build),
+}
+
+
+@lru_cache(maxsize=8)
+def _load(name: str, args: tuple) -> Sample:
+    frame, roles, hierarchies, description = _LOADERS[name][1](*args)
+    return Sample(frame=frame, roles=roles, hierarchies=hierarchies, description=description)
+
+
+def load_sample(name: str, **params: Any) -> Sample:
+    """Load an embedded dataset by name (see ``SAMPLES``); ``registry`` takes ``n`` and ``seed``.
+
+    Raises ConfigError for an unknown name or parameter.
+    """
+    if name not in _LOADERS:
+        raise ConfigError(f"unknown sample {name!r} (known: {', '.join(SAMPLES)})")
+    check, _ = _LOADERS[name]
+    cached = _load(name, check(params))
+    return Sample(
+        frame=cached.frame.copy(),
+        roles=dict(cached.roles),
+        hierarchies=dict(cached.hierarchies),
+        description=cached.description,
+    )
+
+
+__all__ = ["SAMPLES", "Sample", "load_sample"]

@@ -1,0 +1,360 @@
+"""A synthetic inpatient registry, generated deterministically and fully vectorized with numpy.
+
+The fields depend on each other as in real discharge abstracts, because Katirai (2006) showed that
+synthetic data with independent fields mislead comparisons of information loss: the district drives
+ethnicity and the age structure; age and sex drive the diagnosis (pregnancy only for women 15-49,
+perinatal codes only at age 0, circulatory disease and hip fractures rising with age, respiratory
+infections for small children and the elderly); the diagnosis drives the admission date (respiratory
+admissions peak in winter, elective surgery avoids weekends), the length of stay (also longer with age)
+and the charge (a procedure cost plus a per-diem times the stay); ``high_cost`` flags charges above the
+80th percentile. The quasi-identifiers and hierarchies follow El Emam et al. (2009): age in 5/10/20-year
+bands (ages 90+ top-coded), sex, ethnicity groups, postal-code masking, admission month/year and the
+ICD-10 code -> category -> block -> chapter tree. Geography and codes are fictional but plausible.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from workbench.hierarchy.builders import dates, groupings, intervals, masking
+from workbench.hierarchy.tree import Hierarchy
+
+DEFAULTS: dict[str, int] = {"n": 20000, "seed": 20091}
+MAX_N = 2_000_000
+DESCRIPTION = (
+    "Synthetic inpatient registry (default 20,000 admissions, 2017-2019): age, sex, ethnicity, postal code, "
+    "admission date and ICD-10 diagnosis as quasi-identifiers; stay and charge sensitive; high_cost target"
+)
+FIRST_DAY = np.datetime64("2017-01-01")
+DAYS = 365 * 3  # 2017-01-01 .. 2019-12-31
+_GEOGRAPHY_SEED = 1957  # the geography (postal units) is the same for every data seed
+
+# prefix (first two postal digits; the first digit is the region), name, population (thousands),
+# rural?, centroid latitude, longitude
+DISTRICTS = [
+    ("10", "Harbour City Centre", 260, False, 45.4215, -75.6972),
+    ("11", "Harbour City West", 180, False, 45.3496, -75.7870),
+    ("12", "Harbour City East", 150, False, 45.4398, -75.5821),
+    ("13", "Harbour City South", 120, False, 45.2890, -75.6815),
+    ("20", "Riverton", 90, False, 45.0213, -74.7303),
+    ("21", "Riverton Valley", 35, True, 45.1508, -74.9521),
+    ("30", "Lakeside", 70, False, 44.2312, -76.4860),
+    ("31", "Lakeside North", 25, True, 44.6009, -76.7024),
+    ("40", "Highland", 20, True, 45.8316, -77.1107),
+    ("41", "Highland Forest", 10, True, 46.0022, -77.6043),
+]
+
+ETHNICITIES = ("White", "Black", "Asian", "Indigenous", "Other", "")  # "" = not recorded
+_ETHNICITY_P = {  # urban, rural
+    False: (0.64, 0.08, 0.15, 0.02, 0.08, 0.03),
+    True: (0.86, 0.02, 0.03, 0.05, 0.02, 0.02),
+}
+ETHNICITY_GROUPS = {
+    "White": "Not a visible minority",
+    "Black": "Visible minority",
+    "Asian": "Visible minority",
+    "Other": "Visible minority",
+    "Indigenous": "Indigenous",
+    "": "",
+}
+
+CHAPTERS = (
+    "II Neoplasms",
+    "IX Circulatory",
+    "X Respiratory",
+    "XI Digestive",
+    "XIII Musculoskeletal",
+    "XIV Genitourinary",
+    "XV Pregnancy",
+    "XVI Perinatal",
+    "XIX Injury",
+)
+# chapter index -> (seasonal amplitude, peak day of year, weekend factor)
+_SEASON = {
+    0: (0.03, 15, 0.35),
+    1: (0.15, 15, 0.85),
+    2: (0.65, 20, 0.95),
+    3: (0.05, 15, 0.70),
+    4: (0.05, 100, 0.25),
+    5: (0.05, 200, 0.85),
+    6: (0.06, 250, 0.90),
+    7: (0.06, 250, 0.95),
+    8: (0.12, 200, 1.05),
+}
+
+# code, block, chapter index, weight within chapter, sex (None = both), min age, max age,
+# age trend (weight x exp(trend * (age - 50) / 25)), mean length of stay (days), procedure cost
+# (ICD-10, WHO 2016; the 3-character category is the code before the dot)
+CODES: list[tuple[str, str, int, float, str | None, int, int, float, float, float]] = [
+    ("C18.7", "C15-C26", 0, 1.0, None, 30, 99, 1.0, 9, 9000),
+    ("C18.9", "C15-C26", 0, 0.8, None, 30, 99, 1.0, 9, 9000),
+    ("C25.0", "C15-C26", 0, 0.5, None, 35, 99, 1.0, 11, 10000),
+    ("C34.1", "C30-C39", 0, 1.0, None, 35, 99, 1.2, 8, 8000),
+    ("C34.9", "C30-C39", 0, 1.0, None, 35, 99, 1.2, 8, 8000),
+    ("C50.4", "C50-C50", 0, 1.0, "F", 25, 99, 0.3, 3, 7000),
+    ("C50.9", "C50-C50", 0, 0.8, "F", 25, 99, 0.3, 3, 7000),
+    ("C67.9", "C64-C68", 0, 0.6, None, 40, 99, 1.5, 5, 6000),
+    ("C91.1", "C81-C96", 0, 0.4, None, 40, 99, 1.5, 7, 8000),
+    ("D25.9", "D10-D36", 0, 0.8, "F", 25, 60, 0.0, 3, 5000),
+    ("I11.9", "I10-I15", 1, 0.5, None, 40, 99, 1.0, 4, 2000),
+    ("I20.0", "I20-I25", 1, 1.0, None, 35, 99, 0.5, 3, 4000),
+    ("I21.4", "I20-I25", 1, 1.5, None, 35, 99, 0.5, 5, 12000),
+    ("I21.9", "I20-I25", 1, 0.6, None, 35, 99, 0.5, 5, 12000),
+    ("I25.1", "I20-I25", 1, 0.8, None, 40, 99, 0.5, 3, 9000),
+    ("I26.9", "I26-I28", 1, 0.5, None, 20, 99, 0.3, 6, 3000),
+    ("I48.9", "I30-I52", 1, 1.2, None, 40, 99, 1.0, 4, 3000),
+    ("I50.0", "I30-I52", 1, 1.3, None, 45, 99, 1.5, 9, 3500),
+    ("I50.9", "I30-I52", 1, 0.7, None, 45, 99, 1.5, 9, 3500),
+    ("I61.9", "I60-I69", 1, 0.4, None, 30, 99, 1.0, 14, 9000),
+    ("I63.9", "I60-I69", 1, 1.4, None, 35, 99, 1.2, 11, 7000),
+    ("I70.2", "I70-I79", 1, 0.5, None, 45, 99, 1.0, 8, 11000),
+    ("J03.9", "J00-J06", 2, 0.6, None, 1, 30, -2.0, 2, 1200),
+    ("J10.1", "J09-J18", 2, 0.8, None, 0, 99, 0.0, 5, 2000),
+    ("J15.9", "J09-J18", 2, 0.7, None, 0, 99, 0.8, 8, 3000),
+    ("J18.1", "J09-J18", 2, 0.5, None, 0, 99, 0.5, 7, 2500),
+    ("J18.9", "J09-J18", 2, 1.8, None, 0, 99, 0.5, 7, 2500),
+    ("J20.9", "J20-J22", 2, 0.6, None, 0, 99, 0.0, 3, 1500),
+    ("J21.9", "J20-J22", 2, 1.5, None, 0, 2, 0.0, 3, 2000),
+    ("J44.0", "J40-J47", 2, 0.7, None, 45, 99, 1.0, 7, 2500),
+    ("J44.1", "J40-J47", 2, 1.4, None, 45, 99, 1.0, 7, 2500),
+    ("J45.9", "J40-J47", 2, 0.8, None, 2, 99, -1.0, 3, 1500),
+    ("K29.1", "K20-K31", 3, 0.5, None, 15, 99, 0.3, 3, 2000),
+    ("K35.8", "K35-K38", 3, 1.5, None, 5, 80, -1.5, 3, 6000),
+    ("K40.9", "K40-K46", 3, 0.8, None, 0, 99, 0.5, 1, 4500),
+    ("K57.3", "K55-K64", 3, 0.9, None, 35, 99, 1.0, 5, 3000),
+    ("K80.2", "K80-K87", 3, 1.0, None, 20, 99, 0.3, 2, 5500),
+    ("K81.0", "K80-K87", 3, 0.7, None, 20, 99, 0.5, 4, 6000),
+    ("K85.9", "K80-K87", 3, 0.7, None, 20, 99, 0.3, 6, 3500),
+    ("K92.2", "K90-K93", 3, 0.8, None, 20, 99, 1.0, 5, 3000),
+    ("M16.1", "M15-M19", 4, 1.2, None, 45, 99, 0.8, 4, 14000),
+    ("M17.1", "M15-M19", 4, 1.4, None, 45, 99, 0.6, 4, 13500),
+    ("M48.0", "M45-M49", 4, 0.6, None, 45, 99, 0.8, 5, 12000),
+    ("M54.5", "M50-M54", 4, 0.6, None, 18, 99, 0.0, 4, 1500),
+    ("M75.1", "M70-M79", 4, 0.4, None, 30, 85, 0.0, 1, 5000),
+    ("M80.0", "M80-M85", 4, 0.5, "F", 50, 99, 1.5, 10, 4000),
+    ("N17.9", "N17-N19", 5, 1.0, None, 30, 99, 1.5, 8, 3500),
+    ("N18.5", "N17-N19", 5, 0.5, None, 30, 99, 0.8, 6, 6000),
+    ("N20.0", "N20-N23", 5, 0.8, None, 20, 85, 0.0, 2, 3500),
+    ("N39.0", "N30-N39", 5, 1.6, None, 0, 99, 1.2, 5, 2000),
+    ("N41.0", "N40-N51", 5, 0.3, "M", 20, 99, 0.5, 4, 2000),
+    ("N81.2", "N80-N98", 5, 0.6, "F", 35, 99, 0.8, 2, 5000),
+    ("N83.2", "N80-N98", 5, 0.6, "F", 15, 60, -0.5, 2, 4500),
+    ("O00.1", "O00-O08", 6, 0.3, "F", 15, 49, 0.0, 2, 3500),
+    ("O03.9", "O00-O08", 6, 0.6, "F", 15, 49, 0.0, 1, 1500),
+    ("O14.1", "O10-O16", 6, 0.3, "F", 15, 49, 0.0, 5, 4000),
+    ("O24.4", "O20-O29", 6, 0.5, "F", 15, 49, 0.0, 3, 2500),
+    ("O70.0", "O60-O75", 6, 1.5, "F", 15, 49, 0.0, 2, 2500),
+    ("O72.1", "O60-O75", 6, 0.5, "F", 15, 49, 0.0, 3, 3500),
+    ("O80.0", "O80-O84", 6, 4.0, "F", 15, 49, 0.0, 2, 2200),
+    ("O82.0", "O80-O84", 6, 1.5, "F", 15, 49, 0.0, 3, 5500),
+    ("P07.3", "P05-P08", 7, 0.8, None, 0, 0, 0.0, 18, 15000),
+    ("P22.1", "P20-P29", 7, 0.8, None, 0, 0, 0.0, 4, 3000),
+    ("P59.9", "P50-P61", 7, 1.4, None, 0, 0, 0.0, 3, 1500),
+    ("S06.0", "S00-S09", 8, 1.0, None, 0, 99, -0.3, 2, 1500),
+    ("S52.5", "S50-S59", 8, 0.8, None, 5, 99, 0.3, 2, 4000),
+    ("S72.0", "S70-S79", 8, 1.5, None, 50, 99, 2.5, 12, 11000),
+    ("S72.1", "S70-S79", 8, 1.0, None, 50, 99, 2.5, 12, 11000),
+    ("S82.6", "S80-S89", 8, 0.7, None, 10, 99, 0.0, 3, 5000),
+    ("T81.4", "T80-T88", 8, 0.6, None, 18, 99, 0.8, 9, 5000),
+]
+PER_DIEM = 900.0
+
+QUASI_IDENTIFIERS = ("age", "sex", "ethnicity", "postal_code", "admission_date", "diagnosis")
+ROLES = {
+    "patient_id": "identifying",
+    "age": "quasi",
+    "sex": "quasi",
+    "ethnicity": "quasi",
+    "postal_code": "quasi",
+    "district_lat": "insensitive",
+    "district_lon": "insensitive",
+    "admission_date": "quasi",
+    "diagnosis": "quasi",
+    "length_of_stay": "sensitive",
+    "total_charge": "sensitive",
+    "high_cost": "target",
+}
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _postal_units() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fixed geography: every postal unit's code, district index and share of the population.
+
+    The third digit is a sector of the district, the last two a unit; larger districts have more
+    sectors, unit populations are log-normal.
+    """
+    rng = np.random.default_rng(_GEOGRAPHY_SEED)
+    codes: list[str] = []
+    district: list[int] = []
+    share: list[float] = []
+    total = sum(d[2] for d in DISTRICTS)
+    for i, (prefix, _name, pop, *_rest) in enumerate(DISTRICTS):
+        n_sectors = int(np.clip(round(pop / 30), 2, 9))
+        sectors = np.sort(rng.choice(10, n_sectors, replace=False))
+        weights: list[float] = []
+        for sector in sectors:
+            n_units = int(rng.integers(3, 9))
+            for unit in np.sort(rng.choice(100, n_units, replace=False)):
+                codes.append(f"{prefix}{sector}{unit:02d}")
+                district.append(i)
+                weights.append(float(rng.lognormal(0.0, 0.8)))
+        w = np.asarray(weights)
+        share.extend((pop / total) * w / w.sum())
+    return np.asarray(codes), np.asarray(district), np.asarray(share)
+
+
+def _age_weights(rural: bool) -> np.ndarray:
+    """Inpatient age profile: births, small children, an obstetric bump, then rising to a peak near 75."""
+    a = np.arange(100, dtype=float)
+    w = 0.22 + 0.45 * np.exp(-(a - 1) / 3) * (a >= 1) + 0.45 * np.exp(-(((a - 30) / 7) ** 2))
+    w += 1.7 * np.exp(-(((a - 75) / 13) ** 2)) + 0.3 * _sigmoid((a - 45) / 8)
+    w[0] += 2.5
+    w *= np.exp(-np.maximum(a - 88, 0) / 4)
+    if rural:
+        w *= 1 + 0.35 * _sigmoid((a - 60) / 10)
+    return w / w.sum()
+
+
+def _chapter_weights(age: np.ndarray, female: np.ndarray) -> np.ndarray:
+    """Relative admission rate per chapter (columns as CHAPTERS) for each age and sex."""
+    a = age.astype(float)
+    out = np.empty((len(a), len(CHAPTERS)))
+    out[:, 0] = 0.03 + 0.22 * _sigmoid((a - 58) / 9)
+    out[:, 1] = (0.01 + 0.40 * _sigmoid((a - 65) / 9)) * np.where(female, 0.85, 1.25)
+    out[:, 2] = 0.06 + 0.45 * np.exp(-a / 2.5) + 0.20 * _sigmoid((a - 72) / 7)
+    out[:, 3] = 0.10 + 0.04 * _sigmoid((a - 50) / 10)
+    out[:, 4] = 0.01 + 0.10 * _sigmoid((a - 55) / 8)
+    out[:, 5] = 0.05 + 0.06 * _sigmoid((a - 70) / 8)
+    out[:, 6] = np.where(female & (a >= 15) & (a <= 49), 1.1 * np.exp(-(((a - 30) / 7) ** 2)) + 0.05, 0.0)
+    out[:, 7] = np.where(a == 0, 1.5, 0.0)
+    out[:, 8] = 0.06 + 0.05 * (~female & (a >= 15) & (a <= 35)) + 0.12 * _sigmoid((a - 78) / 6)
+    return out
+
+
+def _pick(rng: np.random.Generator, weights: np.ndarray) -> np.ndarray:
+    """One category per row, row i drawn with probabilities proportional to ``weights[i]``."""
+    cum = np.cumsum(weights, axis=1)
+    u = rng.random(len(weights)) * cum[:, -1]
+    return np.minimum((cum <= u[:, None]).sum(axis=1), weights.shape[1] - 1)
+
+
+def _day_weights(chapter: int) -> np.ndarray:
+    amplitude, peak, weekend = _SEASON[chapter]
+    day = np.arange(DAYS)
+    when = FIRST_DAY + day
+    doy = (when - when.astype("datetime64[Y]")).astype(int)
+    weekday = (when.astype("datetime64[D]").astype(int) + 3) % 7  # 1970-01-01 was a Thursday; 0 = Monday
+    w = 1 + amplitude * np.cos(2 * np.pi * (doy - peak) / 365.25)
+    w *= np.where(weekday >= 5, weekend, 1.0)
+    return w / w.sum()
+
+
+def generate(n: int = DEFAULTS["n"], seed: int = DEFAULTS["seed"]) -> pd.DataFrame:
+    """The registry table (text cells, ``""`` for a missing ethnicity), deterministic in ``seed``."""
+    rng = np.random.default_rng(seed)
+    unit_codes, unit_district, unit_share = _postal_units()
+    unit = rng.choice(len(unit_codes), size=n, p=unit_share)
+    district = unit_district[unit]
+    rural = np.array([d[3] for d in DISTRICTS])[district]
+
+    age = np.empty(n, dtype=np.int64)
+    for flag in (False, True):
+        rows = np.flatnonzero(rural == flag)
+        age[rows] = rng.choice(100, size=len(rows), p=_age_weights(flag))
+    p_female = 0.48 + 0.25 * np.exp(-(((age - 30) / 8) ** 2)) + 0.12 * _sigmoid((age - 85) / 4)
+    female = rng.random(n) < p_female
+
+    eth_p = np.array([_ETHNICITY_P[bool(d[3])] for d in DISTRICTS])
+    ethnicity = np.asarray(ETHNICITIES)[_pick(rng, eth_p[district])]
+
+    # diagnosis | age, sex: chapter rate x within-chapter code weight (0 outside a code's age/sex range)
+    chapter_of = np.array([c[2] for c in CODES])
+    base = np.array([c[3] for c in CODES])
+    sex_of = np.array([c[4] or "" for c in CODES])
+    lo = np.array([c[5] for c in CODES])
+    hi = np.array([c[6] for c in CODES])
+    trend = np.array([c[7] for c in CODES])
+    A = age[:, None]
+    fits = (A >= lo) & (A <= hi) & ((sex_of == "") | ((sex_of == "F") == female[:, None]))
+    W = np.where(fits, base * np.exp(trend * (A - 50) / 25), 0.0)
+    onehot = np.eye(len(CHAPTERS))[chapter_of]
+    within = W @ onehot  # per row and chapter: total code weight
+    chapter_rate = _chapter_weights(age, female)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        P = np.where(W > 0, W / within[:, chapter_of] * chapter_rate[:, chapter_of], 0.0)
+    code = _pick(rng, P)
+    chapter = chapter_of[code]
+
+    # admission date | chapter (seasonality, weekend effect)
+    day = np.empty(n, dtype=np.int64)
+    for ch in range(len(CHAPTERS)):
+        rows = np.flatnonzero(chapter == ch)
+        day[rows] = rng.choice(DAYS, size=len(rows), p=_day_weights(ch))
+
+    # length of stay | diagnosis, age; charge | diagnosis, stay
+    mean_los = np.array([c[8] for c in CODES])[code] * (1 + 0.012 * np.maximum(age - 50, 0))
+    shape = 1.8
+    los = np.clip(np.rint(rng.gamma(shape, mean_los / shape)), 1, 365).astype(np.int64)
+    cost = np.array([c[9] for c in CODES])[code]
+    charge = np.rint((cost + PER_DIEM * los) * rng.lognormal(0.0, 0.2, size=n)).astype(np.int64)
+    high = charge > np.quantile(charge, 0.8)
+
+    lat = np.array([f"{d[4]:.4f}" for d in DISTRICTS])[district]
+    lon = np.array([f"{d[5]:.4f}" for d in DISTRICTS])[district]
+    width = max(6, len(str(n)))
+    ids = np.char.add("P", np.char.zfill(np.arange(1, n + 1).astype(str), width))
+    frame = pd.DataFrame(
+        {
+            "patient_id": ids,
+            "age": age.astype(str),
+            "sex": np.where(female, "F", "M"),
+            "ethnicity": ethnicity,
+            "postal_code": unit_codes[unit],
+            "district_lat": lat,
+            "district_lon": lon,
+            "admission_date": np.datetime_as_string(FIRST_DAY + day, unit="D"),
+            "diagnosis": np.array([c[0] for c in CODES])[code],
+            "length_of_stay": los.astype(str),
+            "total_charge": charge.astype(str),
+            "high_cost": np.where(high, "yes", "no"),
+        },
+        dtype=str,
+    )
+    return frame
+
+
+def diagnosis_levels() -> list[dict[str, str]]:
+    """ICD-10 groupings for every code: code -> category -> block -> chapter."""
+    return [
+        {c[0]: c[0][:3] for c in CODES},
+        {c[0][:3]: c[1] for c in CODES},
+        {c[1]: CHAPTERS[c[2]] for c in CODES},
+    ]
+
+
+def hierarchies(frame: pd.DataFrame) -> dict[str, Hierarchy]:
+    """One hierarchy per quasi-identifier, over the values present in ``frame``."""
+    return {
+        "age": intervals(frame["age"].unique(), [5, 10, 20], top=90, name="age"),
+        "sex": groupings(frame["sex"].unique(), [], name="sex"),
+        "ethnicity": groupings(frame["ethnicity"].unique(), [ETHNICITY_GROUPS], name="ethnicity"),
+        "postal_code": masking(frame["postal_code"].unique(), name="postal_code"),
+        "admission_date": dates(
+            frame["admission_date"].unique(), levels=("month", "year"), name="admission_date"
+        ),
+        "diagnosis": groupings(frame["diagnosis"].unique(), diagnosis_levels(), name="diagnosis"),
+    }
+
+
+def build(
+    n: int = DEFAULTS["n"], seed: int = DEFAULTS["seed"]
+) -> tuple[pd.DataFrame, dict[str, str], dict[str, Hierarchy], str]:
+    frame = generate(n, seed)
+    description = (
+        f"Synthetic inpatient registry: {n:,} admissions 2017-2019, seed {seed} (Katirai 2006 dependencies)"
+    )
+    return frame, dict(ROLES), hierarchies(frame), description
