@@ -27,8 +27,12 @@ class SearchResult:
 
 
 def tie_key(node: Node, value: float) -> tuple[float, int, Node]:
-    """Order of preference: lowest objective, then lowest height, then lexicographically smallest."""
-    return (value, sum(node), node)
+    """Order of preference: lowest objective, then lowest height, then lexicographically smallest.
+
+    Values equal to 12 significant digits tie: sums of logarithms in different orders differ in the
+    last bits, and such noise must not decide between nodes.
+    """
+    return (float(f"{value:.12g}"), sum(node), node)
 
 
 def best_of(values: Mapping[Node, float]) -> Node | None:

@@ -1,0 +1,119 @@
+"""Release: labels, suppression marks, re-verification from the released table, export and provenance."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests._random_tables import random_dataset
+from workbench.data import Dataset
+from workbench.errors import ConfigError, VerificationError
+from workbench.lattice.evaluate import NodeEvaluator
+from workbench.release import SUPPRESSED, Release
+from workbench.samples import load_sample
+
+
+def _teaching() -> Dataset:
+    s = load_sample("teaching")
+    return Dataset.create(s.frame, s.roles, s.hierarchies, source="teaching")
+
+
+def test_labels_and_suppression_el_emam_fig3b():
+    """Age in 5-year bands at k = 3: classes (4, 3, 1, 1, 1); the three singletons are suppressed."""
+    rel = Release.from_node(_teaching(), (0, 0, 1), 3, 0.3)
+    assert rel.labels["age"].tolist()[:5] == ["15-19", "15-19", "15-19", "10-14", "15-19"]
+    assert int(rel.suppressed.sum()) == 3 and rel.classes == 2
+    table = rel.table()
+    assert (table.loc[rel.suppressed, ["date", "gender", "age"]] == SUPPRESSED).all().all()
+    g = rel.verify()
+    assert g.holds and g.suppressed == 3 and g.limit == 3
+    assert len(rel.table("drop")) == 7 and rel.verify(suppressed_policy="drop").holds
+
+
+def test_guarantee_fails_over_the_limit():
+    rel = Release.from_node(_teaching(), (0, 0, 1), 3, 0.2)
+    g = rel.verify()
+    assert not g.holds and "DOES NOT hold" in g.describe()
+
+
+def test_write_refuses_an_unverified_release(tmp_path):
+    rel = Release.from_node(_teaching(), (0, 0, 0), 3, 0.0)
+    with pytest.raises(VerificationError, match="not written"):
+        rel.write(tmp_path / "out", seed=1)
+    assert not (tmp_path / "out").exists()
+
+
+def test_verification_catches_a_tampered_table():
+    rel = Release.from_node(_teaching(), (2, 1, 4), 3, 0.0)
+    table = rel.table()
+    table.loc[0, "age"] = "18"  # too specific: now a class of one
+    assert not rel.verify(table).holds
+    table.loc[0, "age"] = "20-24"  # not an ancestor of the record's age 18
+    with pytest.raises(VerificationError, match="does not generalize"):
+        rel.verify(table)
+    rel2 = Release.from_node(_teaching(), (0, 0, 1), 3, 0.3)
+    t2 = rel2.table()
+    t2.loc[np.flatnonzero(rel2.suppressed)[0], "age"] = "10-14"
+    with pytest.raises(VerificationError, match="not marked"):
+        rel2.verify(t2)
+
+
+def test_write_csv_parquet_excel_and_provenance(tmp_path):
+    rel = Release.from_node(_teaching(), (0, 0, 1), 3, 0.3)
+    for suffix in ("csv", "parquet", "xlsx"):
+        paths = rel.write(tmp_path / suffix, seed=7, config={"privacy": {"k": 3}}, measures={"dm": 55.0},
+                          name=f"release.{suffix}")
+        reader = {"csv": pd.read_csv, "parquet": pd.read_parquet, "xlsx": pd.read_excel}[suffix]
+        back = reader(paths["release"], dtype=str) if suffix != "parquet" else reader(paths["release"])
+        assert list(back.columns) == ["date", "gender", "age"] and len(back) == 10
+        assert (back == SUPPRESSED).all(axis=1).sum() == 3
+        prov = json.loads(paths["provenance"].read_text())
+        assert prov["seed"] == 7 and prov["guarantee"]["holds"] and prov["measures"] == {"dm": 55.0}
+        assert prov["config"] == {"privacy": {"k": 3}} and prov["package"]["version"]
+        assert prov["input"]["records"] == 10 and len(prov["input"]["content_sha256"]) == 64
+    with pytest.raises(ConfigError, match="cannot export"):
+        rel.write(tmp_path, seed=1, name="release.json")
+
+
+def test_rows_are_shuffled_reproducibly(tmp_path):
+    ds = Dataset.create(*_registry_parts())
+    rel = Release.from_node(ds, tuple(c.height for c in ds.encoded), 5, 0.0)
+    a = pd.read_csv(rel.write(tmp_path / "a", seed=3)["release"], dtype=str, keep_default_na=False)
+    b = pd.read_csv(rel.write(tmp_path / "b", seed=3)["release"], dtype=str, keep_default_na=False)
+    pd.testing.assert_frame_equal(a, b)
+    assert "patient_id" not in a.columns  # identifying columns are dropped
+    assert not a["length_of_stay"].equals(ds.frame["length_of_stay"].reset_index(drop=True))
+
+
+def _registry_parts():
+    s = load_sample("registry", n=400)
+    return s.frame, s.roles, s.hierarchies
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), sup=st.sampled_from([0.0, 0.1, 0.3, 1.0]))
+def test_every_written_release_passes_reverification(tmp_path_factory, seed, k, sup):
+    ds = random_dataset(seed)
+    ev = NodeEvaluator(ds.encoded, k, sup)
+    admissible = [e.node for e in map(ev.evaluate, ev.lattice.nodes()) if e.k_anonymous]
+    if not admissible:
+        return
+    node = admissible[seed % len(admissible)]
+    rel = Release.from_node(ds, node, k, sup)
+    out = tmp_path_factory.mktemp("rel")
+    path = rel.write(out, seed=seed)["release"]
+    written = pd.read_csv(path, dtype=str, keep_default_na=False)
+    qis = ds.quasi_identifiers
+    starred = (written[qis] == SUPPRESSED).all(axis=1)
+    # all-'*' rows are the suppressed records plus kept records generalized to the root everywhere
+    at_root = ((rel.labels[qis] == SUPPRESSED).all(axis=1).to_numpy() & ~rel.suppressed).sum()
+    assert starred.sum() == rel.suppressed.sum() + at_root
+    assert rel.suppressed.sum() <= int(sup * ds.n + 1e-9)
+    sizes = written[~starred].groupby(qis).size()
+    assert (sizes >= k).all()
+    assert len(written) == ds.n
