@@ -1,0 +1,66 @@
+"""Import contracts (DESIGN.md §2): measures never import workbench; engines never import measures;
+only workbench/ui imports streamlit or altair; app.py imports only workbench.ui."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _modules(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def test_measures_never_import_workbench():
+    for path in _modules("measures"):
+        assert "workbench" not in {_top(n) for n in _imports(path)}, path
+
+
+def test_engines_never_import_measures_or_ui():
+    for folder in ("workbench/lattice", "workbench/local", "workbench/geo", "workbench/hierarchy"):
+        for path in _modules(folder):
+            imported = _imports(path)
+            assert "measures" not in {_top(n) for n in imported}, path
+            assert not any(n.startswith("workbench.ui") for n in imported), path
+
+
+def test_only_ui_imports_streamlit_and_altair():
+    for path in [*_modules("workbench"), *_modules("measures")]:
+        if "ui" in path.relative_to(ROOT).parts:
+            continue
+        assert not {_top(n) for n in _imports(path)} & {"streamlit", "altair"}, path
+
+
+def test_library_never_imports_ui():
+    for path in _modules("workbench"):
+        if "ui" in path.relative_to(ROOT).parts:
+            continue
+        assert not any(n.startswith("workbench.ui") for n in _imports(path)), path
+
+
+def test_app_imports_only_the_ui():
+    assert {n for n in _imports(ROOT / "app.py")} == {"workbench.ui.main"}
+
+
+def test_test_files_are_collected():
+    """Every file under tests/ is a test_*.py, conftest.py, a _helper, or a benchmark script."""
+    for path in (ROOT / "tests").rglob("*.py"):
+        rel = path.relative_to(ROOT / "tests")
+        ok = path.name.startswith(("test_", "_")) or path.name == "conftest.py" or rel.parts[0] == "benchmarks"
+        assert ok, rel
