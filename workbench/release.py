@@ -173,16 +173,12 @@ class Release:
             n_suppressed = int(expected.sum())
         kept = table.loc[kept_idx, qis]
         for qi in qis:
-            h = self.dataset.hierarchies[qi]
-            paths = {row[0]: set(row) for row in h.rows}
-            originals = self.dataset.frame.loc[kept_idx, qi].to_numpy(dtype=str)
-            released = kept[qi].to_numpy(dtype=object)
-            bad = [i for i, (o, r) in enumerate(zip(originals, released, strict=True)) if r not in paths[o]]
-            if bad:
-                i = bad[0]
-                raise VerificationError(
-                    f"column {qi!r}: released value {released[i]!r} does not generalize {originals[i]!r}"
-                )
+            paths = {row[0]: set(row) for row in self.dataset.hierarchies[qi].rows}
+            pairs = pd.DataFrame({"o": self.dataset.frame.loc[kept_idx, qi].to_numpy(dtype=str),
+                                  "r": kept[qi].to_numpy(dtype=object)}).drop_duplicates()
+            for o, r in pairs.itertuples(index=False):
+                if r not in paths[o]:
+                    raise VerificationError(f"column {qi!r}: released value {r!r} does not generalize {o!r}")
         sizes = kept.value_counts(dropna=False).to_numpy() if qis and len(kept) else np.zeros(0, int)
         smallest = int(sizes.min()) if sizes.size else self.k
         holds = smallest >= self.k and n_suppressed <= self.limit
