@@ -49,7 +49,7 @@ def test_missing_value_is_a_value_the_hierarchy_covers():
 def test_uncovered_missing_value_names_column_and_rows():
     partial = Hierarchy.parse_arx("34;30-39;*\n51;50-59;*\n", name="age.csv")
     with pytest.raises(HierarchyError, match=r"column 'age': hierarchy 'age.csv' has no row for an empty cell "
-                                             r"\(missing value\) in row 2"):
+                                             r"\(missing value\) in data row 2"):
         Dataset.create(FRAME, {"age": "quasi"}, {"age": partial})
 
 

@@ -74,7 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{study.max_suppression} ({result.dataset.n} records)", file=sys.stderr)
                 return 1
             summary = result.summary()
-            paths = _write_release(result, args.out) if args.out else []
+            try:
+                paths = _write_release(result, args.out) if args.out else []
+            except OSError as exc:  # e.g. --out names an existing file, or a folder we may not write to
+                print(f"workbench: --out {args.out}: cannot write the release: {exc.strerror or exc}",
+                      file=sys.stderr)
+                return 2
             if args.json:
                 print(json.dumps(summary))
             else:

@@ -213,6 +213,9 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     suppressed = release.get("suppressed", "mark")
     if suppressed not in SUPPRESSED_POLICIES:
         raise ConfigError(f"{where}: release.suppressed must be 'mark' or 'drop', got {suppressed!r}")
+    seed = release.get("seed", 0)
+    if seed < 0:
+        raise ConfigError(f"{where}: release.seed must be a non-negative integer, got {seed}")
     fmt = release.get("format", "csv")
     if fmt not in ("csv", "parquet", "xlsx"):
         raise ConfigError(f"{where}: release.format must be csv, parquet or xlsx, got {fmt!r}")
@@ -221,6 +224,6 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         source=source, base_dir=base, data_path=data_path, separator=data.get("separator"),
         sample=data.get("sample"), attributes=tuple(attributes), k=k, max_suppression=max_sup,
         engine=kind, algorithm=algorithm, objective=objective, compare=compare,
-        target=measures.get("target"), seed=release.get("seed", 0), suppressed=suppressed,
+        target=measures.get("target"), seed=seed, suppressed=suppressed,
         release_format=fmt, raw=copy.deepcopy(dict(raw)),
     )

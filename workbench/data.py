@@ -70,7 +70,8 @@ def read_table(path: str | Path, separator: str | None = None) -> pd.DataFrame:
         elif suffix == ".parquet":
             frame = pd.read_parquet(p).map(_as_text)
         else:
-            frame = pd.read_excel(p, dtype=object, keep_default_na=False, na_values=[]).map(_as_text)
+            frame = _with_header(pd.read_excel(p, header=None, dtype=object, keep_default_na=False,
+                                               na_values=[]).map(_as_text))
     except DataError:
         raise
     except Exception as exc:  # the readers raise many types; the user needs the file and the reason
@@ -91,10 +92,21 @@ def _read_text(p: Path, separator: str | None) -> pd.DataFrame:
         raise DataError(f"{p}: the file is empty")
     sep = separator or ("\t" if p.suffix.lower() == ".tsv" else _sniff_separator(p, text[:65536]))
     try:
-        return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[],
-                           engine="python" if len(sep) > 1 else "c")
+        # header=None: pandas would rename a duplicate name 'a' to 'a.1', and would silently take the first
+        # column as the index when every data row has more fields than the header
+        return _with_header(pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
+                                        na_values=[], engine="python" if len(sep) > 1 else "c"))
     except pd.errors.ParserError as exc:
         raise DataError(f"{p}: malformed table: {str(exc).strip().splitlines()[0]}") from None
+
+
+def _with_header(raw: pd.DataFrame) -> pd.DataFrame:
+    """The first row of a table read without a header becomes the column names, exactly as written."""
+    if len(raw) == 0:
+        return raw
+    frame = raw.iloc[1:].reset_index(drop=True)
+    frame.columns = ["" if v is None or v != v else str(v) for v in raw.iloc[0]]
+    return frame
 
 
 def _checked(frame: pd.DataFrame, source: str) -> pd.DataFrame:
@@ -106,7 +118,8 @@ def _checked(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     dupes = sorted({c for c in names if names.count(c) > 1})
     if dupes:
         raise DataError(f"{source}: duplicate column name(s): {', '.join(dupes)}")
-    unnamed = [c for c in names if c.startswith("Unnamed:") or not c.strip()]
+    unnamed = [c if c.strip() else f"column {i + 1}" for i, c in enumerate(names)
+               if c.startswith("Unnamed:") or not c.strip()]
     if unnamed:
         raise DataError(f"{source}: column(s) without a header name: {', '.join(unnamed)}")
     frame.columns = names
@@ -170,7 +183,7 @@ class Dataset:
         """
         if len(frame) == 0:
             raise DataError(f"{source}: no data rows")
-        frame = frame.copy(deep=True).astype(str)
+        frame = frame.copy(deep=True).map(_as_text)  # same text as read_table: NaN -> "", 20.0 -> "20"
         unknown = [a for a in roles if a not in frame.columns]
         if unknown:
             raise DataError(
@@ -193,7 +206,7 @@ class Dataset:
             report = h.validate()
             warnings.extend(report.warnings)
             problems.extend(report.errors)
-            if report.ok:
+            if h.rows:  # coverage too, so that every problem is reported at once
                 problems.extend(_coverage_problems(frame[a], h, a))
         if problems:
             raise HierarchyError("; ".join(problems), problems)
@@ -244,6 +257,6 @@ def _coverage_problems(column: pd.Series, h: Hierarchy, attribute: str) -> list[
         rows = (np.flatnonzero(values == v) + 1).tolist()
         shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
         label = "an empty cell (missing value)" if v == "" else repr(v)
-        parts.append(f"{label} in row{'s' if len(rows) > 1 else ''} {shown}")
+        parts.append(f"{label} in data row{'s' if len(rows) > 1 else ''} {shown}")
     more = f"; and {len(missing) - 5} more value(s)" if len(missing) > 5 else ""
     return [f"column {attribute!r}: hierarchy {h.name!r} has no row for {'; '.join(parts)}{more}"]
