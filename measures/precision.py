@@ -27,10 +27,10 @@ def precision_nm(view: Generalized) -> float:
 
 
 def precision_node(node: NodeClasses) -> float:
-    return float(np.mean([_share(v, H) for v, H in zip(node.levels, node.max_heights, strict=True)]))
+    return sum(_share(v, H) for v, H in zip(node.levels, node.max_heights, strict=True)) / node.r
 
 
 def precision_nm_node(node: NodeClasses) -> float:
     n, S = node.n, node.suppressed
     shares = [_share(v, H) for v, H in zip(node.levels, node.max_heights, strict=True)]
-    return float(np.mean([(p * (n - S) + S) / n for p in shares]))
+    return sum((p * (n - S) + S) / n for p in shares) / node.r

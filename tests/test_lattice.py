@@ -17,7 +17,7 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS
 from workbench.lattice.space import Lattice
 from workbench.release import Release
-from workbench.study import node_classes
+from workbench.study import NodeScorer
 
 
 def test_lattice_structure_issa_fig4():
@@ -104,11 +104,11 @@ def test_monotonicity_up_the_lattice(seed, k):
     (El Emam 2009). Checked on every lattice edge."""
     ds = random_dataset(seed)
     ev = NodeEvaluator(ds.encoded, k, 0.0)
-    domains = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in ds.encoded)
+    scorer = NodeScorer(ev)
     for node in ev.lattice.nodes():
-        here = node_classes(ev, domains, node)
+        here = scorer.view(node)
         for succ in ev.lattice.successors(node):
-            there = node_classes(ev, domains, succ)
+            there = scorer.view(succ)
             assert there.suppressed <= here.suppressed
             for mid in ("precision", "dm_star", "entropy", "height"):
                 f = M.MEASURES[mid].node
@@ -121,9 +121,7 @@ def test_monotonicity_up_the_lattice(seed, k):
 def test_exhaustive_returns_the_brute_force_optimum(seed, k, sup, objective):
     ds = random_dataset(seed)
     ev = NodeEvaluator(ds.encoded, k, sup)
-    domains = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in ds.encoded)
-    f = M.MEASURES[objective].node
-    result = ALGORITHMS["exhaustive"].search(ev, lambda n: f(node_classes(ev, domains, n)))
+    result = ALGORITHMS["exhaustive"].search(ev, NodeScorer(ev).objective(objective))
     # brute force with cell-level measures on releases
     limit = math.floor(sup * ds.n + 1e-9)
     admissible = {}

@@ -19,7 +19,7 @@ from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.release import Release
 from workbench.samples import load_sample
-from workbench.study import node_classes
+from workbench.study import NodeScorer
 
 
 def _teaching() -> Dataset:
@@ -33,9 +33,7 @@ def _cell(dataset: Dataset, node: tuple[int, ...], k: int) -> dict[str, float]:
 
 
 def _fast(dataset: Dataset, node: tuple[int, ...], k: int) -> dict[str, float]:
-    ev = NodeEvaluator(dataset.encoded, k, 0.0)
-    domains = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in dataset.encoded)
-    view = node_classes(ev, domains, node)
+    view = NodeScorer(NodeEvaluator(dataset.encoded, k, 0.0)).view(node)
     return {i: m.node(view) for i, m in M.MEASURES.items()}
 
 
@@ -121,22 +119,19 @@ def test_arx_adult_conformance(adult_dataset, measure, node, value):
     """ARX's own values on Adult (8 QIs, k = 5, 0 %), to a relative 1e-9, by both implementations."""
     assert adult_dataset.quasi_identifiers == ["sex", "age", "race", "marital-status", "education",
                                                "native-country", "workclass", "salary-class"]
-    ev = _adult_evaluator(adult_dataset)
-    fast = M.MEASURES[measure].node(node_classes(ev, ev._test_domains, node))
+    fast = M.MEASURES[measure].node(_adult_scorer(adult_dataset).view(node))
     cell = M.MEASURES[measure].cell(Release.from_node(adult_dataset, node, 5, 0.0).view())
     assert fast == pytest.approx(value, rel=1e-9)
     assert cell == pytest.approx(value, rel=1e-9)
 
 
-_EVALUATORS: dict[int, NodeEvaluator] = {}
+_SCORERS: dict[int, NodeScorer] = {}
 
 
-def _adult_evaluator(ds: Dataset) -> NodeEvaluator:
-    if id(ds) not in _EVALUATORS:
-        ev = NodeEvaluator(ds.encoded, 5, 0.0)
-        ev._test_domains = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in ds.encoded)
-        _EVALUATORS[id(ds)] = ev
-    return _EVALUATORS[id(ds)]
+def _adult_scorer(ds: Dataset) -> NodeScorer:
+    if id(ds) not in _SCORERS:
+        _SCORERS[id(ds)] = NodeScorer(NodeEvaluator(ds.encoded, 5, 0.0))
+    return _SCORERS[id(ds)]
 
 
 # ------------------------------------------------------------------------------------ fast path == cells
@@ -145,10 +140,10 @@ def _adult_evaluator(ds: Dataset) -> NodeEvaluator:
 def test_fast_path_equals_cell_level_on_every_node(seed, k):
     ds = random_dataset(seed)
     ev = NodeEvaluator(ds.encoded, k, 0.0)
-    domains = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in ds.encoded)
+    scorer = NodeScorer(ev)
     for node in ev.lattice.nodes():
         view = Release.from_node(ds, node, k, 0.0).view()
-        fast_view = node_classes(ev, domains, node)
+        fast_view = scorer.view(node)
         for mid, m in M.MEASURES.items():
             assert m.node(fast_view) == pytest.approx(m.cell(view), rel=1e-9, abs=1e-9), (mid, node)
 

@@ -10,8 +10,12 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.errors import VerificationError, WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.study import RunResult
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,7 +54,7 @@ def _format_text(summary: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def _write_release(result, out: Path) -> list[Path]:  # noqa: ANN001 - RunResult, imported lazily
+def _write_release(result: RunResult, out: Path) -> list[Path]:
     study = result.study
     written = result.release.write(
         out, seed=study.seed, config=dict(study.raw),

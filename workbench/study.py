@@ -66,12 +66,6 @@ def load_dataset(study: Study) -> Dataset:
 
 
 # ---------------------------------------------------------------------------------------------- measures
-def node_classes(evaluator: NodeEvaluator, domains: tuple[M.ColumnDomain, ...], node: Node) -> M.NodeClasses:
-    """The measures' fast-path view of a lattice node, from its (cached) frequency set."""
-    fs = evaluator.frequency_set(node)
-    return M.NodeClasses(tuple(node), fs.counts, fs.codes, domains, evaluator.k)
-
-
 def _lattice_measure(measure_id: str, role: str) -> M.Measure:
     if measure_id not in M.MEASURES:
         raise ConfigError(f"{role} {measure_id!r} is not available in this version; available: "
@@ -79,29 +73,30 @@ def _lattice_measure(measure_id: str, role: str) -> M.Measure:
     return M.MEASURES[measure_id]
 
 
-def objective_for(study: Study, evaluator: NodeEvaluator) -> Callable[[Node], float]:
-    """The loss the lattice search minimizes: ``engine.objective`` on a node's frequency set."""
-    measure = _lattice_measure(study.objective, "engine.objective")
-    if measure.node is None:
-        raise ConfigError(f"engine.objective {study.objective!r} has no lattice fast path")
-    domains = _domains(evaluator)
-    fast = measure.node
-    return lambda node: fast(node_classes(evaluator, domains, node))
+class NodeScorer:
+    """Scores lattice nodes from the evaluator's frequency sets (the measures' fast paths)."""
 
+    def __init__(self, evaluator: NodeEvaluator) -> None:
+        self.evaluator = evaluator
+        self.domains = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in evaluator.columns)
 
-def _domains(evaluator: NodeEvaluator) -> tuple[M.ColumnDomain, ...]:
-    cached = getattr(evaluator, "_measure_domains", None)
-    if cached is None:
-        cached = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in evaluator.columns)
-        evaluator._measure_domains = cached  # type: ignore[attr-defined]
-    return cached
+    def view(self, node: Node) -> M.NodeClasses:
+        """The measures' fast-path view of a node, from its (cached) frequency set."""
+        fs = self.evaluator.frequency_set(node)
+        return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k)
 
+    def scores(self, node: Node, ids: Iterable[str]) -> dict[str, M.Score]:
+        ids = list(ids)
+        for i in ids:
+            _lattice_measure(i, "measures.compare")
+        return M.score_node(self.view(node), ids)
 
-def node_scores(evaluator: NodeEvaluator, node: Node, ids: Iterable[str]) -> dict[str, M.Score]:
-    """Every requested measure at a lattice node, from its frequency set (fast paths)."""
-    for i in ids:
-        _lattice_measure(i, "measures.compare")
-    return M.score_node(node_classes(evaluator, _domains(evaluator), node), list(ids))
+    def objective(self, measure_id: str) -> Callable[[Node], float]:
+        """The loss a lattice search minimizes: one measure on a node's frequency set."""
+        fast = _lattice_measure(measure_id, "engine.objective").node
+        if fast is None:
+            raise ConfigError(f"engine.objective {measure_id!r} has no lattice fast path")
+        return lambda node: fast(self.view(node))
 
 
 def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
@@ -110,12 +105,12 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
     k-anonymity and every measure. The table behind the lattice pictures."""
     ids = list(ids or M.MEASURES)
     fast = {i: _lattice_measure(i, "measure").node for i in ids}
-    domains = _domains(evaluator)
+    scorer = NodeScorer(evaluator)
     names = [c.name for c in evaluator.columns]
     rows = []
     for node in nodes if nodes is not None else evaluator.lattice.nodes():
         e = evaluator.evaluate(node)
-        view = node_classes(evaluator, domains, node)
+        view = scorer.view(node)
         rows.append({"node": evaluator.lattice.label(node), **dict(zip(names, node, strict=True)),
                      "rank": sum(node), "classes": e.classes, "suppressed": e.suppressed,
                      "k_anonymous": e.k_anonymous, **{i: f(view) for i, f in fast.items()}})
@@ -170,7 +165,8 @@ def run(study: Study, dataset: Dataset | None = None) -> RunResult:
         _lattice_measure(i, "measures.compare")
     dataset = dataset or load_dataset(study)
     evaluator = evaluator_for(study, dataset)
-    objective = objective_for(study, evaluator)
+    scorer = NodeScorer(evaluator)
+    objective = scorer.objective(study.objective)
     spec = ALGORITHMS[study.algorithm]
     start = time.perf_counter()
     result = spec.search(evaluator, objective)
@@ -178,7 +174,7 @@ def run(study: Study, dataset: Dataset | None = None) -> RunResult:
     if result.optimum is None:
         return RunResult(study, dataset, None, {}, result, result.checks, seconds)
     release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm)
-    scores = node_scores(evaluator, result.optimum, study.compare)
+    scores = scorer.scores(result.optimum, study.compare)
     return RunResult(study, dataset, release, scores, result, result.checks, seconds)
 
 
@@ -213,12 +209,13 @@ def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) 
         _lattice_measure(i, "measures.compare")
     dataset = dataset or load_dataset(study)
     evaluator = evaluator_for(study, dataset)
+    scorer = NodeScorer(evaluator)
     names = dataset.quasi_identifiers
     parsed = [parse_node(t, names, evaluator.lattice.heights) for t in nodes]
     out = []
     for node in parsed:
         start = time.perf_counter()
         release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure")
-        scores = node_scores(evaluator, node, study.compare)
+        scores = scorer.scores(node, study.compare)
         out.append(RunResult(study, dataset, release, scores, None, 0, time.perf_counter() - start))
     return out
