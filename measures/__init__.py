@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeClasses
-from measures.aecs import aecs, aecs_node
+from measures.aecs import aecs, aecs_bound_node, aecs_node
 from measures.discernibility import dm, dm_node, dm_star, dm_star_node
 from measures.entropy import entropy, entropy_nm, entropy_nm_node, entropy_node
 from measures.height import height, height_node
-from measures.loss import loss, loss_node
+from measures.loss import loss, loss_bound_node, loss_node
 from measures.precision import precision, precision_nm, precision_nm_node, precision_node
 
 __all__ = [
@@ -43,7 +43,13 @@ class Measure:
     cell: Callable[[Generalized], float]
     node: Callable[[NodeClasses], float] | None = None
     bound: Callable[[Generalized | NodeClasses], float] | None = None
+    lower_bound: Callable[[NodeClasses], float] | None = None
     direction: str = "lower is better"
+
+    def node_lower_bound(self) -> Callable[[NodeClasses], float] | None:
+        """A monotone lower bound of this measure at a lattice node and at all its generalizations (the
+        branch-and-bound bound of Kohlmayer/Prasser 2016); a monotone measure is its own bound."""
+        return self.node if self.monotone else self.lower_bound
 
 
 @dataclass(frozen=True)
@@ -82,19 +88,20 @@ _ALL = [
     Measure("precision", "Precision (Prec)", "(1/r) Σ_j v_j / H_j", True, "Sweeney 2002; El Emam 2009",
             precision, precision_node, _unit),
     Measure("precision_nm", "Precision, suppression charged", "(1/r) Σ_j [(v_j/H_j)(n−S) + S] / n", False,
-            "ARX", precision_nm, precision_nm_node, _unit),
+            "ARX", precision_nm, precision_nm_node, _unit, lower_bound=precision_node),
     Measure("dm", "Discernibility (DM)", "Σ_{|E|≥k} |E|² + n·S", False, "Bayardo & Agrawal 2005", dm,
-            dm_node, _n_squared),
+            dm_node, _n_squared, lower_bound=dm_star_node),  # n·|E| ≥ |E|² for a suppressed class
     Measure("dm_star", "Discernibility, suppression-blind (DM*)", "Σ_E |E|² over all classes", True,
             "El Emam 2009", dm_star, dm_star_node, _n_squared),
     Measure("aecs", "Average equivalence class size", "n / (#{E : |E| ≥ k} + [S > 0])", False,
-            "LeFevre 2006; ARX", aecs, aecs_node, _n),
+            "LeFevre 2006; ARX", aecs, aecs_node, _n, lower_bound=aecs_bound_node),
     Measure("entropy", "Non-uniform entropy", "Σ_j Σ_i log2( f̄_j(g_i) / f_j(o_i) )", True,
             "Gionis & Tassa 2009; El Emam 2009", entropy, entropy_node),
     Measure("entropy_nm", "Non-uniform entropy, suppression charged",
-            "entropy + Σ_j Σ_y c_{j,y} · log2(S / c_{j,y})", False, "ARX", entropy_nm, entropy_nm_node),
+            "entropy + Σ_j Σ_y c_{j,y} · log2(S / c_{j,y})", False, "ARX", entropy_nm, entropy_nm_node,
+            lower_bound=entropy_node),
     Measure("loss", "Loss (Iyengar)", "mean over cells of (leaves(g) − 1)/(|domain_j| − 1); suppressed cell 1",
-            False, "Iyengar 2002", loss, loss_node, _unit),
+            False, "Iyengar 2002", loss, loss_node, _unit, lower_bound=loss_bound_node),
 ]
 
 MEASURES: dict[str, Measure] = {m.id: m for m in _ALL}

@@ -17,3 +17,9 @@ def aecs(view: Generalized) -> float:
 def aecs_node(node: NodeClasses) -> float:
     classes = int(np.count_nonzero(~node.small)) + int(node.suppressed > 0)
     return float(node.n / classes) if classes else 0.0
+
+
+def aecs_bound_node(node: NodeClasses) -> float:
+    """n / (all classes): monotone (classes only merge going up) and a lower bound of ``aecs`` at the node and
+    every generalization (with S > 0 at least one class is suppressed, so released + 1 ≤ all classes)."""
+    return float(node.n / node.class_sizes.size) if node.class_sizes.size else 0.0

@@ -32,3 +32,11 @@ def loss_node(node: NodeClasses) -> float:
         charged_to_suppressed = float(d.loss_by_code[v] @ c) if S else 0.0
         total += d.loss_by_level[v] - charged_to_suppressed + S
     return total / (n * r)
+
+
+def loss_bound_node(node: NodeClasses) -> float:
+    """Loss of the generalization alone (suppression not charged): a monotone lower bound of ``loss`` at the
+    node and at every generalization of it (a suppressed cell costs 1 ≥ its generalized cost)."""
+    if node.n == 0 or node.r == 0:
+        return 0.0
+    return sum(d.loss_by_level[v] for d, v in zip(node.domains, node.levels, strict=True)) / (node.n * node.r)

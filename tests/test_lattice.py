@@ -16,6 +16,7 @@ from tests._random_tables import random_dataset
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS
 from workbench.lattice.space import Lattice
+from workbench.lattice.tagging import TaggedLattice
 from workbench.release import Release
 from workbench.study import NodeScorer
 
@@ -121,7 +122,7 @@ def test_monotonicity_up_the_lattice(seed, k):
 def test_exhaustive_returns_the_brute_force_optimum(seed, k, sup, objective):
     ds = random_dataset(seed)
     ev = NodeEvaluator(ds.encoded, k, sup)
-    result = ALGORITHMS["exhaustive"].search(ev, NodeScorer(ev).objective(objective))
+    result = ALGORITHMS["exhaustive"].search(TaggedLattice(ev), NodeScorer(ev).objective(objective))
     # brute force with cell-level measures on releases
     limit = math.floor(sup * ds.n + 1e-9)
     admissible = {}

@@ -28,7 +28,8 @@ DEFAULT_COMPARE = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs
 _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "data": {"path": (str,), "separator": (str,), "sample": (str,)},
     "privacy": {"k": (int,), "max_suppression": (int, float)},
-    "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,)},
+    "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,), "time_limit": (int, float),
+               "seed": (int,), "allow_non_monotone": (bool,)},
     "measures": {"compare": (list,), "target": (str,)},
     "release": {"seed": (int,), "suppressed": (str,), "format": (str,)},
 }
@@ -64,6 +65,9 @@ class Study:
     engine: str = "lattice"
     algorithm: str = "exhaustive"
     objective: str = "entropy"
+    time_limit: float | None = None
+    search_seed: int = 0
+    allow_non_monotone: bool = False
     compare: tuple[str, ...] = DEFAULT_COMPARE
     target: str | None = None
     seed: int = 0
@@ -202,6 +206,12 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         raise ConfigError(f"{where}: engine.objective {objective!r} is not a measure id; use one of "
                           f"{', '.join(MEASURE_IDS)}")
 
+    time_limit = engine.get("time_limit")
+    if time_limit is not None and time_limit <= 0:
+        raise ConfigError(f"{where}: engine.time_limit must be a positive number of seconds, got {time_limit}")
+    if engine.get("seed", 0) < 0:
+        raise ConfigError(f"{where}: engine.seed must be zero or more, got {engine['seed']}")
+
     measures = sections["measures"]
     compare = tuple(measures.get("compare", DEFAULT_COMPARE))
     for m in compare:
@@ -223,7 +233,9 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     return Study(
         source=source, base_dir=base, data_path=data_path, separator=data.get("separator"),
         sample=data.get("sample"), attributes=tuple(attributes), k=k, max_suppression=max_sup,
-        engine=kind, algorithm=algorithm, objective=objective, compare=compare,
+        engine=kind, algorithm=algorithm, objective=objective,
+        time_limit=float(time_limit) if time_limit is not None else None, search_seed=engine.get("seed", 0),
+        allow_non_monotone=engine.get("allow_non_monotone", False), compare=compare,
         target=measures.get("target"), seed=seed, suppressed=suppressed,
         release_format=fmt, raw=copy.deepcopy(dict(raw)),
     )

@@ -7,8 +7,8 @@ that a search minimizes from ``measures.MEASURES``, so engines never import meas
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -18,8 +18,9 @@ from workbench.data import Dataset, read_table
 from workbench.errors import ConfigError, DataError
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, PLANNED, SearchResult
+from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult
 from workbench.lattice.space import Node
+from workbench.lattice.tagging import TaggedLattice
 from workbench.release import Release
 
 
@@ -91,12 +92,15 @@ class NodeScorer:
             _lattice_measure(i, "measures.compare")
         return M.score_node(self.view(node), ids)
 
-    def objective(self, measure_id: str) -> Callable[[Node], float]:
-        """The loss a lattice search minimizes: one measure on a node's frequency set."""
-        fast = _lattice_measure(measure_id, "engine.objective").node
-        if fast is None:
+    def objective(self, measure_id: str) -> Objective:
+        """The loss a lattice search minimizes (one measure on a node's frequency set), with the monotone
+        lower bound that branch-and-bound prunes with."""
+        measure = _lattice_measure(measure_id, "engine.objective")
+        fast, lower = measure.node, measure.node_lower_bound()
+        if fast is None or lower is None:
             raise ConfigError(f"engine.objective {measure_id!r} has no lattice fast path")
-        return lambda node: fast(self.view(node))
+        return Objective(measure_id, lambda node: fast(self.view(node)), lambda node: lower(self.view(node)),
+                         measure.monotone)
 
 
 def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
@@ -154,28 +158,82 @@ def evaluator_for(study: Study, dataset: Dataset) -> NodeEvaluator:
     return NodeEvaluator(dataset.encoded, study.k, study.max_suppression)
 
 
-def run(study: Study, dataset: Dataset | None = None) -> RunResult:
-    """Run the study's engine and algorithm; score the release under ``[measures].compare``."""
+def _check_runnable(study: Study, algorithm: str) -> None:
     if study.engine != "lattice":
         raise ConfigError(f"engine.kind {study.engine!r} is not available in this version; use 'lattice'")
-    if study.algorithm in PLANNED:
-        raise ConfigError(f"engine.algorithm {study.algorithm!r} is not available in this version; "
-                          f"available: {', '.join(ALGORITHMS)}")
+    spec = ALGORITHMS[algorithm]
+    measure = _lattice_measure(study.objective, "engine.objective")
+    if spec.requires_monotone and not measure.monotone and not study.allow_non_monotone:
+        raise ConfigError(
+            f"engine.algorithm {algorithm!r} needs a monotone objective and {study.objective!r} is not; use "
+            "'exhaustive' or 'bnb' (optimal for any objective), or set engine.allow_non_monotone = true to run "
+            "it anyway, labelled not proven optimal"
+        )
     for i in study.compare:
         _lattice_measure(i, "measures.compare")
-    dataset = dataset or load_dataset(study)
+
+
+def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> SearchResult:
+    """Run one lattice search on a fresh evaluator (so checks and times are the algorithm's own)."""
+    algorithm = algorithm or study.algorithm
+    _check_runnable(study, algorithm)
+    spec = ALGORITHMS[algorithm]
     evaluator = evaluator_for(study, dataset)
-    scorer = NodeScorer(evaluator)
-    objective = scorer.objective(study.objective)
-    spec = ALGORITHMS[study.algorithm]
-    start = time.perf_counter()
-    result = spec.search(evaluator, objective)
-    seconds = time.perf_counter() - start
+    objective = NodeScorer(evaluator).objective(study.objective)
+    result = spec.search(TaggedLattice(evaluator), objective, Limits(study.time_limit, study.search_seed))
+    if result.proven_optimal and spec.requires_monotone and not objective.monotone:
+        result = replace(result, proven_optimal=False,
+                         note=f"{algorithm} assumes a monotone objective; {study.objective} is not")
+    return result
+
+
+def run(study: Study, dataset: Dataset | None = None) -> RunResult:
+    """Run the study's engine and algorithm; score the release under ``[measures].compare``."""
+    _check_runnable(study, study.algorithm)
+    dataset = dataset or load_dataset(study)
+    result = search(study, dataset)
     if result.optimum is None:
-        return RunResult(study, dataset, None, {}, result, result.checks, seconds)
+        return RunResult(study, dataset, None, {}, result, result.checks, result.seconds)
     release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm)
-    scores = scorer.scores(result.optimum, study.compare)
-    return RunResult(study, dataset, release, scores, result, result.checks, seconds)
+    scores = NodeScorer(evaluator_for(study, dataset)).scores(result.optimum, study.compare)
+    return RunResult(study, dataset, release, scores, result, result.checks, result.seconds)
+
+
+def compare_algorithms(study: Study, algorithms: Sequence[str] | None = None,
+                       dataset: Dataset | None = None) -> pd.DataFrame:
+    """Run several lattice algorithms on one configuration (El Emam 2009's comparison): one row per algorithm
+    with its node, objective value, relative information loss against the optimum (100 % = optimal; the
+    optimum comes from ``exhaustive``), checks and seconds."""
+    algorithms = list(algorithms or ALGORITHMS)
+    unknown = [a for a in algorithms if a not in ALGORITHMS]
+    if unknown:
+        raise ConfigError(f"unknown algorithm(s) {', '.join(unknown)}; known: {', '.join(ALGORITHMS)}")
+    dataset = dataset or load_dataset(study)
+    results = {a: search(study, dataset, a) for a in algorithms}
+    reference = results.get("exhaustive") or search(study, dataset, "exhaustive")
+    names = dataset.quasi_identifiers
+    rows = []
+    for a, r in results.items():
+        rows.append({
+            "algorithm": a,
+            "node": ",".join(f"{q}={v}" for q, v in zip(names, r.optimum, strict=True)) if r.optimum else None,
+            "objective": study.objective,
+            "value": r.value,
+            "relative_loss_pct": relative_loss(r.value, reference.value),
+            "proven_optimal": r.proven_optimal,
+            "checks": r.checks,
+            "seconds": r.seconds,
+        })
+    return pd.DataFrame(rows)
+
+
+def relative_loss(value: float | None, optimum: float | None) -> float | None:
+    """100 · IL / IL(optimum) (El Emam 2009); 100 when both are 0, None when undefined."""
+    if value is None or optimum is None:
+        return None
+    if optimum == 0:
+        return 100.0 if value == 0 else None
+    return 100.0 * value / optimum
 
 
 def parse_node(text: str, names: Sequence[str], heights: Sequence[int]) -> Node:

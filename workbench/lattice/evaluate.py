@@ -21,6 +21,7 @@ from workbench.data import EncodedColumn
 from workbench.lattice.space import Lattice, Node
 
 _DENSE_FACTOR = 4  # use a dense bincount when the key space is at most this many times the class count
+_SCAN_LIMIT = 512  # with at most this many cached sets, roll up from the smallest cached node below
 _CACHE_CLASSES = 4_000_000  # classes kept in the frequency-set cache (about 150 MB with 8 columns)
 
 
@@ -151,7 +152,8 @@ class NodeEvaluator:
         return self._build(node, codes, np.ones(self.n, dtype=np.int64))
 
     def frequency_set(self, node: Node) -> FrequencySet:
-        """Cached frequency set, rolled up from the smallest cached predecessor (or the bottom)."""
+        """Cached frequency set, rolled up from the smallest cached predecessor, else (while the cache is
+        small) from the smallest cached node below, else from the bottom."""
         node = tuple(node)
         if node == self._bottom.node:
             return self._bottom
@@ -160,6 +162,8 @@ class NodeEvaluator:
             self._cache.move_to_end(node)
             return hit
         sources = [self._cache[p] for p in self.lattice.predecessors(node) if p in self._cache]
+        if not sources and len(self._cache) <= _SCAN_LIMIT:  # sparse searches (OLA, Flash): any node below
+            sources = [fs for n, fs in self._cache.items() if Lattice.leq(n, node)]
         source = min(sources, key=lambda fs: fs.classes) if sources else self._bottom
         fs = self.rollup(source, node)
         self.rollups += 1

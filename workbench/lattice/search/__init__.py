@@ -1,33 +1,47 @@
-"""Lattice search algorithms, one module each, registered with their properties and citation."""
+"""Lattice search algorithms, one module each, registered with their properties and citation.
+
+Every algorithm is ``search(space: TaggedLattice, objective: Objective, limits: Limits) -> SearchResult``;
+predictive tagging and the trace live in ``space`` (workbench.lattice.tagging).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import exhaustive
-from workbench.lattice.search.result import Objective, SearchResult, best_of, tie_key
+from workbench.lattice.search import bnb, datafly, exhaustive, flash, incognito, ola, samarati
+from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, best_of, conclude, tie_key
+from workbench.lattice.tagging import TaggedLattice
 
-__all__ = ["ALGORITHMS", "PLANNED", "AlgorithmSpec", "Objective", "SearchResult", "best_of", "tie_key"]
+__all__ = ["ALGORITHMS", "NO_LIMITS", "AlgorithmSpec", "Limits", "Objective", "SearchResult", "best_of", "conclude",
+           "tie_key"]
 
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """A registered search: ``optimal`` (proven optimum) or heuristic, and whether the optimum is only
-    guaranteed for a monotone objective."""
+    """A registered search: ``optimal`` (returns a proven optimum) or heuristic, and whether that proof
+    needs a monotone objective."""
 
     id: str
-    search: Callable[[NodeEvaluator, Objective], SearchResult]
+    search: Callable[[TaggedLattice, Objective, Limits], SearchResult]
     optimal: bool
     requires_monotone: bool
     citation: str
 
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
-    "exhaustive": AlgorithmSpec("exhaustive", exhaustive.search, True, False,
-                                "El Emam et al. 2009 (brute force as the gold standard)"),
+    spec.id: spec
+    for spec in [
+        AlgorithmSpec("exhaustive", exhaustive.search, True, False,
+                      "El Emam et al. 2009 (brute force, the gold standard)"),
+        AlgorithmSpec("datafly", datafly.search, False, False,
+                      "Sweeney 1997; MaxSup stopping rule of El Emam et al. 2009"),
+        AlgorithmSpec("samarati", samarati.search, False, False, "Samarati 2001 (binary search on height)"),
+        AlgorithmSpec("incognito", incognito.search, True, False, "LeFevre, DeWitt & Ramakrishnan 2005"),
+        AlgorithmSpec("ola", ola.search, True, True, "El Emam et al. 2009; Issa 2009 (corrected GetOSC)"),
+        AlgorithmSpec("flash", flash.search, True, True,
+                      "Kohlmayer et al. 2012; with antichain stores, Kohlmayer, Prasser et al. 2016"),
+        AlgorithmSpec("bnb", bnb.search, True, False,
+                      "Kohlmayer, Prasser et al. 2016 (best-first branch-and-bound)"),
+    ]
 }
-
-PLANNED = ("datafly", "samarati", "incognito", "ola", "flash", "bnb")
-"""Lattice algorithm ids of the config contract (DESIGN.md §3) not yet available."""

@@ -1,21 +1,50 @@
-"""Typed results shared by the lattice search algorithms."""
+"""Typed inputs and results shared by the lattice search algorithms."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 from workbench.lattice.evaluate import NodeEvaluation
 from workbench.lattice.space import Node
+from workbench.lattice.tagging import TaggedLattice
+from workbench.lattice.trace import Trace
 
-Objective = Callable[[Node], float]
-"""A loss to minimize over nodes; built by the study runner from the measure registry."""
+
+@dataclass(frozen=True)
+class Objective:
+    """The loss a search minimizes, built by the study runner from the measure registry.
+
+    ``bound(x)`` is a lower bound of the objective at x and at every generalization of x, and is itself
+    monotone (for a monotone objective it is the objective). ``monotone`` says whether the objective is.
+    """
+
+    id: str
+    value: Callable[[Node], float]
+    bound: Callable[[Node], float]
+    monotone: bool
+
+    def __call__(self, node: Node) -> float:
+        return self.value(node)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Search limits: ``time_limit`` (seconds; anytime algorithms return the best so far) and ``seed``
+    (for randomized tie-breaking, e.g. Datafly's)."""
+
+    time_limit: float | None = None
+    seed: int = 0
+
+
+NO_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """What a search found: the optimum (None if no node is k-anonymous), its objective value, whether
-    it is proven optimal, the number of node checks, wall time and the nodes it evaluated, in order."""
+    """What a search found: the optimum (None if no node is k-anonymous), its objective value, whether it
+    is proven optimal, the number of node checks, wall time, the evaluations in order and the trace."""
 
     algorithm: str
     optimum: Node | None
@@ -24,6 +53,9 @@ class SearchResult:
     checks: int
     seconds: float
     evaluations: tuple[NodeEvaluation, ...] = ()
+    trace: Trace = field(default_factory=Trace)
+    k_minimal: tuple[Node, ...] = ()
+    note: str = ""
 
 
 def tie_key(node: Node, value: float) -> tuple[float, int, Node]:
@@ -40,3 +72,28 @@ def best_of(values: Mapping[Node, float]) -> Node | None:
     if not values:
         return None
     return min(values, key=lambda node: tie_key(node, values[node]))
+
+
+def conclude(space: TaggedLattice, algorithm: str, objective: Objective, candidates: Iterable[Node],
+             start: float, *, proven_optimal: bool, k_minimal: Iterable[Node] = (), note: str = "") -> SearchResult:
+    """The SearchResult of a search that ends with these k-anonymous ``candidates``: the preferred one under
+    ``tie_key``, the checks, evaluations and trace of ``space``, and the wall time since ``start``."""
+    values = {}
+    for node in candidates:
+        if space.known(node) is not True:
+            raise AssertionError(f"{algorithm}: candidate {node} is not known to be k-anonymous")
+        values[tuple(node)] = objective(node)
+    optimum = best_of(values)
+    seconds = time.perf_counter() - start
+    return SearchResult(
+        algorithm=algorithm,
+        optimum=optimum,
+        value=values[optimum] if optimum is not None else None,
+        proven_optimal=proven_optimal and optimum is not None,
+        checks=space.checks,
+        seconds=seconds,
+        evaluations=tuple(space.evaluated.values()),
+        trace=space.finish(seconds),
+        k_minimal=tuple(k_minimal),
+        note=note,
+    )

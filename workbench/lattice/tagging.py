@@ -1,0 +1,88 @@
+"""Predictive tagging, in one place for every search (El Emam 2009; Kohlmayer/Prasser 2016).
+
+"k-anonymous" propagates up (to generalizations), "not k-anonymous" propagates down (to specializations),
+both by monotonicity of k-anonymity with suppression (Samarati 2001). "Objective bound exceeded"
+propagates up: the bound is a monotone lower bound of the objective. Each property is an antichain store;
+the searches ask ``status(node)`` and never evaluate a node whose answer is already implied.
+"""
+
+from __future__ import annotations
+
+from workbench.lattice.antichain import DOWN, UP, AntichainStore
+from workbench.lattice.evaluate import NodeEvaluation, NodeEvaluator
+from workbench.lattice.space import Lattice, Node
+from workbench.lattice.trace import CHECK, PREDICTED, PRUNED, Trace
+
+
+class TaggedLattice:
+    """A lattice whose nodes' k-anonymity is learned by checks and predictive tagging, with a trace."""
+
+    def __init__(self, evaluator: NodeEvaluator) -> None:
+        self.evaluator = evaluator
+        self.lattice: Lattice = evaluator.lattice
+        width = len(self.lattice.heights)
+        self._anonymous = AntichainStore(width, UP)
+        self._not_anonymous = AntichainStore(width, DOWN)
+        self._pruned = AntichainStore(width, UP)
+        self.evaluated: dict[Node, NodeEvaluation] = {}
+        self._predicted: set[Node] = set()
+        self.trace = Trace()
+        self._rollups0 = evaluator.rollups
+
+    # ------------------------------------------------------------------ k-anonymity
+    def known(self, node: Node) -> bool | None:
+        """k-anonymity of a node if already known (checked or predicted), else None. Never evaluates."""
+        e = self.evaluated.get(node)
+        if e is not None:
+            return e.k_anonymous
+        if self._anonymous.covers(node):
+            return True
+        if self._not_anonymous.covers(node):
+            return False
+        return None
+
+    def check(self, node: Node) -> NodeEvaluation:
+        """Evaluate a node (once) and tag it; the evaluation is recorded in the trace."""
+        node = tuple(node)
+        e = self.evaluated.get(node)
+        if e is None:
+            e = self.evaluator.evaluate(node)
+            self.evaluated[node] = e
+            self.trace.record(node, CHECK, e.k_anonymous, e.suppressed)
+            (self._anonymous if e.k_anonymous else self._not_anonymous).insert(node)
+        return e
+
+    def status(self, node: Node) -> bool:
+        """Is the node k-anonymous? Answered by prediction when possible, else by a check."""
+        node = tuple(node)
+        answer = self.known(node)
+        if answer is None:
+            return self.check(node).k_anonymous
+        if node not in self.evaluated and node not in self._predicted:
+            self._predicted.add(node)
+            self.trace.record(node, PREDICTED, answer)
+        return answer
+
+    def tag(self, node: Node, k_anonymous: bool) -> None:
+        """Record a k-anonymity fact learned otherwise (e.g. Incognito's subset property)."""
+        (self._anonymous if k_anonymous else self._not_anonymous).insert(tuple(node))
+
+    # ------------------------------------------------------------------ objective bound
+    def prune(self, node: Node) -> None:
+        """The objective's lower bound at node exceeds the best value: exclude it and its generalizations."""
+        node = tuple(node)
+        if self._pruned.insert(node):
+            self.trace.record(node, PRUNED, self.known(node))
+
+    def is_pruned(self, node: Node) -> bool:
+        return self._pruned.covers(tuple(node))
+
+    # ------------------------------------------------------------------ bookkeeping
+    @property
+    def checks(self) -> int:
+        return len(self.evaluated)
+
+    def finish(self, seconds: float) -> Trace:
+        self.trace.rollups = self.evaluator.rollups - self._rollups0
+        self.trace.seconds = seconds
+        return self.trace
