@@ -31,11 +31,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     run.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     run.add_argument("--out", type=Path, metavar="DIR", help="write DIR/release.csv and DIR/provenance.json")
+    run.add_argument("--trace", type=Path, metavar="FILE", help="write the search trace as JSON")
     mea = sub.add_parser("measure", help="evaluate lattice nodes")
     mea.add_argument("config", type=Path)
     mea.add_argument("--node", action="append", required=True, metavar="QI=LEVEL,...")
     mea.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     mea.add_argument("--json", action="store_true", help="print one JSON object per node, one per line")
+    alg = sub.add_parser("algorithms", help="run several lattice algorithms on one configuration and compare")
+    alg.add_argument("config", type=Path)
+    alg.add_argument("--algorithms", default=None, metavar="A,B,...", help="default: every lattice algorithm")
+    alg.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
+    alg.add_argument("--json", action="store_true", help="print one JSON object per algorithm, one per line")
     return p
 
 
@@ -46,7 +52,8 @@ def _format_text(summary: dict[str, object]) -> str:
     lines.append("node         " + (", ".join(f"{q}={v}" for q, v in t.items()) if isinstance(t, dict) else "-"))
     lines.append(f"guarantee    {'k-anonymous' if summary['k_anonymous'] else 'NOT k-anonymous'}; "
                  f"{summary['suppressed']} suppressed, {summary['classes']} classes")
-    lines.append(f"search       {summary['checks']} checks, {summary['seconds']:.3f} s")
+    lines.append(f"search       {summary['checks']} checks, {summary['seconds']:.3f} s"
+                 + (f"; {summary['proof']}" if summary.get("proof") else ""))
     measures = summary["measures"]
     assert isinstance(measures, dict)
     for mid, value in measures.items():
@@ -64,6 +71,27 @@ def _write_release(result: RunResult, out: Path) -> list[Path]:
     return list(written.values())
 
 
+def _proof(result: RunResult) -> str:
+    r = result.search
+    if r is None:
+        return ""
+    text = "proven optimal" if r.proven_optimal else "not proven optimal"
+    return text + (f" ({r.note})" if r.note else "")
+
+
+def _write_trace(result: RunResult, path: Path) -> Path:
+    assert result.search is not None
+    trace = result.search.trace.as_dict(tuple(result.dataset.quasi_identifiers))
+    trace |= {"algorithm": result.search.algorithm, "optimum": result.search.optimum,
+              "proven_optimal": result.search.proven_optimal, "note": result.search.note}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(trace) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise WorkbenchError(f"--trace {path}: cannot write the trace: {exc.strerror or exc}") from None
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from workbench import study as study_mod
@@ -74,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             result = study_mod.run(study)
             if result.release is None:
+                if args.trace and result.search is not None:
+                    _write_trace(result, args.trace)
                 print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = "
                       f"{study.max_suppression} ({result.dataset.n} records)", file=sys.stderr)
                 return 1
@@ -84,12 +114,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"workbench: --out {args.out}: cannot write the release: {exc.strerror or exc}",
                       file=sys.stderr)
                 return 2
+            if args.trace:
+                paths.append(_write_trace(result, args.trace))
             if args.json:
                 print(json.dumps(summary))
             else:
-                print(_format_text(summary))
+                print(_format_text(summary | {"proof": _proof(result)}))
                 for p in paths:
                     print(f"wrote        {p}")
+            return 0
+        if args.command == "algorithms":
+            names = [a.strip() for a in args.algorithms.split(",") if a.strip()] if args.algorithms else None
+            table = study_mod.compare_algorithms(study, names)
+            if args.json:
+                for row in table.to_dict(orient="records"):
+                    print(json.dumps(row))
+            else:
+                print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
             return 0
         results = study_mod.measure(study, args.node)
         for i, r in enumerate(results):

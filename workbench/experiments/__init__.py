@@ -1,0 +1,1 @@
+"""Reproductions of published experiments, as library functions returning tidy tables."""
