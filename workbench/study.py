@@ -222,6 +222,7 @@ def compare_algorithms(study: Study, algorithms: Sequence[str] | None = None,
             "relative_loss_pct": relative_loss(r.value, reference.value),
             "proven_optimal": r.proven_optimal,
             "checks": r.checks,
+            "subset_checks": r.subset_checks,
             "seconds": r.seconds,
         })
     return pd.DataFrame(rows)

@@ -56,6 +56,12 @@ class SearchResult:
     trace: Trace = field(default_factory=Trace)
     k_minimal: tuple[Node, ...] = ()
     note: str = ""
+    subset_checks: int = 0  # Incognito: checks on quasi-identifier subset lattices, beyond ``checks``
+
+    @property
+    def total_checks(self) -> int:
+        """All k-anonymity checks, full lattice and subset lattices (ARX's count for Incognito)."""
+        return self.checks + self.subset_checks
 
 
 def tie_key(node: Node, value: float) -> tuple[float, int, Node]:
@@ -75,7 +81,8 @@ def best_of(values: Mapping[Node, float]) -> Node | None:
 
 
 def conclude(space: TaggedLattice, algorithm: str, objective: Objective, candidates: Iterable[Node],
-             start: float, *, proven_optimal: bool, k_minimal: Iterable[Node] = (), note: str = "") -> SearchResult:
+             start: float, *, proven_optimal: bool, k_minimal: Iterable[Node] = (), note: str = "",
+             subset_checks: int = 0) -> SearchResult:
     """The SearchResult of a search that ends with these k-anonymous ``candidates``: the preferred one under
     ``tie_key``, the checks, evaluations and trace of ``space``, and the wall time since ``start``."""
     values = {}
@@ -96,4 +103,5 @@ def conclude(space: TaggedLattice, algorithm: str, objective: Objective, candida
         trace=space.finish(seconds),
         k_minimal=tuple(k_minimal),
         note=note,
+        subset_checks=subset_checks,
     )
