@@ -1,10 +1,119 @@
-"""Placeholder while the bnb module is being written (issue #3); replaced before the issue is resolved."""
+"""Best-first branch-and-bound search, "BFS" (Kohlmayer, Prasser et al. 2016, §"Best-first search"; the
+details follow ARX's LIGHTNING algorithm).
+
+Bottom-up and best-first: the bottom is checked and queued; the queue is ordered by the objective value (the
+loss after suppression, lowest first, ties by ``tie_key``), so it needs the objective at non-k-anonymous
+nodes too. Popping x: skip it when it is already expanded or pruned; prune it (with all its generalizations,
+in the P↑ antichain store of ``space``) when its lower bound is strictly worse than the best k-anonymous node
+found so far; otherwise check each direct generalization not yet reached and queue it.
+
+The only predictive property is "objective bound exceeded": ``objective.bound(x)`` is a monotone lower bound
+of the objective at x and above, so a node whose bound exceeds the best value has no generalization that can
+beat or tie the best. The comparison is strict, on the values ``tie_key`` compares (12 significant digits),
+so an equal-valued node that ``tie_key`` prefers is never lost. Every node below the optimum therefore
+stays unpruned and is expanded, and an exhausted queue proves optimality for any objective, monotone or not.
+
+Anytime: with ``limits.time_limit`` the search stops once the elapsed wall time exceeds it and returns the best
+node so far, labelled not proven optimal. So that there is one early, the search first dives greedily from the
+bottom towards the top (each step to the successor with the fewest suppressed records, then the lowest
+objective) until it reaches a k-anonymous node: at most Σ_j H_j steps, which always end in a solution when
+one exists. This seeding follows ARX's LIGHTNING; it is an addition to the paper's BFS. Without it, at 0 %
+suppression best-first visits almost every non-k-anonymous node (they have lower loss) before the first
+solution, so a short time limit found nothing on Adult with 9 quasi-identifiers. The dive's nodes are
+checked, queued and expanded like any other, so optimality is unaffected; the incumbent it finds also lets
+the bound prune earlier.
+"""
 
 from __future__ import annotations
 
-from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult
+import heapq
+import time
+
+from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude, tie_key
+from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
+
+ALGORITHM = "bnb"
 
 
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:
-    raise NotImplementedError("bnb")
+    """Best-first branch-and-bound from the bottom; the optimum under ``tie_key`` over the k-anonymous nodes,
+    proven optimal when the queue is exhausted within ``limits.time_limit``."""
+    start = time.perf_counter()
+    deadline = start + limits.time_limit if limits.time_limit is not None else None
+    lattice = space.lattice
+
+    values: dict[Node, float] = {}  # objective value of every checked node (the queue key)
+    bounds: dict[Node, float] = {}  # lower bound, computed when first needed
+    done: set[Node] = set()  # expanded or pruned (the antichain query answers the pruned ones too)
+    reached: set[Node] = set()  # checked and queued (or pruned on arrival): never queued twice
+    queue: list[tuple[float, int, Node]] = []
+    best: Node | None = None
+    best_key: tuple[float, int, Node] | None = None
+    timed_out = False
+
+    def over_time() -> bool:
+        return deadline is not None and time.perf_counter() > deadline
+
+    def bound_key(node: Node) -> float:
+        """The bound, quantized like ``tie_key`` quantizes values (a monotone rounding: q(a) > q(b) ⇒ a > b)."""
+        b = bounds.get(node)
+        if b is None:
+            # a monotone objective is its own (tightest) bound; the value is memoized already
+            b = bounds[node] = tie_key(node, values[node] if objective.monotone else objective.bound(node))[0]
+        return b
+
+    def exceeds_best(node: Node) -> bool:
+        """Can no generalization of node (node included) match the best value? (strictly worse bound)"""
+        return best_key is not None and bound_key(node) > best_key[0]
+
+    def visit(node: Node) -> None:
+        """Check a newly reached node, track the best k-anonymous node, queue it (or prune it at once)."""
+        nonlocal best, best_key
+        reached.add(node)
+        k_anonymous = space.check(node).k_anonymous
+        value = values[node] = objective.value(node)
+        key = tie_key(node, value)
+        if k_anonymous and (best_key is None or key < best_key):
+            best, best_key = node, key
+        if exceeds_best(node):  # prune on arrival: its generalizations are then never checked
+            space.prune(node)
+            done.add(node)
+            return
+        heapq.heappush(queue, key)
+
+    visit(lattice.bottom)
+    x = lattice.bottom
+    while best is None and x != lattice.top and not over_time():  # the greedy dive (anytime seeding)
+        for y in lattice.successors(x):
+            if y not in reached:
+                visit(y)
+        x = min(lattice.successors(x), key=lambda y: (space.check(y).suppressed, tie_key(y, values[y])))
+    while queue:
+        if over_time():
+            timed_out = True
+            break
+        _, _, x = heapq.heappop(queue)
+        if x in done or space.is_pruned(x):
+            continue
+        if exceeds_best(x):
+            space.prune(x)
+            done.add(x)
+            continue
+        for y in lattice.successors(x):
+            if y in reached or space.is_pruned(y):  # reached: checked before (queued, expanded or pruned)
+                continue
+            visit(y)
+            if over_time():
+                timed_out = True
+                break
+        if timed_out:
+            break
+        done.add(x)
+
+    note = ""
+    if timed_out:
+        found = "the result is not proven optimal" if best is not None else "no k-anonymous node was found yet"
+        note = f"time limit of {limits.time_limit:g} s reached after {space.checks} checks; {found}"
+    candidates = [best] if best is not None else []
+    return conclude(space, ALGORITHM, objective, candidates, start, proven_optimal=not timed_out, note=note)
