@@ -4,7 +4,9 @@ A property that propagates **up** (to generalizations, P↑: "k-anonymous", "obj
 stored as the antichain of its minimal observed nodes; a node has the property when some stored node lies
 below it. A property that propagates **down** (P↓: "not k-anonymous") is stored as the antichain of its
 maximal observed nodes. The nodes live in a trie (depth i = level of attribute i) whose inner nodes carry
-the minimum (up) or maximum (down) rank below them, which prunes the range queries. Memory depends on the
+the minimum and maximum rank below them, which prune the range queries: a query for stored nodes below x
+skips subtrees whose minimum rank exceeds rank(x), a query for stored nodes above x those whose maximum rank
+is below it. Memory depends on the
 number of stored nodes, never on the lattice size.
 """
 
@@ -21,7 +23,8 @@ DOWN = "down"
 
 @dataclass
 class _TrieNode:
-    bound: int  # min rank below (up store) or max rank below (down store); may be stale after deletions
+    lo: int  # minimum rank of the stored nodes below (a lower bound: not raised after deletions)
+    hi: int  # maximum rank of the stored nodes below (an upper bound: not lowered after deletions)
     children: dict[int, _TrieNode] = field(default_factory=dict)
 
 
@@ -37,7 +40,7 @@ class AntichainStore:
             raise ValueError(f"direction must be {UP!r} or {DOWN!r}")
         self.width = width
         self.direction = direction
-        self._root = _TrieNode(bound=0)
+        self._root = _TrieNode(lo=0, hi=0)
         self._size = 0
 
     def __len__(self) -> int:
@@ -47,8 +50,13 @@ class AntichainStore:
         """Can a stored node with this level at this depth be on the right side of x?"""
         return child_level <= x_level if self.direction == UP else child_level >= x_level
 
-    def _rank_ok(self, bound: int, rank: int) -> bool:
-        return bound <= rank if self.direction == UP else bound >= rank
+    def _may_cover(self, child: _TrieNode, rank: int) -> bool:
+        """May the subtree hold a node on the covering side of a node of this rank?"""
+        return child.lo <= rank if self.direction == UP else child.hi >= rank
+
+    def _may_be_subsumed(self, child: _TrieNode, rank: int) -> bool:
+        """May the subtree hold a node that a new node of this rank subsumes?"""
+        return child.hi >= rank if self.direction == UP else child.lo <= rank
 
     def covers(self, x: Node) -> bool:
         """Does x have the property by prediction (a stored node at or below/above it)?"""
@@ -60,7 +68,7 @@ class AntichainStore:
             if depth == self.width:
                 return True
             for level, child in node.children.items():
-                if self._reaches(level, x[depth]) and self._rank_ok(child.bound, rank) and walk(child, depth + 1):
+                if self._reaches(level, x[depth]) and self._may_cover(child, rank) and walk(child, depth + 1):
                     return True
             return False
 
@@ -77,12 +85,11 @@ class AntichainStore:
         self._remove_subsumed(x)
         rank = sum(x)
         node = self._root
-        better = min if self.direction == UP else max
         for level in x:
             child = node.children.get(level)
             if child is None:
-                child = node.children[level] = _TrieNode(bound=rank)
-            child.bound = better(child.bound, rank)
+                child = node.children[level] = _TrieNode(lo=rank, hi=rank)
+            child.lo, child.hi = min(child.lo, rank), max(child.hi, rank)
             node = child
         self._size += 1
         return True
@@ -90,13 +97,16 @@ class AntichainStore:
     def _remove_subsumed(self, x: Node) -> None:
         """Delete stored y that x subsumes: y ≥ x for an up store, y ≤ x for a down store."""
 
+        rank = sum(x)
+
         def walk(node: _TrieNode, depth: int) -> int:
             if depth == self.width:
                 return 1
             removed = 0
             for level in list(node.children):
-                if self._reaches(x[depth], level):  # y_depth on the subsumed side of x_depth
-                    child = node.children[level]
+                child = node.children[level]
+                # y_depth on the subsumed side of x_depth, and a rank the subsumed nodes can have
+                if self._reaches(x[depth], level) and self._may_be_subsumed(child, rank):
                     removed += walk(child, depth + 1)
                     if depth + 1 == self.width or not child.children:
                         del node.children[level]  # a leaf, or an inner node left without children

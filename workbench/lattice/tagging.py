@@ -25,6 +25,7 @@ class TaggedLattice:
         self._not_anonymous = AntichainStore(width, DOWN)
         self._pruned = AntichainStore(width, UP)
         self.evaluated: dict[Node, NodeEvaluation] = {}
+        self._pending: list[NodeEvaluation] = []  # checked, not yet in the stores (filled on first prediction)
         self._predicted: set[Node] = set()
         self.trace = Trace()
         self._rollups0 = evaluator.rollups
@@ -35,6 +36,7 @@ class TaggedLattice:
         e = self.evaluated.get(node)
         if e is not None:
             return e.k_anonymous
+        self._flush()
         if self._anonymous.covers(node):
             return True
         if self._not_anonymous.covers(node):
@@ -49,8 +51,15 @@ class TaggedLattice:
             e = self.evaluator.evaluate(node)
             self.evaluated[node] = e
             self.trace.record(node, CHECK, e.k_anonymous, e.suppressed)
-            (self._anonymous if e.k_anonymous else self._not_anonymous).insert(node)
+            self._pending.append(e)
         return e
+
+    def _flush(self) -> None:
+        """Put checked nodes into the antichain stores. Deferred until a prediction is asked for, so searches
+        that never ask (exhaustive) pay nothing; the stored antichains do not depend on insertion order."""
+        for e in self._pending:
+            (self._anonymous if e.k_anonymous else self._not_anonymous).insert(e.node)
+        self._pending.clear()
 
     def status(self, node: Node) -> bool:
         """Is the node k-anonymous? Answered by prediction when possible, else by a check."""
