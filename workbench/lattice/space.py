@@ -15,6 +15,36 @@ from math import prod
 Node = tuple[int, ...]
 
 
+def nodes_between(bottom: Node, top: Node, d: int) -> Iterator[Node]:
+    """Nodes V with bottom ≤ V ≤ top and rank(V) = rank(bottom) + d, in ascending lexicographic order: the
+    compositions of d bounded by top − bottom, generated lazily (the sub-lattice is never materialized)."""
+    caps = [t - b for b, t in zip(bottom, top, strict=True)]
+    n = len(caps)
+    room = [0] * (n + 1)  # room[i]: how much coordinates i.. can absorb
+    for i in range(n - 1, -1, -1):
+        room[i] = room[i + 1] + caps[i]
+    if not 0 <= d <= room[0]:
+        return
+    e, left = [0] * n, d  # the increments over bottom; the first composition puts as much as possible last
+    for j in range(n):
+        e[j] = max(0, left - room[j + 1])
+        left -= e[j]
+    while True:
+        yield tuple([b + x for b, x in zip(bottom, e, strict=True)])
+        suffix = 0  # next: raise the rightmost coordinate that can take one from the suffix, refill the suffix
+        for i in range(n - 1, -1, -1):
+            if suffix and e[i] < caps[i]:
+                e[i] += 1
+                left = suffix - 1
+                for j in range(i + 1, n):
+                    e[j] = max(0, left - room[j + 1])
+                    left -= e[j]
+                break
+            suffix += e[i]
+        else:
+            return
+
+
 @dataclass(frozen=True)
 class Lattice:
     """The full-domain generalization lattice of hierarchies with heights ``heights``."""

@@ -12,6 +12,7 @@ from workbench.lattice.antichain import DOWN, UP, AntichainStore
 from workbench.lattice.evaluate import NodeEvaluation, NodeEvaluator
 from workbench.lattice.space import Lattice, Node
 from workbench.lattice.trace import CHECK, PREDICTED, PRUNED, Trace
+from workbench.lattice.undecided import UndecidedNodes
 
 
 class TaggedLattice:
@@ -27,6 +28,7 @@ class TaggedLattice:
         self.evaluated: dict[Node, NodeEvaluation] = {}
         self._pending: list[NodeEvaluation] = []  # checked, not yet in the stores (filled on first prediction)
         self._predicted: set[Node] = set()
+        self._undecided: UndecidedNodes | None = None
         self.trace = Trace()
         self._rollups0 = evaluator.rollups
 
@@ -52,7 +54,19 @@ class TaggedLattice:
             self.evaluated[node] = e
             self.trace.record(node, CHECK, e.k_anonymous, e.suppressed)
             self._pending.append(e)
+            if self._undecided is not None:
+                self._undecided.learn(node, e.k_anonymous)
         return e
+
+    @property
+    def undecided(self) -> UndecidedNodes | None:
+        """The nodes whose k-anonymity is not yet decided, as dense arrays for range queries (None when the
+        lattice is too large for them). Built on first use from the checks so far, then kept current."""
+        if self._undecided is None and UndecidedNodes.fits(self.lattice):
+            self._undecided = UndecidedNodes(self.lattice)
+            for e in self.evaluated.values():
+                self._undecided.learn(e.node, e.k_anonymous)
+        return self._undecided
 
     def _flush(self) -> None:
         """Put checked nodes into the antichain stores. Deferred until a prediction is asked for, so searches

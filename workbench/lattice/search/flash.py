@@ -1,10 +1,166 @@
-"""Placeholder while the flash module is being written (issue #3); replaced before the issue is resolved."""
+"""Flash (Kohlmayer, Prasser et al., PASSAT 2012), with antichain stores for the predictive properties
+(Kohlmayer, Prasser et al., 2016), as in ARX's ``FLASHAlgorithmImpl``.
+
+Nodes are ordered by (rank, mean relative level x_j/H_j, 1 − mean share of distinct values kept, node). The
+outer loop takes the ranks bottom-up and, in that order, every node whose k-anonymity is still unknown, and
+runs the binary phase from it: a greedy path upward (always to the first direct generalization, in that
+order, whose status is unknown), a binary search on the path for its lowest k-anonymous node (probing with
+``space.status``, which tags: k-anonymous up, not k-anonymous down), and the direct generalizations of every
+non-k-anonymous probe go to a priority queue that is processed the same way. At the end every node is
+decided, so the k-minimal nodes are the minimal checked k-anonymous ones; with a monotone objective the best
+of them is the global optimum.
+"""
 
 from __future__ import annotations
 
-from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult
+import heapq
+import time
+from operator import le
+
+from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude
+from workbench.lattice.space import Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
+
+SortKey = tuple[int, float, float, Node]
+
+
+class _Flash:
+    """One Flash run: the tagged lattice, the node order and the undecided nodes."""
+
+    def __init__(self, space: TaggedLattice, deadline: float | None) -> None:
+        self.space = space
+        self.lattice = space.lattice
+        self.deadline = deadline
+        self.undecided = space.undecided
+        self.known: dict[Node, bool] = {}  # k-anonymity learned from space (status or known), never changes
+        self.checked_anonymous: list[Node] = []
+        self._keys: dict[Node, SortKey] = {}
+        self._successors: dict[Node, list[Node]] = {}
+        heights = self.lattice.heights
+        columns = getattr(space.evaluator, "columns", None) or [None] * len(heights)
+        self._width = max(1, len(heights))
+        # per attribute and level: x/H and the share of distinct values kept (Flash's 2nd and 3rd criteria)
+        self._relative = [[x / h if h else 0.0 for x in range(h + 1)] for h in heights]
+        self._distinct = [[c.cardinality(x) / max(1, c.cardinality(0)) if c is not None else 1.0
+                           for x in range(h + 1)] for c, h in zip(columns, heights, strict=True)]
+        self.timed_out = False
+
+    # ------------------------------------------------------------------ order
+    def key(self, node: Node) -> SortKey:
+        k = self._keys.get(node)
+        if k is None:
+            rel = sum(self._relative[j][x] for j, x in enumerate(node)) / self._width
+            kept = sum(self._distinct[j][x] for j, x in enumerate(node)) / self._width
+            k = self._keys[node] = (sum(node), rel, 1.0 - kept, node)
+        return k
+
+    def successors(self, node: Node) -> list[Node]:
+        """Direct generalizations in Flash order."""
+        s = self._successors.get(node)
+        if s is None:
+            s = self._successors[node] = sorted(self.lattice.successors(node), key=self.key)
+        return s
+
+    # ------------------------------------------------------------------ k-anonymity
+    def is_open(self, node: Node) -> bool:
+        """Is the node's k-anonymity still unknown (untagged)? A node found tagged is asked of ``space`` once,
+        which answers by prediction (no check) and records it in the trace."""
+        if node in self.known:
+            return False
+        if self.undecided is not None:
+            if node in self.undecided:
+                return True
+            self.known[node] = self.space.status(node)
+            return False
+        answer = self.space.known(node)
+        if answer is None:
+            return True
+        self.known[node] = self.space.status(node)
+        return False
+
+    def status(self, node: Node) -> bool:
+        answer = self.known.get(node)
+        if answer is None:
+            checks = self.space.checks
+            answer = self.known[node] = self.space.status(node)
+            if self.space.checks != checks and answer:
+                self.checked_anonymous.append(node)
+        return answer
+
+    # ------------------------------------------------------------------ phases
+    def out_of_time(self) -> bool:
+        if not self.timed_out and self.deadline is not None and time.perf_counter() > self.deadline:
+            self.timed_out = True
+        return self.timed_out
+
+    def find_path(self, node: Node) -> list[Node]:
+        """Greedy path upward: repeatedly the first direct generalization whose status is unknown."""
+        path = [node]
+        while True:
+            for nxt in self.successors(node):
+                if self.is_open(nxt):
+                    path.append(nxt)
+                    node = nxt
+                    break
+            else:
+                return path
+
+    def check_path(self, path: list[Node], queue: list[tuple[SortKey, Node]]) -> None:
+        """Binary search for the path's lowest k-anonymous node; queue what lies above non-k-anonymous probes."""
+        low, high = 0, len(path) - 1
+        while low <= high:
+            mid = (low + high) // 2
+            node = path[mid]
+            if self.status(node):
+                high = mid - 1
+            else:
+                for up in self.successors(node):
+                    if self.is_open(up):
+                        heapq.heappush(queue, (self.key(up), up))
+                low = mid + 1
+
+    def binary_phase(self, start: Node) -> None:
+        queue = [(self.key(start), start)]
+        while queue and not self.out_of_time():
+            _, head = heapq.heappop(queue)
+            if self.is_open(head):
+                self.check_path(self.find_path(head), queue)
+
+    def run(self) -> None:
+        """The outer loop: ranks bottom-up, the undecided nodes of each in Flash order."""
+        for rank in range(self.lattice.max_rank + 1):
+            level = (self.undecided.at_rank(rank) if self.undecided is not None
+                     else nodes_between(self.lattice.bottom, self.lattice.top, rank))
+            for node in sorted(level, key=self.key):
+                if self.out_of_time():
+                    return
+                if self.is_open(node):
+                    self.binary_phase(node)
+
+    def k_minimal(self) -> list[Node]:
+        """The minimal checked k-anonymous nodes (all k-minimal nodes are checked once every node is decided:
+        nothing below a k-minimal node is k-anonymous, so nothing can predict it)."""
+        minimal: list[Node] = []
+        for node in sorted(self.checked_anonymous, key=lambda n: (sum(n), n)):
+            if not any(all(map(le, m, node)) for m in minimal):
+                minimal.append(node)
+        return minimal
 
 
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:
-    raise NotImplementedError("flash")
+    """Flash over the whole lattice, then the k-minimal node minimizing the (monotone) objective.
+
+    With ``limits.time_limit`` the search stops when time is up and the best k-anonymous node checked so
+    far is returned, not proven optimal.
+    """
+    start = time.perf_counter()
+    deadline = start + limits.time_limit if limits.time_limit is not None else None
+    flash = _Flash(space, deadline)
+    flash.run()
+    k_minimal = flash.k_minimal()
+    note = ""
+    if flash.timed_out:
+        found = "the result is not proven optimal" if k_minimal else "no k-anonymous node was found yet"
+        note = f"time limit of {limits.time_limit:g} s reached after {space.checks} checks; {found}"
+    return conclude(space, "flash", objective, k_minimal, start, proven_optimal=not flash.timed_out,
+                    k_minimal=() if flash.timed_out else k_minimal, note=note)

@@ -1,0 +1,86 @@
+"""The nodes whose k-anonymity is still undecided, as dense arrays (for OLA's sub-lattice skipping and
+Flash's outer loop; Kohlmayer, Prasser et al. 2012/2016 keep the same knowledge in ARX's lattice).
+
+A k-anonymous check decides its up-set, a not-k-anonymous one its down-set: the same closure that the
+antichain stores of ``workbench.lattice.tagging`` answer point queries about, here kept so that range
+queries ("what is undecided in [B, T]?", "which nodes of rank r?") are vectorized.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from workbench.lattice.space import Lattice, Node
+
+DENSE_LIMIT = 1 << 22  # lattices up to this many nodes keep a dense array of undecided nodes
+
+
+class Rows(NamedTuple):
+    """Some nodes as rows (coordinates, dense ids, ranks), sorted by rank."""
+
+    coords: np.ndarray
+    ids: np.ndarray
+    ranks: np.ndarray
+
+    def rank_range(self, low: int, high: int) -> slice:
+        return slice(int(self.ranks.searchsorted(low, "left")), int(self.ranks.searchsorted(high, "right")))
+
+
+class UndecidedNodes:
+    """The nodes whose k-anonymity is still unknown, learned from check results alone: a k-anonymous check
+    decides its up-set, a not-k-anonymous one its down-set (the closure ``space`` keeps in antichain stores).
+
+    Kept as a dense flag array plus the rows of the undecided nodes sorted by rank, so that "what is undecided
+    in [B, T]?" and "which nodes of rank r are undecided?" are vectorized queries on a slice.
+    """
+
+    def __init__(self, lattice: Lattice) -> None:
+        shape = tuple(h + 1 for h in lattice.heights)
+        width = len(shape)
+        self.strides = tuple(math.prod(shape[j + 1:]) for j in range(width))  # C order, as np.indices
+        coords = np.indices(shape, dtype=np.int16).reshape(width, -1).T if width else np.zeros((1, 0), np.int16)
+        self.flags = np.ones(len(coords), dtype=bool)
+        ranks = coords.sum(axis=1)
+        order = np.argsort(ranks, kind="stable")
+        self.rows = Rows(coords[order], order, ranks[order])  # the undecided nodes
+
+    @staticmethod
+    def fits(lattice: Lattice) -> bool:
+        """Is the lattice small enough for dense arrays?"""
+        return lattice.size <= DENSE_LIMIT
+
+    def __len__(self) -> int:
+        return len(self.rows.ids)
+
+    def __contains__(self, node: Node) -> bool:
+        return bool(self.flags[sum(v * s for v, s in zip(node, self.strides, strict=True))])
+
+    def learn(self, node: Node, k_anonymous: bool) -> None:
+        """A check found node k-anonymous (its generalizations are decided) or not (its specializations)."""
+        rows, rank = self.rows, sum(node)
+        part = rows.rank_range(rank, rank + len(self.flags)) if k_anonymous else rows.rank_range(-1, rank)
+        c = rows.coords[part]
+        hit = (c >= node if k_anonymous else c <= node).all(axis=1)
+        if hit.any():
+            keep = np.ones(len(rows.ids), dtype=bool)
+            keep[part] = ~hit
+            self.flags[rows.ids[~keep]] = False
+            self.rows = Rows(rows.coords[keep], rows.ids[keep], rows.ranks[keep])
+
+    def within(self, bottom: Node, top: Node, rows: Rows | None = None) -> Rows | None:
+        """The undecided nodes V with bottom ≤ V ≤ top (None if there are none), taken from ``rows``, a
+        superset of them (for example those of an enclosing sub-lattice), else from all undecided nodes."""
+        rows = self.rows if rows is None or len(rows.ids) > len(self.rows.ids) else rows
+        part = rows.rank_range(sum(bottom), sum(top))
+        if part.start == part.stop:
+            return None
+        c, ids = rows.coords[part], rows.ids[part]
+        hit = self.flags[ids] & ((c >= bottom) & (c <= top)).all(axis=1)
+        return Rows(c[hit], ids[hit], rows.ranks[part][hit]) if hit.any() else None
+
+    def at_rank(self, rank: int) -> list[Node]:
+        """The undecided nodes of one rank."""
+        return [tuple(row) for row in self.rows.coords[self.rows.rank_range(rank, rank)].tolist()]
