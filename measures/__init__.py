@@ -15,6 +15,7 @@ from measures.aecs import aecs, aecs_bound_node, aecs_node
 from measures.discernibility import dm, dm_node, dm_star, dm_star_node
 from measures.entropy import entropy, entropy_nm, entropy_nm_node, entropy_node
 from measures.height import height, height_node
+from measures.hierarchy_weights import vinterbo, vinterbo_node
 from measures.loss import loss, loss_bound_node, loss_node
 from measures.precision import precision, precision_nm, precision_nm_node, precision_node
 
@@ -102,6 +103,8 @@ _ALL = [
             lower_bound=entropy_node),
     Measure("loss", "Loss (Iyengar)", "mean over cells of (leaves(g) − 1)/(|domain_j| − 1); suppressed cell 1",
             False, "Iyengar 2002", loss, loss_node, _unit, lower_bound=loss_bound_node),
+    Measure("vinterbo", "Vinterbo-1.0", "Σ_i Σ_j h_ij / M_j", True, "Katirai 2006 (Vinterbo 2002)", vinterbo,
+            vinterbo_node, lambda v: float(v.n * v.r)),
 ]
 
 MEASURES: dict[str, Measure] = {m.id: m for m in _ALL}

@@ -80,9 +80,9 @@ def test_iyengar_loss_hand_computed():
 
 def test_registry_metadata():
     assert set(M.MEASURES) == {"height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy",
-                               "entropy_nm", "loss"}
+                               "entropy_nm", "loss", "vinterbo"}
     monotone = {i for i, m in M.MEASURES.items() if m.monotone}
-    assert monotone == {"height", "precision", "dm_star", "entropy"}
+    assert monotone == {"height", "precision", "dm_star", "entropy", "vinterbo"}
     for m in M.MEASURES.values():
         assert m.name and m.formula and m.source and m.direction == "lower is better"
 

@@ -50,8 +50,8 @@ def _format_text(summary: dict[str, object]) -> str:
              f"privacy      k = {summary['k']}, max_suppression = {summary['max_suppression']}"]
     t = summary["transformation"]
     lines.append("node         " + (", ".join(f"{q}={v}" for q, v in t.items()) if isinstance(t, dict) else "-"))
-    lines.append(f"guarantee    {'k-anonymous' if summary['k_anonymous'] else 'NOT k-anonymous'}; "
-                 f"{summary['suppressed']} suppressed, {summary['classes']} classes")
+    guarantee = summary.get("guarantee") or ("k-anonymous" if summary["k_anonymous"] else "NOT k-anonymous")
+    lines.append(f"guarantee    {guarantee}; {summary['classes']} classes")
     lines.append(f"search       {summary['checks']} checks, {summary['seconds']:.3f} s"
                  + (f"; {summary['proof']}" if summary.get("proof") else ""))
     measures = summary["measures"]
@@ -119,7 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json:
                 print(json.dumps(summary))
             else:
-                print(_format_text(summary | {"proof": _proof(result)}))
+                guarantee = result.release.verify(suppressed_policy=study.suppressed).describe()
+                print(_format_text(summary | {"proof": _proof(result), "guarantee": guarantee}))
                 for p in paths:
                     print(f"wrote        {p}")
             return 0

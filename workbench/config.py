@@ -34,8 +34,11 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "release": {"seed": (int,), "suppressed": (str,), "format": (str,)},
 }
 _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
-    "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,),
+    "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,), "poset_file": (str,),
+    "max_diff": (int, float), "weight": (int, float),
 }
+POSET_KINDS = ("tree", "matrix", "range", "power", "date_of_birth", "passthrough", "multivalue")
+LOCAL_OBJECTIVES = ("vinterbo",)
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
 
 
@@ -48,6 +51,9 @@ class AttributeSpec:
     hierarchy: Path | None = None
     builder: Mapping[str, Any] | None = None
     poset: str | None = None
+    poset_file: Path | None = None
+    max_diff: float | None = None
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -175,12 +181,23 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         role = spec.get("role")
         if role is not None and role not in ROLES:
             raise ConfigError(f"{where}: attributes.{name}.role {role!r} is not one of {', '.join(ROLES)}")
+        if "poset" in spec and spec["poset"] not in POSET_KINDS:
+            raise ConfigError(f"{where}: attributes.{name}.poset {spec['poset']!r} is not one of "
+                              f"{', '.join(POSET_KINDS)}")
+        if spec.get("poset") == "matrix" and "poset_file" not in spec:
+            raise ConfigError(f"{where}: attributes.{name}.poset = 'matrix' needs a poset_file (TOML or JSON)")
+        if "max_diff" in spec and spec["max_diff"] <= 0:
+            raise ConfigError(f"{where}: attributes.{name}.max_diff must be positive, got {spec['max_diff']}")
+        if "weight" in spec and spec["weight"] < 0:
+            raise ConfigError(f"{where}: attributes.{name}.weight must be zero or more, got {spec['weight']}")
         if "hierarchy" in spec and "builder" in spec:
             raise ConfigError(f"{where}: attributes.{name} has both 'hierarchy' and 'builder'; give one")
         attributes.append(AttributeSpec(
             name=name, role=role,
             hierarchy=(base / spec["hierarchy"]) if "hierarchy" in spec else None,
             builder=spec.get("builder"), poset=spec.get("poset"),
+            poset_file=(base / spec["poset_file"]) if "poset_file" in spec else None,
+            max_diff=float(spec["max_diff"]) if "max_diff" in spec else None, weight=float(spec.get("weight", 1.0)),
         ))
 
     privacy = sections["privacy"]
@@ -201,7 +218,10 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     if algorithm not in known_algorithms:
         raise ConfigError(f"{where}: engine.algorithm {algorithm!r} is not a {kind} algorithm; use one of "
                           f"{', '.join(known_algorithms)}")
-    objective = engine.get("objective", "entropy")
+    objective = engine.get("objective", "entropy" if kind == "lattice" else "vinterbo")
+    if kind == "local" and objective not in LOCAL_OBJECTIVES:
+        raise ConfigError(f"{where}: engine.objective {objective!r} cannot guide the local engine; use one of "
+                          f"{', '.join(LOCAL_OBJECTIVES)}")
     if objective not in MEASURE_IDS:
         raise ConfigError(f"{where}: engine.objective {objective!r} is not a measure id; use one of "
                           f"{', '.join(MEASURE_IDS)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -176,10 +176,13 @@ class Dataset:
         roles: Mapping[str, str],
         hierarchies: Mapping[str, Hierarchy],
         source: str = "data",
+        without_hierarchy: Collection[str] = (),
     ) -> Dataset:
         """Validate roles and hierarchies against the frame; raise DataError/HierarchyError on problems.
 
         Columns not in ``roles`` are insensitive. The order of ``roles`` is the quasi-identifier order.
+        ``without_hierarchy``: quasi-identifiers generalized by a poset of their own (local engine), which
+        need no hierarchy.
         """
         if len(frame) == 0:
             raise DataError(f"{source}: no data rows")
@@ -199,6 +202,8 @@ class Dataset:
         warnings: list[str] = []
         problems: list[str] = []
         for a in (a for a, r in ordered.items() if r == "quasi"):
+            if a not in hierarchies and a in without_hierarchy:
+                continue
             if a not in hierarchies:
                 problems.append(f"quasi-identifier {a!r} has no hierarchy")
                 continue

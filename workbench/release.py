@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import platform
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -24,6 +25,8 @@ from measures import ColumnDomain, Generalized, GeneralizedColumn
 from workbench.data import Dataset, EncodedColumn
 from workbench.errors import ConfigError, VerificationError
 from workbench.lattice.space import Node
+from workbench.local.lub import LocalColumn, LocalResult
+from workbench.local.posets import FinitePoset
 
 SUPPRESSED = "*"  # ARX's mark for a suppressed record's quasi-identifiers
 EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
@@ -42,8 +45,9 @@ class Guarantee:
     verified_from: str = "released table"
 
     def describe(self) -> str:
-        state = "holds" if self.holds else "DOES NOT hold"
-        return f"{self.kind} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit}): {state}"
+        adjective = {"k-anonymity": "k-anonymous", "k-ambiguity": "k-ambiguous"}.get(self.kind, self.kind)
+        state = "verified" if self.holds else "DOES NOT hold"
+        return f"{adjective} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit}): {state}"
 
     def as_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "k": self.k, "suppressed": self.suppressed, "limit": self.limit,
@@ -76,6 +80,8 @@ class Release:
     clusters: np.ndarray | None = None
     guarantee_kind: str = "k-anonymity"
     provenance: dict[str, object] = field(default_factory=dict)
+    view_columns: tuple[GeneralizedColumn, ...] | None = None  # local releases: cells measured as released
+    label_checks: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -107,6 +113,37 @@ class Release:
             transformation={c.name: int(v) for c, v in zip(columns, node, strict=True)},
         )
 
+    @classmethod
+    def from_local(cls, dataset: Dataset, columns: Sequence[LocalColumn], result: LocalResult, k: int) -> Release:
+        """A local-recoding release (Katirai 2006): record i released as ``result.released[i]``, per cell its
+        own label and height; the cluster of each record; the guarantee the algorithm gives (k-anonymity for
+        disjoint clusters, k-ambiguity for overlapping Greedy). No record is suppressed: suppression is
+        generalization to the top, cell by cell."""
+        labels, heights, codes, view_columns, checks = {}, [], [], [], {}
+        for j, col in enumerate(columns):
+            poset, states = col.poset, result.released[:, j]
+            values = dataset.frame[col.name].to_numpy(dtype=str)
+            _, original = np.unique(values, return_inverse=True)
+            labels[col.name] = poset.label(states)
+            checks[col.name] = poset.label_covers
+            if isinstance(poset, FinitePoset):
+                h, code, leaf_count = poset.heights[states], states, poset.leaf_count
+            else:
+                uniq, code = np.unique(states, return_inverse=True)
+                lo, hi = poset.ends(uniq)
+                h, leaf_count = poset.height(states), hi - lo + 1
+            heights.append(h)
+            codes.append(code)
+            view_columns.append(GeneralizedColumn(col.name, original.reshape(-1), code, h, poset.max_height,
+                                                  leaf_count))
+        return cls(
+            dataset=dataset, labels=pd.DataFrame(labels, index=dataset.frame.index),
+            heights=np.stack(heights, axis=1), codes=np.stack(codes, axis=1),
+            suppressed=np.zeros(dataset.n, dtype=bool), k=k, max_suppression=0.0, engine="local",
+            algorithm=result.algorithm, clusters=result.cluster, guarantee_kind=result.guarantee,
+            view_columns=tuple(view_columns), label_checks=checks,
+        )
+
     # ------------------------------------------------------------------ views
     @property
     def n(self) -> int:
@@ -122,6 +159,8 @@ class Release:
 
     def view(self) -> Generalized:
         """The cell-level view that measures consume."""
+        if self.view_columns is not None:
+            return Generalized(self.view_columns, self.suppressed, self.k)
         cols = []
         for j, col in enumerate(self.dataset.encoded):
             _, leaf_count = _column_code_space(col)
@@ -137,6 +176,13 @@ class Release:
         """Number of equivalence classes among the released (not suppressed) records."""
         kept = self.codes[~self.suppressed]
         return int(np.unique(kept, axis=0).shape[0]) if kept.size else 0
+
+    def smallest_class(self) -> int:
+        """Size of the smallest equivalence class (identical released rows) among the kept records."""
+        kept = self.codes[~self.suppressed]
+        if not kept.size:
+            return 0
+        return int(np.unique(kept, axis=0, return_counts=True)[1].min())
 
     def table(self, suppressed: str = "mark") -> pd.DataFrame:
         """The release as a reader sees it: input column order, identifying columns dropped, released
@@ -172,17 +218,53 @@ class Release:
             kept_idx = table.index[~expected]
             n_suppressed = int(expected.sum())
         kept = table.loc[kept_idx, qis]
+        originals = {qi: self.dataset.frame.loc[kept_idx, qi].to_numpy(dtype=str) for qi in qis}
         for qi in qis:
-            paths = {row[0]: set(row) for row in self.dataset.hierarchies[qi].rows}
-            pairs = pd.DataFrame({"o": self.dataset.frame.loc[kept_idx, qi].to_numpy(dtype=str),
-                                  "r": kept[qi].to_numpy(dtype=object)}).drop_duplicates()
-            for o, r in pairs.itertuples(index=False):
-                if r not in paths[o]:
-                    raise VerificationError(f"column {qi!r}: released value {r!r} does not generalize {o!r}")
-        sizes = kept.value_counts(dropna=False).to_numpy() if qis and len(kept) else np.zeros(0, int)
-        smallest = int(sizes.min()) if sizes.size else self.k
+            pairs = pd.DataFrame({"o": originals[qi], "r": kept[qi].to_numpy(dtype=object)}).drop_duplicates()
+            ok = self._generalizes(qi, pairs["o"].to_numpy(dtype=str), pairs["r"].to_numpy(dtype=object))
+            if not ok.all():
+                o, r = pairs.iloc[int(np.flatnonzero(~ok)[0])]
+                raise VerificationError(f"column {qi!r}: released value {r!r} does not generalize {o!r}")
+        if self.guarantee_kind == "k-ambiguity":
+            smallest = self._smallest_coverage(kept) if len(kept) else self.k
+        else:
+            sizes = kept.value_counts(dropna=False).to_numpy() if qis and len(kept) else np.zeros(0, int)
+            smallest = int(sizes.min()) if sizes.size else self.k
         holds = smallest >= self.k and n_suppressed <= self.limit
         return Guarantee(self.guarantee_kind, self.k, n_suppressed, self.limit, holds)
+
+    def _generalizes(self, qi: str, originals: np.ndarray, released: np.ndarray) -> np.ndarray:
+        """Does each released label lie above its original value (in the hierarchy or poset)?"""
+        if self.label_checks is not None:
+            return self.label_checks[qi](released, originals)
+        paths = {row[0]: set(row) for row in self.dataset.hierarchies[qi].rows}
+        return np.array([r in paths[o] for o, r in zip(originals, released, strict=True)], dtype=bool)
+
+    def _smallest_coverage(self, kept: pd.DataFrame) -> int:
+        """k-ambiguity (Vinterbo 2002; Katirai §1.8): the fewest original records that any released row
+        generalizes, computed from the released labels and the original table. Per column, a coverage matrix
+        over distinct labels × distinct original values; then an AND over columns, in blocks of rows."""
+        qis = self.quasi_identifiers
+        released = kept.drop_duplicates()
+        originals = self.dataset.frame[qis].value_counts().reset_index()
+        counts = originals["count"].to_numpy()
+        rel_idx, orig_idx, cover = [], [], []
+        for qi in qis:
+            labels, r_idx = np.unique(released[qi].to_numpy(dtype=str), return_inverse=True)
+            values, o_idx = np.unique(originals[qi].to_numpy(dtype=str), return_inverse=True)
+            grid_l, grid_v = np.repeat(labels, len(values)), np.tile(values, len(labels))
+            cover.append(self._generalizes(qi, grid_v, grid_l.astype(object)).reshape(len(labels), len(values)))
+            rel_idx.append(r_idx.reshape(-1))
+            orig_idx.append(o_idx.reshape(-1))
+        smallest = None
+        block = max(1, 2_000_000 // max(1, len(originals)))
+        for start in range(0, len(released), block):
+            covered = np.ones((min(block, len(released) - start), len(originals)), dtype=bool)
+            for j in range(len(qis)):
+                covered &= cover[j][rel_idx[j][start:start + block]][:, orig_idx[j]]
+            low = int((covered @ counts).min())
+            smallest = low if smallest is None else min(smallest, low)
+        return smallest if smallest is not None else self.k
 
     # ------------------------------------------------------------------ export
     def write(self, out_dir: str | Path, *, seed: int, config: dict[str, object] | None = None,

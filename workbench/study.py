@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 
 import measures as M
@@ -21,6 +22,11 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult
 from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
+from workbench.local import greedy as local_greedy
+from workbench.local import greedy_overlapping as local_greedy_overlapping
+from workbench.local import partition as local_partition
+from workbench.local.lub import LocalColumn, LocalProblem
+from workbench.local.posets import FinitePoset, RangePoset, read_poset_file
 from workbench.release import Release
 
 
@@ -60,7 +66,9 @@ def load_dataset(study: Study) -> Dataset:
             raise ConfigError(f"{study.source}: measures.target {study.target!r} is also a quasi-identifier; "
                               "a target among the features would leak the answer")
         roles.setdefault(study.target, "target")
-    dataset = Dataset.create(frame, roles, hierarchies, source=source)
+    poset_only = [a.name for a in study.attributes if a.poset in ("range", "matrix", "passthrough")]
+    dataset = Dataset.create(frame, roles, hierarchies, source=source,
+                             without_hierarchy=poset_only if study.engine == "local" else ())
     if not dataset.quasi_identifiers:
         raise ConfigError(f"{study.source}: no quasi-identifier: give at least one attribute role = \"quasi\"")
     return dataset
@@ -145,7 +153,8 @@ class RunResult:
             "k": self.study.k,
             "max_suppression": self.study.max_suppression,
             "transformation": release.transformation if release else None,
-            "k_anonymous": bool(guarantee and guarantee.holds),
+            "k_anonymous": bool(guarantee and guarantee.holds and guarantee.kind == "k-anonymity")
+            or bool(release is not None and release.smallest_class() >= self.study.k),
             "suppressed": int(release.suppressed.sum()) if release else None,
             "classes": release.classes if release else None,
             "measures": {i: s.value for i, s in self.scores.items()},
@@ -160,7 +169,8 @@ def evaluator_for(study: Study, dataset: Dataset) -> NodeEvaluator:
 
 def _check_runnable(study: Study, algorithm: str) -> None:
     if study.engine != "lattice":
-        raise ConfigError(f"engine.kind {study.engine!r} is not available in this version; use 'lattice'")
+        raise ConfigError(f"engine.algorithm {algorithm!r} is a local algorithm; lattice searches need "
+                          "engine.kind = 'lattice'")
     spec = ALGORITHMS[algorithm]
     measure = _lattice_measure(study.objective, "engine.objective")
     if spec.requires_monotone and not measure.monotone and not study.allow_non_monotone:
@@ -189,6 +199,8 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
 
 def run(study: Study, dataset: Dataset | None = None) -> RunResult:
     """Run the study's engine and algorithm; score the release under ``[measures].compare``."""
+    if study.engine == "local":
+        return run_local(study, dataset)
     _check_runnable(study, study.algorithm)
     dataset = dataset or load_dataset(study)
     result = search(study, dataset)
@@ -197,6 +209,55 @@ def run(study: Study, dataset: Dataset | None = None) -> RunResult:
     release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm)
     scores = NodeScorer(evaluator_for(study, dataset)).scores(result.optimum, study.compare)
     return RunResult(study, dataset, release, scores, result, result.checks, result.seconds)
+
+
+LOCAL_ALGORITHMS = {"greedy": local_greedy.search, "greedy_overlapping": local_greedy_overlapping.search,
+                    "partition": local_partition.search}
+
+
+def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np.ndarray]:
+    """The local engine's columns (one poset per quasi-identifier, from ``[attributes.x] poset``; default: the
+    hierarchy as a tree) and every record's leaf state."""
+    specs = {a.name: a for a in study.attributes}
+    columns, states = [], []
+    for qi in dataset.quasi_identifiers:
+        spec = specs.get(qi)
+        kind = (spec.poset if spec and spec.poset else "tree")
+        values, index = np.unique(dataset.frame[qi].to_numpy(dtype=str), return_inverse=True)
+        values = values.tolist()
+        if kind == "tree":
+            poset = FinitePoset.from_tree(dataset.hierarchies[qi], values)
+        elif kind == "range":
+            poset = RangePoset.from_values(values, spec.max_diff if spec else None)
+        elif kind == "passthrough":
+            poset = FinitePoset.passthrough(values)
+        elif kind == "matrix":
+            assert spec is not None and spec.poset_file is not None
+            poset = FinitePoset.from_edges(read_poset_file(spec.poset_file), values)
+        else:
+            raise ConfigError(f"attributes.{qi}.poset {kind!r} is not available in this version; use tree, "
+                              "matrix, range or passthrough")
+        columns.append(LocalColumn(qi, poset, spec.weight if spec else 1.0))
+        states.append(np.asarray(poset.leaves, dtype=np.int64)[index.reshape(-1)])
+    return columns, np.stack(states, axis=1)
+
+
+def run_local(study: Study, dataset: Dataset | None = None) -> RunResult:
+    """Local recoding (Katirai 2006): Greedy, overlapping Greedy or Partition over the attributes' posets."""
+    if study.algorithm not in LOCAL_ALGORITHMS:
+        raise ConfigError(f"engine.algorithm {study.algorithm!r} is not a local algorithm; use one of "
+                          f"{', '.join(LOCAL_ALGORITHMS)}")
+    for i in study.compare:
+        _lattice_measure(i, "measures.compare")
+    dataset = dataset or load_dataset(study)
+    if dataset.n < study.k:
+        raise ConfigError(f"{dataset.n} records cannot be made {study.k}-anonymous")
+    columns, states = local_columns(study, dataset)
+    problem = LocalProblem.build(columns, states)
+    result = LOCAL_ALGORITHMS[study.algorithm](problem, study.k)
+    release = Release.from_local(dataset, columns, result, study.k)
+    scores = M.score(release.view(), study.compare)
+    return RunResult(study, dataset, release, scores, None, 0, result.seconds)
 
 
 def compare_algorithms(study: Study, algorithms: Sequence[str] | None = None,
