@@ -73,6 +73,11 @@ class FinitePoset:
             leaves.append(ids[0])
             for child, parent in zip(ids, ids[1:], strict=False):
                 parents[child].add(parent)
+        roots = [v for v in range(len(names)) if not parents[v]]
+        if len(roots) > 1:  # several roots (e.g. a height-0 hierarchy): suppression is still possible locally
+            top = node(hierarchy.height + 1, ROOT)
+            for r in roots:
+                parents[r].add(top)
         return cls._finish("tree", names, parents, leaves, values)
 
     @classmethod
