@@ -26,7 +26,7 @@ DEFAULT_COMPARE = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs
 
 # section -> key -> accepted python types
 _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
-    "data": {"path": (str,), "separator": (str,), "sample": (str,)},
+    "data": {"path": (str,), "separator": (str,), "sample": (str,), "rows": (int,)},
     "privacy": {"k": (int,), "max_suppression": (int, float)},
     "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,), "time_limit": (int, float),
                "seed": (int,), "allow_non_monotone": (bool,)},
@@ -65,6 +65,7 @@ class Study:
     data_path: Path | None
     separator: str | None
     sample: str | None
+    rows: int | None
     attributes: tuple[AttributeSpec, ...]
     k: int = 2
     max_suppression: float = 0.0
@@ -165,6 +166,8 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     if ("path" in data) == ("sample" in data):
         raise ConfigError(f"{where}: [data] needs exactly one of 'path' or 'sample'")
     data_path = (base / data["path"]) if "path" in data else None
+    if "rows" in data and data["rows"] < 1:
+        raise ConfigError(f"{where}: data.rows must be at least 1, got {data['rows']}")
     if "separator" in data and (len(data["separator"]) == 0):
         raise ConfigError(f"{where}: data.separator must not be empty")
 
@@ -252,7 +255,7 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
 
     return Study(
         source=source, base_dir=base, data_path=data_path, separator=data.get("separator"),
-        sample=data.get("sample"), attributes=tuple(attributes), k=k, max_suppression=max_sup,
+        sample=data.get("sample"), rows=data.get("rows"), attributes=tuple(attributes), k=k, max_suppression=max_sup,
         engine=kind, algorithm=algorithm, objective=objective,
         time_limit=float(time_limit) if time_limit is not None else None, search_seed=engine.get("seed", 0),
         allow_non_monotone=engine.get("allow_non_monotone", False), compare=compare,

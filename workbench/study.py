@@ -43,6 +43,8 @@ def load_dataset(study: Study) -> Dataset:
         assert study.data_path is not None
         frame = read_table(study.data_path, study.separator)
         roles, hierarchies, source = {}, {}, str(study.data_path)
+    if study.rows is not None:
+        frame = frame.iloc[: study.rows]
     declared: dict[str, str] = {}
     for spec in study.attributes:
         if spec.name not in frame.columns:
