@@ -10,16 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeClasses
 from measures.aecs import aecs, aecs_bound_node, aecs_node
 from measures.discernibility import dm, dm_node, dm_star, dm_star_node
 from measures.entropy import entropy, entropy_nm, entropy_nm_node, entropy_node
 from measures.height import height, height_node
 from measures.hierarchy_weights import vinterbo, vinterbo_node
+from measures.information_weights import col_mi, pmi
 from measures.loss import loss, loss_bound_node, loss_node
 from measures.precision import precision, precision_nm, precision_nm_node, precision_node
 
 __all__ = [
+    "LATTICE_MEASURES",
     "MEASURES",
     "ColumnDomain",
     "Generalized",
@@ -46,6 +50,7 @@ class Measure:
     bound: Callable[[Generalized | NodeClasses], float] | None = None
     lower_bound: Callable[[NodeClasses], float] | None = None
     direction: str = "lower is better"
+    needs_target: bool = False  # scored with the target's codes: ``cell(view, target)``
 
     def node_lower_bound(self) -> Callable[[NodeClasses], float] | None:
         """A monotone lower bound of this measure at a lattice node and at all its generalizations (the
@@ -105,9 +110,16 @@ _ALL = [
             False, "Iyengar 2002", loss, loss_node, _unit, lower_bound=loss_bound_node),
     Measure("vinterbo", "Vinterbo-1.0", "Σ_i Σ_j h_ij / M_j", True, "Katirai 2006 (Vinterbo 2002)", vinterbo,
             vinterbo_node, lambda v: float(v.n * v.r)),
+    Measure("col_mi", "Col-MI", "Σ_i Σ_j w_j · h_ij / M_j,  w_j = MI(X_j; target) in bits (original data)", True,
+            "Katirai 2006, Method 2", col_mi, needs_target=True),
+    Measure("pmi", "Value-MI (PMI)",
+            "Σ cells −|PMI(g, c)|, c = the less frequent target class, add-½ smoothing; suppressed cells 0",
+            False, "Katirai 2006, Method 3", pmi, needs_target=True),
 ]
 
 MEASURES: dict[str, Measure] = {m.id: m for m in _ALL}
+LATTICE_MEASURES: dict[str, Measure] = {m.id: m for m in _ALL if m.node is not None}
+"""Measures with a lattice fast path (computable from a node's frequency set): the search objectives."""
 
 
 def _make_score(m: Measure, value: float, view: Generalized | NodeClasses) -> Score:
@@ -125,15 +137,26 @@ def _lookup(ids: Iterable[str]) -> list[Measure]:
     return [MEASURES[i] for i in ids]
 
 
-def score(view: Generalized, ids: Iterable[str] | None = None) -> dict[str, Score]:
-    """Score a release (cell-level definitions) under the given measures (all when None)."""
-    return {m.id: _make_score(m, m.cell(view), view) for m in _lookup(ids or MEASURES)}
+def score(view: Generalized, ids: Iterable[str] | None = None, target: np.ndarray | None = None) -> dict[str, Score]:
+    """Score a release (cell-level definitions) under the given measures (all when None; the measures that
+    need a target only when ``target``, the target column's codes, is given)."""
+    chosen = _lookup(ids) if ids is not None else [m for m in MEASURES.values() if target is not None
+                                                    or not m.needs_target]
+    out = {}
+    for m in chosen:
+        if m.needs_target:
+            if target is None:
+                raise KeyError(f"measure {m.id!r} needs a target: set [measures].target")
+            out[m.id] = _make_score(m, m.cell(view, target), view)
+        else:
+            out[m.id] = _make_score(m, m.cell(view), view)
+    return out
 
 
 def score_node(node: NodeClasses, ids: Iterable[str] | None = None) -> dict[str, Score]:
     """Score a lattice node from its frequency set (fast paths; equal to ``score`` on the same node)."""
     out = {}
-    for m in _lookup(ids or MEASURES):
+    for m in _lookup(ids or LATTICE_MEASURES):
         if m.node is None:
             raise KeyError(f"measure {m.id!r} has no lattice fast path; score the release instead")
         out[m.id] = _make_score(m, m.node(node), node)

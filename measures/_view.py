@@ -38,10 +38,22 @@ class GeneralizedColumn:
     height: np.ndarray
     max_height: int
     leaf_count: np.ndarray
+    generalized_count: np.ndarray | None = None  # per released code: records whose ORIGINAL value is under it
 
     def __post_init__(self) -> None:
         for attr in ("original", "released", "height", "leaf_count"):
             object.__setattr__(self, attr, _frozen(getattr(self, attr), np.int64))
+        if self.generalized_count is not None:
+            object.__setattr__(self, "generalized_count", _frozen(self.generalized_count, np.int64))
+
+    @cached_property
+    def f_bar(self) -> np.ndarray:
+        """f̄(g) of every released code: the records whose original value lies under g (Gionis & Tassa 2009).
+        Without ``generalized_count`` it is the records released as g, which is the same under full-domain
+        recoding (every record under g is released as g) but not under local recoding."""
+        if self.generalized_count is not None:
+            return self.generalized_count
+        return np.bincount(self.released)
 
     @cached_property
     def domain_size(self) -> int:

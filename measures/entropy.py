@@ -9,8 +9,7 @@ from measures._view import Generalized, GeneralizedColumn, NodeClasses
 
 def _column_entropy(c: GeneralizedColumn) -> float:
     f = np.bincount(c.original)  # f_j(o): records with original value o
-    f_bar = np.bincount(c.released)  # f̄_j(g): records released as g
-    return float(np.sum(np.log2(f_bar[c.released] / f[c.original])))
+    return float(np.sum(np.log2(c.f_bar[c.released] / f[c.original])))  # f̄_j(g): records under g
 
 
 def _suppression_charge(counts: np.ndarray, S: int) -> float:

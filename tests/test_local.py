@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import measures as M
 from tests._random_tables import random_dataset
 from tests.conftest import ROOT
 from workbench.cli import main
@@ -135,6 +136,11 @@ def test_local_releases_keep_their_guarantee(seed, k, algorithm, use_range):
     if not use_range:
         release = Release.from_local(ds, columns, result, k)
         assert release.verify().holds
+        view = release.view()
+        for c in view.columns:  # f̄(g) counts the records whose original value is under g
+            assert (c.f_bar[c.released] >= np.bincount(c.original)[c.original]).all()
+        for mid, score in M.score(view).items():
+            assert score.value >= -1e-9, (mid, score.value)
 
 
 def test_greedy_takes_identical_rows_first_and_prefers_cheap_merges():

@@ -29,12 +29,12 @@ def _teaching() -> Dataset:
 
 def _cell(dataset: Dataset, node: tuple[int, ...], k: int) -> dict[str, float]:
     view = Release.from_node(dataset, node, k, 0.0).view()
-    return {i: m.cell(view) for i, m in M.MEASURES.items()}
+    return {i: m.cell(view) for i, m in M.LATTICE_MEASURES.items()}
 
 
 def _fast(dataset: Dataset, node: tuple[int, ...], k: int) -> dict[str, float]:
     view = NodeScorer(NodeEvaluator(dataset.encoded, k, 0.0)).view(node)
-    return {i: m.node(view) for i, m in M.MEASURES.items()}
+    return {i: m.node(view) for i, m in M.LATTICE_MEASURES.items()}
 
 
 # ------------------------------------------------------------------------------------ worked examples
@@ -80,9 +80,10 @@ def test_iyengar_loss_hand_computed():
 
 def test_registry_metadata():
     assert set(M.MEASURES) == {"height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy",
-                               "entropy_nm", "loss", "vinterbo"}
+                               "entropy_nm", "loss", "vinterbo", "col_mi", "pmi"}
+    assert set(M.MEASURES) - set(M.LATTICE_MEASURES) == {"col_mi", "pmi"}
     monotone = {i for i, m in M.MEASURES.items() if m.monotone}
-    assert monotone == {"height", "precision", "dm_star", "entropy", "vinterbo"}
+    assert monotone == {"height", "precision", "dm_star", "entropy", "vinterbo", "col_mi"}
     for m in M.MEASURES.values():
         assert m.name and m.formula and m.source and m.direction == "lower is better"
 
@@ -144,7 +145,7 @@ def test_fast_path_equals_cell_level_on_every_node(seed, k):
     for node in ev.lattice.nodes():
         view = Release.from_node(ds, node, k, 0.0).view()
         fast_view = scorer.view(node)
-        for mid, m in M.MEASURES.items():
+        for mid, m in M.LATTICE_MEASURES.items():
             assert m.node(fast_view) == pytest.approx(m.cell(view), rel=1e-9, abs=1e-9), (mid, node)
 
 

@@ -19,8 +19,8 @@ from workbench.lattice.tagging import TaggedLattice
 from workbench.lattice.trace import CHECK, PREDICTED
 from workbench.study import NodeScorer
 
-MONOTONE = [i for i, m in M.MEASURES.items() if m.monotone]
-NON_MONOTONE = [i for i, m in M.MEASURES.items() if not m.monotone]
+MONOTONE = [i for i, m in M.LATTICE_MEASURES.items() if m.monotone]
+NON_MONOTONE = [i for i, m in M.LATTICE_MEASURES.items() if not m.monotone]
 CASES = 200
 
 

@@ -38,7 +38,7 @@ _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
     "max_diff": (int, float), "weight": (int, float),
 }
 POSET_KINDS = ("tree", "matrix", "range", "power", "date_of_birth", "passthrough", "multivalue")
-LOCAL_OBJECTIVES = ("vinterbo",)
+LOCAL_OBJECTIVES = ("vinterbo", "col_mi", "pmi")
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
 
 

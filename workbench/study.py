@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 import measures as M
+from measures.information_weights import column_weights, pmi_node_costs
 from workbench.config import Study
 from workbench.data import Dataset, read_table
 from workbench.errors import ConfigError, DataError
@@ -77,6 +78,25 @@ def load_dataset(study: Study) -> Dataset:
 
 
 # ---------------------------------------------------------------------------------------------- measures
+def target_codes(study: Study, dataset: Dataset) -> np.ndarray | None:
+    """Integer codes of ``[measures].target`` (None without a target)."""
+    if study.target is None:
+        return None
+    return np.unique(dataset.frame[study.target].to_numpy(dtype=str), return_inverse=True)[1].reshape(-1)
+
+
+def _check_measures(study: Study) -> None:
+    for i in study.compare:
+        measure = _lattice_measure(i, "measures.compare")
+        if measure.needs_target and study.target is None:
+            raise ConfigError(f"measure {i!r} needs a target: set [measures].target to a column")
+
+
+def score_release(study: Study, release: Release) -> dict[str, M.Score]:
+    """Every measure of ``[measures].compare`` on a release (either engine), cell by cell."""
+    return M.score(release.view(), study.compare, target_codes(study, release.dataset))
+
+
 def _lattice_measure(measure_id: str, role: str) -> M.Measure:
     if measure_id not in M.MEASURES:
         raise ConfigError(f"{role} {measure_id!r} is not available in this version; available: "
@@ -117,7 +137,7 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
                   nodes: Iterable[Node] | None = None) -> pd.DataFrame:
     """One row per node (default: every node, by rank): levels, rank, classes, suppressed,
     k-anonymity and every measure. The table behind the lattice pictures."""
-    ids = list(ids or M.MEASURES)
+    ids = list(ids or M.LATTICE_MEASURES)
     fast = {i: _lattice_measure(i, "measure").node for i in ids}
     scorer = NodeScorer(evaluator)
     names = [c.name for c in evaluator.columns]
@@ -181,8 +201,7 @@ def _check_runnable(study: Study, algorithm: str) -> None:
             "'exhaustive' or 'bnb' (optimal for any objective), or set engine.allow_non_monotone = true to run "
             "it anyway, labelled not proven optimal"
         )
-    for i in study.compare:
-        _lattice_measure(i, "measures.compare")
+    _check_measures(study)
 
 
 def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> SearchResult:
@@ -209,8 +228,7 @@ def run(study: Study, dataset: Dataset | None = None) -> RunResult:
     if result.optimum is None:
         return RunResult(study, dataset, None, {}, result, result.checks, result.seconds)
     release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm)
-    scores = NodeScorer(evaluator_for(study, dataset)).scores(result.optimum, study.compare)
-    return RunResult(study, dataset, release, scores, result, result.checks, result.seconds)
+    return RunResult(study, dataset, release, score_release(study, release), result, result.checks, result.seconds)
 
 
 LOCAL_ALGORITHMS = {"greedy": local_greedy.search, "greedy_overlapping": local_greedy_overlapping.search,
@@ -239,7 +257,18 @@ def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np
         else:
             raise ConfigError(f"attributes.{qi}.poset {kind!r} is not available in this version; use tree, "
                               "matrix, range or passthrough")
-        columns.append(LocalColumn(qi, poset, spec.weight if spec else 1.0))
+        weight, node_cost = spec.weight if spec else 1.0, None
+        if study.objective in ("col_mi", "pmi"):
+            target = target_codes(study, dataset)
+            if target is None:
+                raise ConfigError(f"engine.objective {study.objective!r} needs [measures].target")
+            if study.objective == "col_mi":  # Katirai Method 2: column weight = MI(X_j; target) in bits
+                weight *= float(column_weights([index.reshape(-1)], target)[0])
+            elif isinstance(poset, FinitePoset):  # Katirai Method 3: each node scored −|PMI(node, c)|
+                node_cost = pmi_node_costs(poset.covers, index.reshape(-1), target)
+            else:
+                raise ConfigError(f"engine.objective 'pmi' needs finite posets; attributes.{qi} is a {kind} poset")
+        columns.append(LocalColumn(qi, poset, weight, node_cost))
         states.append(np.asarray(poset.leaves, dtype=np.int64)[index.reshape(-1)])
     return columns, np.stack(states, axis=1)
 
@@ -249,8 +278,7 @@ def run_local(study: Study, dataset: Dataset | None = None) -> RunResult:
     if study.algorithm not in LOCAL_ALGORITHMS:
         raise ConfigError(f"engine.algorithm {study.algorithm!r} is not a local algorithm; use one of "
                           f"{', '.join(LOCAL_ALGORITHMS)}")
-    for i in study.compare:
-        _lattice_measure(i, "measures.compare")
+    _check_measures(study)
     dataset = dataset or load_dataset(study)
     if dataset.n < study.k:
         raise ConfigError(f"{dataset.n} records cannot be made {study.k}-anonymous")
@@ -258,7 +286,7 @@ def run_local(study: Study, dataset: Dataset | None = None) -> RunResult:
     problem = LocalProblem.build(columns, states)
     result = LOCAL_ALGORITHMS[study.algorithm](problem, study.k)
     release = Release.from_local(dataset, columns, result, study.k)
-    scores = M.score(release.view(), study.compare)
+    scores = score_release(study, release)
     return RunResult(study, dataset, release, scores, None, 0, result.seconds)
 
 
@@ -327,17 +355,15 @@ def parse_node(text: str, names: Sequence[str], heights: Sequence[int]) -> Node:
 
 def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) -> list[RunResult]:
     """Evaluate given lattice nodes (``workbench measure``): release, guarantee and scores, checks 0."""
-    for i in study.compare:
-        _lattice_measure(i, "measures.compare")
+    _check_measures(study)
     dataset = dataset or load_dataset(study)
     evaluator = evaluator_for(study, dataset)
-    scorer = NodeScorer(evaluator)
     names = dataset.quasi_identifiers
     parsed = [parse_node(t, names, evaluator.lattice.heights) for t in nodes]
     out = []
     for node in parsed:
         start = time.perf_counter()
         release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure")
-        scores = scorer.scores(node, study.compare)
+        scores = score_release(study, release)
         out.append(RunResult(study, dataset, release, scores, None, 0, time.perf_counter() - start))
     return out

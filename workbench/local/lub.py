@@ -27,17 +27,24 @@ class LocalColumn:
     name: str
     poset: Poset
     weight: float = 1.0
+    node_cost: np.ndarray | None = None  # finite posets: a cell measure per node replacing Vinterbo-1.0 (PMI)
+
+    @cached_property
+    def _node_cost(self) -> np.ndarray | None:
+        if not isinstance(self.poset, FinitePoset):
+            return None
+        return self.poset.cost_table if self.node_cost is None else self.node_cost
 
     @cached_property
     def _table(self) -> np.ndarray | None:
-        return self.poset.lub_table() if isinstance(self.poset, FinitePoset) else None
+        return self.poset.lub_table(self._node_cost) if isinstance(self.poset, FinitePoset) else None
 
     @cached_property
     def _lub_cost(self) -> np.ndarray | None:
         """Weighted cost of every pairwise LUB (finite posets): one lookup per candidate."""
         if self._table is None:
             return None
-        return self.weight * self.poset.cost_table[self._table]
+        return self.weight * self._node_cost[self._table]
 
     def lub(self, a: np.ndarray | int, b: np.ndarray) -> np.ndarray:
         if self._table is not None:
@@ -45,8 +52,8 @@ class LocalColumn:
         return self.poset.lub(np.asarray(a), np.asarray(b))
 
     def cost(self, states: np.ndarray) -> np.ndarray:
-        if isinstance(self.poset, FinitePoset):
-            return self.weight * self.poset.cost_table[states]
+        if self._node_cost is not None:
+            return self.weight * self._node_cost[states]
         return self.weight * self.poset.cost(states)
 
     def lub_cost(self, a: int, b: np.ndarray) -> np.ndarray:
@@ -62,6 +69,8 @@ class LocalColumn:
         return self.cost(self.lub(a[:, None], b[None, :]))
 
     def group_lub(self, states: np.ndarray) -> int:
+        if self._node_cost is not None:
+            return self.poset.group_lub(states, self._node_cost)
         return self.poset.group_lub(states)
 
 
