@@ -35,7 +35,8 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
 }
 _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
     "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,), "poset_file": (str,),
-    "max_diff": (int, float), "weight": (int, float),
+    "max_diff": (int, float), "weight": (int, float), "power_mode": (str,), "base_date": (str,),
+    "age_bands": (list,), "value_separator": (str,),
 }
 POSET_KINDS = ("tree", "matrix", "range", "power", "date_of_birth", "passthrough", "multivalue")
 LOCAL_OBJECTIVES = ("vinterbo", "col_mi", "pmi")
@@ -54,6 +55,10 @@ class AttributeSpec:
     poset_file: Path | None = None
     max_diff: float | None = None
     weight: float = 1.0
+    power_mode: str = "per_bit"
+    base_date: str = "2006-01-01"
+    age_bands: tuple[int, ...] = (5, 30, 50, 70, 90)
+    value_separator: str = ";"
 
 
 @dataclass(frozen=True)
@@ -187,8 +192,13 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         if "poset" in spec and spec["poset"] not in POSET_KINDS:
             raise ConfigError(f"{where}: attributes.{name}.poset {spec['poset']!r} is not one of "
                               f"{', '.join(POSET_KINDS)}")
-        if spec.get("poset") == "matrix" and "poset_file" not in spec:
-            raise ConfigError(f"{where}: attributes.{name}.poset = 'matrix' needs a poset_file (TOML or JSON)")
+        if spec.get("poset") in ("matrix", "multivalue") and "poset_file" not in spec:
+            raise ConfigError(f"{where}: attributes.{name}.poset = {spec['poset']!r} needs a poset_file (TOML or JSON)")
+        if spec.get("power_mode", "per_bit") not in ("per_bit", "and"):
+            raise ConfigError(f"{where}: attributes.{name}.power_mode must be 'per_bit' or 'and'")
+        bands = spec.get("age_bands", [5])
+        if not bands or not all(isinstance(b, int) and b > 0 for b in bands) or list(bands) != sorted(set(bands)):
+            raise ConfigError(f"{where}: attributes.{name}.age_bands must be increasing positive integers")
         if "max_diff" in spec and spec["max_diff"] <= 0:
             raise ConfigError(f"{where}: attributes.{name}.max_diff must be positive, got {spec['max_diff']}")
         if "weight" in spec and spec["weight"] < 0:
@@ -201,6 +211,9 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
             builder=spec.get("builder"), poset=spec.get("poset"),
             poset_file=(base / spec["poset_file"]) if "poset_file" in spec else None,
             max_diff=float(spec["max_diff"]) if "max_diff" in spec else None, weight=float(spec.get("weight", 1.0)),
+            power_mode=spec.get("power_mode", "per_bit"), base_date=spec.get("base_date", "2006-01-01"),
+            age_bands=tuple(spec.get("age_bands", (5, 30, 50, 70, 90))),
+            value_separator=spec.get("value_separator", ";"),
         ))
 
     privacy = sections["privacy"]

@@ -26,7 +26,7 @@ from workbench.data import Dataset, EncodedColumn
 from workbench.errors import ConfigError, VerificationError
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
-from workbench.local.posets import FinitePoset
+from workbench.local.posets import FinitePoset, RangePoset
 
 SUPPRESSED = "*"  # ARX's mark for a suppressed record's quasi-identifiers
 EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
@@ -131,12 +131,18 @@ class Release:
                 h, code, leaf_count = poset.heights[states], states, poset.leaf_count
                 # covers is over the poset's data values, in the order of ``values`` = np.unique order
                 under = poset.covers[:, _value_order(poset.values, values)] @ value_counts
-            else:
+            elif isinstance(poset, RangePoset):
                 uniq, code = np.unique(states, return_inverse=True)
                 lo, hi = poset.ends(uniq)
                 h, leaf_count = poset.height(states), hi - lo + 1
                 cumulative = np.concatenate([[0], np.cumsum(_point_counts(poset, values))])
                 under = cumulative[hi + 1] - cumulative[lo]
+            else:  # power, date of birth, multivalue: which values a released label covers, from its text
+                uniq, code = np.unique(states, return_inverse=True)
+                h, leaf_count = poset.height(states), poset.leaf_count(uniq)
+                distinct = np.unique(values)
+                grid = poset.label_covers(np.repeat(poset.label(uniq), len(distinct)), np.tile(distinct, len(uniq)))
+                under = grid.reshape(len(uniq), len(distinct)) @ value_counts
             heights.append(h)
             codes.append(code)
             view_columns.append(GeneralizedColumn(col.name, original.reshape(-1), code, h, poset.max_height,

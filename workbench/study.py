@@ -28,6 +28,7 @@ from workbench.local import greedy_overlapping as local_greedy_overlapping
 from workbench.local import partition as local_partition
 from workbench.local.lub import LocalColumn, LocalProblem
 from workbench.local.posets import FinitePoset, RangePoset, read_poset_file
+from workbench.local.posets_extra import DateOfBirthPoset, MultiValuePoset, PowerPoset
 from workbench.release import Release
 
 
@@ -69,7 +70,8 @@ def load_dataset(study: Study) -> Dataset:
             raise ConfigError(f"{study.source}: measures.target {study.target!r} is also a quasi-identifier; "
                               "a target among the features would leak the answer")
         roles.setdefault(study.target, "target")
-    poset_only = [a.name for a in study.attributes if a.poset in ("range", "matrix", "passthrough")]
+    poset_only = [a.name for a in study.attributes
+                  if a.poset in ("range", "matrix", "passthrough", "power", "date_of_birth", "multivalue")]
     dataset = Dataset.create(frame, roles, hierarchies, source=source,
                              without_hierarchy=poset_only if study.engine == "local" else ())
     if not dataset.quasi_identifiers:
@@ -254,9 +256,14 @@ def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np
         elif kind == "matrix":
             assert spec is not None and spec.poset_file is not None
             poset = FinitePoset.from_edges(read_poset_file(spec.poset_file), values)
-        else:
-            raise ConfigError(f"attributes.{qi}.poset {kind!r} is not available in this version; use tree, "
-                              "matrix, range or passthrough")
+        elif kind == "power":
+            poset = PowerPoset.from_values(values, mode=spec.power_mode)
+        elif kind == "date_of_birth":
+            poset = DateOfBirthPoset.from_values(values, base_date=spec.base_date, age_bands=spec.age_bands)
+        else:  # multivalue
+            assert spec is not None and spec.poset_file is not None
+            poset = MultiValuePoset.from_values(values, edges=read_poset_file(spec.poset_file),
+                                                separator=spec.value_separator)
         weight, node_cost = spec.weight if spec else 1.0, None
         if study.objective in ("col_mi", "pmi"):
             target = target_codes(study, dataset)
