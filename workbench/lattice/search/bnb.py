@@ -40,7 +40,7 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
     """Best-first branch-and-bound from the bottom; the optimum under ``tie_key`` over the k-anonymous nodes,
     proven optimal when the queue is exhausted within ``limits.time_limit``."""
     start = time.perf_counter()
-    deadline = start + limits.time_limit if limits.time_limit is not None else None
+    deadline = limits.deadline(start)
     lattice = space.lattice
 
     values: dict[Node, float] = {}  # objective value of every checked node (the queue key)
@@ -113,7 +113,6 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
 
     note = ""
     if timed_out:
-        found = "the result is not proven optimal" if best is not None else "no k-anonymous node was found yet"
-        note = f"time limit of {limits.time_limit:g} s reached after {space.checks} checks; {found}"
+        note = limits.timeout_note(space.checks, best is not None)
     candidates = [best] if best is not None else []
     return conclude(space, ALGORITHM, objective, candidates, start, proven_optimal=not timed_out, note=note)

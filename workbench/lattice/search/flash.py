@@ -154,13 +154,12 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
     far is returned, not proven optimal.
     """
     start = time.perf_counter()
-    deadline = start + limits.time_limit if limits.time_limit is not None else None
+    deadline = limits.deadline(start)
     flash = _Flash(space, deadline)
     flash.run()
     k_minimal = flash.k_minimal()
     note = ""
     if flash.timed_out:
-        found = "the result is not proven optimal" if k_minimal else "no k-anonymous node was found yet"
-        note = f"time limit of {limits.time_limit:g} s reached after {space.checks} checks; {found}"
+        note = limits.timeout_note(space.checks, bool(k_minimal))
     return conclude(space, "flash", objective, k_minimal, start, proven_optimal=not flash.timed_out,
                     k_minimal=() if flash.timed_out else k_minimal, note=note)

@@ -102,13 +102,12 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
     far is returned, not proven optimal.
     """
     start = time.perf_counter()
-    deadline = start + limits.time_limit if limits.time_limit is not None else None
+    deadline = limits.deadline(start)
     ola = _OLA(space, deadline)
     ola.kmin(space.lattice.bottom, space.lattice.top)
     note = f"{ola.calls} Kmin calls; {ola.skipped} sub-lattices skipped as already decided"
     k_minimal = sorted(ola.k_minimal, key=lambda n: (sum(n), n))
     if ola.timed_out:
-        found = "the result is not proven optimal" if k_minimal else "no k-anonymous node was found yet"
-        note += f"; time limit of {limits.time_limit:g} s reached after {space.checks} checks; {found}"
+        note += "; " + limits.timeout_note(space.checks, bool(k_minimal))
     return conclude(space, "ola", objective, k_minimal, start, proven_optimal=not ola.timed_out,
                     k_minimal=() if ola.timed_out else k_minimal, note=note)

@@ -37,6 +37,15 @@ class Limits:
     time_limit: float | None = None
     seed: int = 0
 
+    def deadline(self, start: float) -> float | None:
+        """The ``time.perf_counter()`` value at which an anytime search stops (None: no limit)."""
+        return start + self.time_limit if self.time_limit is not None else None
+
+    def timeout_note(self, checks: int, found: bool) -> str:
+        """What a search that hit the time limit says about its result."""
+        outcome = "the result is not proven optimal" if found else "no k-anonymous node was found yet"
+        return f"time limit of {self.time_limit:g} s reached after {checks} checks; {outcome}"
+
 
 NO_LIMITS = Limits()
 
