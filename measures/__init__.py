@@ -137,9 +137,12 @@ def _lookup(ids: Iterable[str]) -> list[Measure]:
     return [MEASURES[i] for i in ids]
 
 
-def score(view: Generalized, ids: Iterable[str] | None = None, target: np.ndarray | None = None) -> dict[str, Score]:
+def score(view: Generalized, ids: Iterable[str] | None = None, target: np.ndarray | None = None,
+          options: dict[str, dict[str, object]] | None = None) -> dict[str, Score]:
     """Score a release (cell-level definitions) under the given measures (all when None; the measures that
-    need a target only when ``target``, the target column's codes, is given)."""
+    need a target only when ``target``, the target column's codes, is given). ``options``: keyword arguments
+    per measure id, e.g. ``{"col_mi": {"kind": "mi_ratio"}}``."""
+    options = options or {}
     chosen = _lookup(ids) if ids is not None else [m for m in MEASURES.values() if target is not None
                                                     or not m.needs_target]
     out = {}
@@ -147,7 +150,7 @@ def score(view: Generalized, ids: Iterable[str] | None = None, target: np.ndarra
         if m.needs_target:
             if target is None:
                 raise KeyError(f"measure {m.id!r} needs a target: set [measures].target")
-            out[m.id] = _make_score(m, m.cell(view, target), view)
+            out[m.id] = _make_score(m, m.cell(view, target, **options.get(m.id, {})), view)
         else:
             out[m.id] = _make_score(m, m.cell(view), view)
     return out

@@ -216,3 +216,16 @@ def test_power_dob_and_multivalue_posets_through_the_cli(tmp_path, capsys):
         table = pd.read_csv(out / "release.csv", dtype=str, keep_default_na=False)
         assert table.groupby(["dob", "flags", "dx"]).size().min() >= 4
         assert all(v >= 0 for v in s["measures"].values())
+
+
+def test_col_mi_weights_option_reaches_measure_and_engine(capsys):
+    cfg = str(ROOT / "sample_configs" / "registry.toml")
+    values = {}
+    for kind in ("mi", "mi_ratio"):
+        assert main(["run", cfg, "--set", "engine.kind=local", "--set", "engine.algorithm=partition", "--set",
+                     "engine.objective=col_mi", "--set", f'measures.col_mi_weights="{kind}"', "--set",
+                     'measures.compare=["col_mi"]', "--json"]) == 0
+        values[kind] = json.loads(capsys.readouterr().out)["measures"]["col_mi"]
+    assert values["mi"] > 0 and values["mi_ratio"] > values["mi"]  # ratios are far larger than MI in bits
+    assert main(["run", cfg, "--set", 'measures.col_mi_weights="magic"']) == 2
+    assert "col_mi_weights" in capsys.readouterr().err

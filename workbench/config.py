@@ -30,7 +30,7 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "privacy": {"k": (int,), "max_suppression": (int, float)},
     "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,), "time_limit": (int, float),
                "seed": (int,), "allow_non_monotone": (bool,)},
-    "measures": {"compare": (list,), "target": (str,)},
+    "measures": {"compare": (list,), "target": (str,), "col_mi_weights": (str,)},
     "release": {"seed": (int,), "suppressed": (str,), "format": (str,)},
 }
 _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
@@ -82,6 +82,7 @@ class Study:
     allow_non_monotone: bool = False
     compare: tuple[str, ...] = DEFAULT_COMPARE
     target: str | None = None
+    col_mi_weights: str = "mi"
     seed: int = 0
     suppressed: str = "mark"
     release_format: str = "csv"
@@ -255,6 +256,10 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
             raise ConfigError(f"{where}: measures.compare has {m!r}, not a measure id; use "
                               f"{', '.join(MEASURE_IDS)}")
 
+    if measures.get("col_mi_weights", "mi") not in ("mi", "mi_ratio"):
+        raise ConfigError(f"{where}: measures.col_mi_weights must be 'mi' (Katirai's definition) or 'mi_ratio' "
+                          f"(his example weights), got {measures['col_mi_weights']!r}")
+
     release = sections["release"]
     suppressed = release.get("suppressed", "mark")
     if suppressed not in SUPPRESSED_POLICIES:
@@ -272,6 +277,7 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         engine=kind, algorithm=algorithm, objective=objective,
         time_limit=float(time_limit) if time_limit is not None else None, search_seed=engine.get("seed", 0),
         allow_non_monotone=engine.get("allow_non_monotone", False), compare=compare,
-        target=measures.get("target"), seed=seed, suppressed=suppressed,
+        target=measures.get("target"), col_mi_weights=measures.get("col_mi_weights", "mi"), seed=seed,
+        suppressed=suppressed,
         release_format=fmt, raw=copy.deepcopy(dict(raw)),
     )

@@ -96,7 +96,8 @@ def _check_measures(study: Study) -> None:
 
 def score_release(study: Study, release: Release) -> dict[str, M.Score]:
     """Every measure of ``[measures].compare`` on a release (either engine), cell by cell."""
-    return M.score(release.view(), study.compare, target_codes(study, release.dataset))
+    return M.score(release.view(), study.compare, target_codes(study, release.dataset),
+                   {"col_mi": {"kind": study.col_mi_weights}})
 
 
 def _lattice_measure(measure_id: str, role: str) -> M.Measure:
@@ -270,7 +271,7 @@ def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np
             if target is None:
                 raise ConfigError(f"engine.objective {study.objective!r} needs [measures].target")
             if study.objective == "col_mi":  # Katirai Method 2: column weight = MI(X_j; target) in bits
-                weight *= float(column_weights([index.reshape(-1)], target)[0])
+                weight *= float(column_weights([index.reshape(-1)], target, kind=study.col_mi_weights)[0])
             elif isinstance(poset, FinitePoset):  # Katirai Method 3: each node scored −|PMI(node, c)|
                 node_cost = pmi_node_costs(poset.covers, index.reshape(-1), target)
             else:
