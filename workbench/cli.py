@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from workbench.errors import VerificationError, WorkbenchError
 
 if TYPE_CHECKING:
+    from workbench.config import Study
     from workbench.study import RunResult
 
 
@@ -37,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     mea.add_argument("--node", action="append", required=True, metavar="QI=LEVEL,...")
     mea.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     mea.add_argument("--json", action="store_true", help="print one JSON object per node, one per line")
+    cmp_ = sub.add_parser("compare", help="score every candidate solution of both engines by every measure")
+    cmp_.add_argument("config", type=Path)
+    cmp_.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
+    cmp_.add_argument("--k", default=None, metavar="K1,K2,...", help="a sweep over k (default: privacy.k)")
+    cmp_.add_argument("--candidates", choices=["k_minimal", "all", "top"], default="k_minimal")
+    cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
     alg = sub.add_parser("algorithms", help="run several lattice algorithms on one configuration and compare")
     alg.add_argument("config", type=Path)
     alg.add_argument("--algorithms", default=None, metavar="A,B,...", help="default: every lattice algorithm")
@@ -69,6 +76,42 @@ def _write_release(result: RunResult, out: Path) -> list[Path]:
         suppressed_policy=study.suppressed, name=f"release.{study.release_format}",
     )
     return list(written.values())
+
+
+def _compare(study: Study, args: argparse.Namespace) -> int:
+    from workbench import compare
+    from workbench.study import load_dataset
+
+    try:
+        ks = [int(k) for k in args.k.split(",")] if args.k else [study.k]
+    except ValueError:
+        raise WorkbenchError(f"--k {args.k!r}: expected integers separated by commas") from None
+    if any(k < 1 for k in ks):
+        raise WorkbenchError(f"--k {args.k!r}: every k must be at least 1")
+    dataset = load_dataset(study)
+    table = compare.sweep(study, dataset, ks, args.candidates)
+    ids = list(study.compare)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    if args.out:
+        from workbench.ui import charts
+
+        out = args.out
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            table.to_csv(out / "solutions.csv", index=False)
+            last = table[table.k == ks[-1]].reset_index(drop=True)
+            front = compare.pareto_front(last, ids)
+            compare.normalized(last, ids).assign(pareto=front).to_csv(out / "normalized.csv", index=False)
+            compare.rank_agreement(last, ids).to_csv(out / "rank_agreement.csv")
+            compare.optimal_under(last, ids).to_csv(out / "optimal_under.csv", index=False)
+            if len(ids) >= 2:
+                charts.pareto_chart(last, ids[0], ids[1], front).save(str(out / "pareto.html"))
+            charts.rank_heatmap(compare.rank_agreement(last, ids)).save(str(out / "rank_agreement.html"))
+            charts.sweep_chart(table, ids).save(str(out / "sweep.html"))
+        except OSError as exc:
+            raise WorkbenchError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
+        print(f"wrote        {out}/solutions.csv and the tables and charts beside it")
+    return 0
 
 
 def _proof(result: RunResult) -> str:
@@ -124,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for p in paths:
                     print(f"wrote        {p}")
             return 0
+        if args.command == "compare":
+            return _compare(study, args)
         if args.command == "algorithms":
             names = [a.strip() for a in args.algorithms.split(",") if a.strip()] if args.algorithms else None
             table = study_mod.compare_algorithms(study, names)

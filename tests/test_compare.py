@@ -1,0 +1,74 @@
+"""Solution-space comparison: candidates, Pareto front, rank agreement, optima per measure, the CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import ROOT
+from workbench import compare
+from workbench.cli import main
+from workbench.config import load_study
+from workbench.lattice.evaluate import NodeEvaluator
+from workbench.lattice.space import Lattice
+from workbench.study import load_dataset
+
+TEACHING = ROOT / "sample_configs" / "teaching.toml"
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=12))
+def test_pareto_front_matches_brute_force(values):
+    df = pd.DataFrame(values, columns=["a", "b", "c"])
+    front = compare.pareto_front(df, ["a", "b", "c"])
+    for i, row in enumerate(values):
+        dominated = any(all(o[j] <= row[j] for j in range(3)) and any(o[j] < row[j] for j in range(3))
+                        for o in values)
+        assert front[i] == (not dominated)
+
+
+def test_k_minimal_candidates_are_the_minimal_admissible_nodes():
+    study = load_study(TEACHING)
+    ds = load_dataset(study)
+    ev = NodeEvaluator(ds.encoded, study.k, study.max_suppression)
+    admissible = {n for n in ev.lattice.nodes() if ev.evaluate(n).k_anonymous}
+    minimal = {n for n in admissible if not any(Lattice.leq(m, n) and m != n for m in admissible)}
+    assert set(compare.lattice_candidates(study, ds, "k_minimal")) == minimal
+    assert set(compare.lattice_candidates(study, ds, "all")) == admissible
+    top = compare.lattice_candidates(study, ds, "top", top_n=2)
+    assert len(top) == 2 and set(top) <= admissible
+
+
+def test_solutions_table_contract_and_derived_tables():
+    study = load_study(TEACHING)
+    ds = load_dataset(study)
+    df = compare.solutions(study, ds)
+    ids = list(study.compare)
+    assert list(df.columns) == ["k", "engine", "algorithm", "solution", *ids]
+    assert set(df.engine) == {"lattice", "local"}
+    tau = compare.rank_agreement(df, ids)
+    assert np.allclose(np.diag(tau), 1) and np.allclose(tau, tau.T, equal_nan=True)
+    from scipy.stats import kendalltau
+
+    assert tau.loc["dm", "entropy"] == pytest.approx(kendalltau(df.dm, df.entropy).statistic, nan_ok=True)
+    best = compare.optimal_under(df, ids)
+    for _, row in best.iterrows():
+        assert row.value == df[row.measure].min()
+    norm = compare.normalized(df, ids)
+    for m in ids:
+        assert norm[f"{m}_norm"].between(0, 1).all()
+
+
+def test_compare_cli_writes_the_tables(tmp_path, capsys):
+    out = tmp_path / "cmp"
+    assert main(["compare", str(TEACHING), "--k", "2,3", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "solutions.csv")
+    assert sorted(set(table.k)) == [2, 3]
+    assert list(table.columns[:4]) == ["k", "engine", "algorithm", "solution"]
+    for name in ("normalized.csv", "rank_agreement.csv", "optimal_under.csv", "pareto.html", "sweep.html"):
+        assert (out / name).exists(), name
+    assert main(["compare", str(TEACHING), "--k", "2,x"]) == 2
+    assert "--k" in capsys.readouterr().err

@@ -1,0 +1,137 @@
+"""Solution-space comparison: for one configuration, every candidate solution of both engines scored by every
+measure at once, the Pareto front, the rank agreement between measures and which solution each measure
+would pick (the workbench's purpose: see what each de-identification costs under *every* measure).
+
+Candidates from the lattice engine: the k-minimal nodes (the minimal k-anonymous nodes; for a monotone
+measure the optimum is one of them, El Emam 2009), or every k-anonymous node, or the top N under a measure.
+Candidates from the local engine: its releases for the same k. All are scored by the same measure
+functions on their Release (DESIGN.md §1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+from scipy.stats import kendalltau
+
+import measures as M
+from workbench.config import Study
+from workbench.data import Dataset
+from workbench.errors import ConfigError
+from workbench.lattice.space import Lattice, Node
+from workbench.release import Release
+from workbench.study import evaluator_for, lattice_table, run, score_release
+
+CANDIDATE_SETS = ("k_minimal", "all", "top")
+
+
+def lattice_candidates(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
+                       by: str | None = None) -> list[Node]:
+    """The lattice nodes to compare: the k-minimal ones, every k-anonymous one, or the ``top_n`` best under
+    ``by`` (default: the study's objective)."""
+    if candidates not in CANDIDATE_SETS:
+        raise ConfigError(f"candidates must be one of {', '.join(CANDIDATE_SETS)}, got {candidates!r}")
+    table = lattice_table(evaluator_for(study, dataset), [by or study.objective])
+    names = dataset.quasi_identifiers
+    admissible = table[table.k_anonymous]
+    nodes = [tuple(int(v) for v in row) for row in admissible[names].to_numpy()]
+    if candidates == "all":
+        return nodes
+    if candidates == "top":
+        best = admissible.sort_values([by or study.objective, "rank"]).head(top_n)
+        return [tuple(int(v) for v in row) for row in best[names].to_numpy()]
+    admissible_set = set(nodes)
+    lattice = Lattice(tuple(c.height for c in dataset.encoded))
+    return [n for n in nodes if not any(p in admissible_set for p in lattice.predecessors(n))]
+
+
+def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
+              local_algorithms: Sequence[str] = ("greedy", "partition"),
+              progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """One row per solution: ``k``, ``engine``, ``algorithm``, ``solution`` (the level vector or the local
+    algorithm), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract)."""
+    ids = list(study.compare)
+    names = dataset.quasi_identifiers
+    nodes = lattice_candidates(study, dataset, candidates, top_n)
+    jobs: list[tuple[str, object]] = [("lattice", n) for n in nodes] + [("local", a) for a in local_algorithms]
+    rows = []
+    for i, (engine, item) in enumerate(jobs):
+        if engine == "lattice":
+            node = item
+            release = Release.from_node(dataset, node, study.k, study.max_suppression, candidates)
+            scores = score_release(study, release)
+            label = ",".join(f"{q}={v}" for q, v in zip(names, node, strict=True))
+            algorithm = candidates
+        else:
+            local = replace(study, engine="local", algorithm=str(item), max_suppression=0.0,
+                            objective=study.objective if study.objective in ("vinterbo", "col_mi", "pmi")
+                            else "vinterbo")
+            result = run(local, dataset)
+            scores, label, algorithm = result.scores, str(item), str(item)
+        rows.append({"k": study.k, "engine": engine, "algorithm": algorithm, "solution": label,
+                     **{m: scores[m].value for m in ids}})
+        if progress:
+            progress((i + 1) / len(jobs))
+    return pd.DataFrame(rows, columns=["k", "engine", "algorithm", "solution", *ids])
+
+
+def normalized(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
+    """Each measure rescaled to [0, 1] over the candidates (0 = the best candidate, 1 = the worst)."""
+    out = df.copy()
+    for m in measure_ids:
+        col = df[m].astype(float)
+        span = col.max() - col.min()
+        out[f"{m}_norm"] = (col - col.min()) / span if span > 0 else 0.0
+    return out
+
+
+def pareto_front(df: pd.DataFrame, measure_ids: Sequence[str]) -> np.ndarray:
+    """Mask of the solutions no other solution dominates (at least as good under every measure, better
+    under one; all measures are losses)."""
+    values = df[list(measure_ids)].to_numpy(dtype=float)
+    keep = np.ones(len(values), dtype=bool)
+    for i in range(len(values)):
+        no_worse = (values <= values[i]).all(axis=1)
+        better = (values < values[i]).any(axis=1)
+        keep[i] = not (no_worse & better).any()
+    return keep
+
+
+def rank_agreement(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
+    """Kendall τ between the rankings of the candidates under each pair of measures (1: same order)."""
+    ids = list(measure_ids)
+    tau = pd.DataFrame(np.eye(len(ids)), index=ids, columns=ids)
+    for a in range(len(ids)):
+        for b in range(a + 1, len(ids)):
+            value = kendalltau(df[ids[a]], df[ids[b]]).statistic if len(df) > 1 else np.nan
+            tau.iloc[a, b] = tau.iloc[b, a] = value
+    return tau
+
+
+def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
+    """For each measure, the solution it would choose (lowest value; ties: the first listed)."""
+    rows = []
+    for m in measure_ids:
+        best = df.loc[df[m].astype(float).idxmin()]
+        rows.append({"measure": m, "engine": best.engine, "algorithm": best.algorithm, "solution": best.solution,
+                     "value": best[m]})
+    return pd.DataFrame(rows)
+
+
+def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "k_minimal",
+          local_algorithms: Sequence[str] = ("greedy", "partition"),
+          progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """The solutions over a list of k: one row per solution × k (tidy), the ``solutions.csv`` table."""
+    frames = []
+    for i, k in enumerate(ks):
+        frames.append(solutions(replace(study, k=k), dataset, candidates, local_algorithms=local_algorithms))
+        if progress:
+            progress((i + 1) / len(ks))
+    return pd.concat(frames, ignore_index=True)
+
+
+def measure_directions(measure_ids: Sequence[str]) -> dict[str, str]:
+    return {m: M.MEASURES[m].direction for m in measure_ids if m in M.MEASURES}
