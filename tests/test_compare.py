@@ -55,8 +55,10 @@ def test_solutions_table_contract_and_derived_tables():
 
     assert tau.loc["dm", "entropy"] == pytest.approx(kendalltau(df.dm, df.entropy).statistic, nan_ok=True)
     best = compare.optimal_under(df, ids)
+    assert len(best) == 2 * len(ids)  # one row per measure and engine
     for _, row in best.iterrows():
-        assert row.value == df[row.measure].min()
+        assert row.value == df[df.engine == row.engine][row.measure].min()
+        assert row.best_overall == (row.value == df[row.measure].min())
     norm = compare.normalized(df, ids)
     for m in ids:
         assert norm[f"{m}_norm"].between(0, 1).all()

@@ -112,12 +112,15 @@ def rank_agreement(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame
 
 
 def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
-    """For each measure, the solution it would choose (lowest value; ties: the first listed)."""
+    """For each measure and each engine, the solution it would choose (lowest value; ties: the first listed),
+    and whether that is the best over both engines."""
     rows = []
     for m in measure_ids:
-        best = df.loc[df[m].astype(float).idxmin()]
-        rows.append({"measure": m, "engine": best.engine, "algorithm": best.algorithm, "solution": best.solution,
-                     "value": best[m]})
+        overall = df[m].astype(float).min()
+        for engine, part in df.groupby("engine", sort=True):
+            best = part.loc[part[m].astype(float).idxmin()]
+            rows.append({"measure": m, "engine": engine, "algorithm": best.algorithm, "solution": best.solution,
+                         "value": best[m], "best_overall": bool(best[m] == overall)})
     return pd.DataFrame(rows)
 
 
