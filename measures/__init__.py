@@ -18,6 +18,7 @@ from measures.discernibility import dm, dm_node, dm_star, dm_star_node
 from measures.entropy import entropy, entropy_nm, entropy_nm_node, entropy_node
 from measures.height import height, height_node
 from measures.hierarchy_weights import vinterbo, vinterbo_node
+from measures.information import nmi
 from measures.information_weights import col_mi, pmi
 from measures.loss import loss, loss_bound_node, loss_node
 from measures.precision import precision, precision_nm, precision_nm_node, precision_node
@@ -115,6 +116,10 @@ _ALL = [
     Measure("pmi", "Value-MI (PMI)",
             "Σ cells −|PMI(g, c)|, c = the less frequent target class, add-½ smoothing; suppressed cells 0",
             False, "Katirai 2006, Method 3", pmi, needs_target=True),
+    Measure("nmi", "Normalized mutual information",
+            "MI(released QIs; target) / MI(original QIs; target), bits, joint; suppressed records as the root",
+            False, "Cover & Thomas 2006 §2.3; Katirai 2006 §2.3", nmi, bound=_unit, direction="higher is better",
+            needs_target=True),
 ]
 
 MEASURES: dict[str, Measure] = {m.id: m for m in _ALL}

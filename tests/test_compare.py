@@ -74,3 +74,12 @@ def test_compare_cli_writes_the_tables(tmp_path, capsys):
         assert (out / name).exists(), name
     assert main(["compare", str(TEACHING), "--k", "2,x"]) == 2
     assert "--k" in capsys.readouterr().err
+
+
+def test_higher_is_better_measures_are_oriented():
+    df = pd.DataFrame({"engine": ["lattice", "local"], "algorithm": ["k_minimal", "greedy"],
+                       "solution": ["a", "b"], "loss": [0.5, 0.2], "nmi": [0.9, 0.4]})
+    assert compare.pareto_front(df, ["loss", "nmi"]).tolist() == [True, True]  # a trade-off
+    best = compare.optimal_under(df, ["nmi"])
+    assert best[best.best_overall].solution.tolist() == ["a"]  # the higher nmi wins
+    assert compare.normalized(df, ["nmi"]).nmi_norm.tolist() == [0.0, 1.0]

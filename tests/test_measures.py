@@ -80,12 +80,13 @@ def test_iyengar_loss_hand_computed():
 
 def test_registry_metadata():
     assert set(M.MEASURES) == {"height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy",
-                               "entropy_nm", "loss", "vinterbo", "col_mi", "pmi"}
-    assert set(M.MEASURES) - set(M.LATTICE_MEASURES) == {"col_mi", "pmi"}
+                               "entropy_nm", "loss", "vinterbo", "col_mi", "pmi", "nmi"}
+    assert set(M.MEASURES) - set(M.LATTICE_MEASURES) == {"col_mi", "pmi", "nmi"}
     monotone = {i for i, m in M.MEASURES.items() if m.monotone}
     assert monotone == {"height", "precision", "dm_star", "entropy", "vinterbo", "col_mi"}
-    for m in M.MEASURES.values():
-        assert m.name and m.formula and m.source and m.direction == "lower is better"
+    for m in M.MEASURES.values():  # all losses except nmi, a share of information kept
+        assert m.name and m.formula and m.source
+        assert m.direction == ("higher is better" if m.id == "nmi" else "lower is better")
 
 
 def test_scores_are_normalized_where_bounded():

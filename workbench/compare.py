@@ -78,11 +78,18 @@ def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top
     return pd.DataFrame(rows, columns=["k", "engine", "algorithm", "solution", *ids])
 
 
+def as_loss(df: pd.DataFrame, measure_id: str) -> pd.Series:
+    """The measure's values oriented as a loss (negated when higher is better, e.g. ``nmi``)."""
+    values = df[measure_id].astype(float)
+    higher = M.MEASURES[measure_id].direction == "higher is better" if measure_id in M.MEASURES else False
+    return -values if higher else values
+
+
 def normalized(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
     """Each measure rescaled to [0, 1] over the candidates (0 = the best candidate, 1 = the worst)."""
     out = df.copy()
     for m in measure_ids:
-        col = df[m].astype(float)
+        col = as_loss(df, m)
         span = col.max() - col.min()
         out[f"{m}_norm"] = (col - col.min()) / span if span > 0 else 0.0
     return out
@@ -90,8 +97,8 @@ def normalized(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
 
 def pareto_front(df: pd.DataFrame, measure_ids: Sequence[str]) -> np.ndarray:
     """Mask of the solutions no other solution dominates (at least as good under every measure, better
-    under one; all measures are losses)."""
-    values = df[list(measure_ids)].to_numpy(dtype=float)
+    under one; each measure in its own direction)."""
+    values = np.column_stack([as_loss(df, m).to_numpy() for m in measure_ids]) if len(df) else np.zeros((0, 0))
     keep = np.ones(len(values), dtype=bool)
     for i in range(len(values)):
         no_worse = (values <= values[i]).all(axis=1)
@@ -106,21 +113,21 @@ def rank_agreement(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame
     tau = pd.DataFrame(np.eye(len(ids)), index=ids, columns=ids)
     for a in range(len(ids)):
         for b in range(a + 1, len(ids)):
-            value = kendalltau(df[ids[a]], df[ids[b]]).statistic if len(df) > 1 else np.nan
+            value = kendalltau(as_loss(df, ids[a]), as_loss(df, ids[b])).statistic if len(df) > 1 else np.nan
             tau.iloc[a, b] = tau.iloc[b, a] = value
     return tau
 
 
 def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
-    """For each measure and each engine, the solution it would choose (lowest value; ties: the first listed),
-    and whether that is the best over both engines."""
+    """For each measure and each engine, the solution it would choose (the best value in the measure's
+    direction; ties: the first listed), and whether that is the best over both engines."""
     rows = []
     for m in measure_ids:
-        overall = df[m].astype(float).min()
+        loss = as_loss(df, m)
         for engine, part in df.groupby("engine", sort=True):
-            best = part.loc[part[m].astype(float).idxmin()]
-            rows.append({"measure": m, "engine": engine, "algorithm": best.algorithm, "solution": best.solution,
-                         "value": best[m], "best_overall": bool(best[m] == overall)})
+            best = loss[part.index].idxmin()
+            rows.append({"measure": m, "engine": engine, "algorithm": df.algorithm[best], "solution": df.solution[best],
+                         "value": df[m][best], "best_overall": bool(loss[best] == loss.min())})
     return pd.DataFrame(rows)
 
 
