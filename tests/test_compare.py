@@ -83,3 +83,21 @@ def test_higher_is_better_measures_are_oriented():
     best = compare.optimal_under(df, ["nmi"])
     assert best[best.best_overall].solution.tolist() == ["a"]  # the higher nmi wins
     assert compare.normalized(df, ["nmi"]).nmi_norm.tolist() == [0.0, 1.0]
+
+
+def test_degradation_columns_for_the_chosen_solutions(tmp_path):
+    """Model degradation runs for the solutions optimal under some measure and adds
+    degradation_<classifier>_<metric> columns (the solutions.csv contract)."""
+    study = load_study(ROOT / "sample_configs" / "registry.toml",
+                       ['measures.compare=["precision","entropy","degradation"]', "data.rows=400"])
+    ds = load_dataset(study)
+    df = compare.solutions(study, ds)
+    assert "degradation" not in df.columns
+    out = compare.add_degradation(df, study, ds, classifiers=("zeror", "naive_bayes"), folds=2, n_jobs=1)
+    cols = [c for c in out.columns if c.startswith("degradation_")]
+    assert "degradation_naive_bayes_auc_drop" in cols and "degradation_zeror_agreement" in cols
+    chosen = out.dropna(subset=["degradation_zeror_accuracy_original"])
+    assert 1 <= len(chosen) < len(out)
+    assert (chosen.degradation_zeror_agreement == 1.0).all() and (chosen.degradation_zeror_auc_drop == 0).all()
+    again = compare.add_degradation(df, study, ds, classifiers=("zeror", "naive_bayes"), folds=2, n_jobs=1)
+    pd.testing.assert_frame_equal(out, again)  # reproducible with the recorded seed

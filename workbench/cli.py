@@ -44,6 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--k", default=None, metavar="K1,K2,...", help="a sweep over k (default: privacy.k)")
     cmp_.add_argument("--candidates", choices=["k_minimal", "all", "top"], default="k_minimal")
     cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
+    cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
+                      help="model degradation classifiers (when [measures].compare lists degradation)")
+    cmp_.add_argument("--jobs", type=int, default=2, help="processes for model degradation")
     alg = sub.add_parser("algorithms", help="run several lattice algorithms on one configuration and compare")
     alg.add_argument("config", type=Path)
     alg.add_argument("--algorithms", default=None, metavar="A,B,...", help="default: every lattice algorithm")
@@ -90,7 +93,12 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
         raise WorkbenchError(f"--k {args.k!r}: every k must be at least 1")
     dataset = load_dataset(study)
     table = compare.sweep(study, dataset, ks, args.candidates)
-    ids = list(study.compare)
+    ids = [m for m in study.compare if m != "degradation"]
+    if "degradation" in study.compare:
+        classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
+        table = compare.add_degradation(
+            table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
+            progress=lambda f: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     if args.out:
         from workbench.ui import charts

@@ -53,6 +53,7 @@ def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top
               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """One row per solution: ``k``, ``engine``, ``algorithm``, ``solution`` (the level vector or the local
     algorithm), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract)."""
+    study = replace(study, compare=tuple(m for m in study.compare if m != "degradation"))
     ids = list(study.compare)
     names = dataset.quasi_identifiers
     nodes = lattice_candidates(study, dataset, candidates, top_n)
@@ -145,3 +146,58 @@ def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "
 
 def measure_directions(measure_ids: Sequence[str]) -> dict[str, str]:
     return {m: M.MEASURES[m].direction for m in measure_ids if m in M.MEASURES}
+
+
+def _release_of(study: Study, dataset: Dataset, row: pd.Series) -> Release:
+    """Rebuild the release behind one row of the solutions table."""
+    case = replace(study, k=int(row.k))
+    if row.engine == "lattice":
+        levels = dict(part.split("=", 1) for part in str(row.solution).split(","))
+        node = tuple(int(levels[q]) for q in dataset.quasi_identifiers)
+        return Release.from_node(dataset, node, case.k, case.max_suppression, str(row.algorithm))
+    local = replace(case, engine="local", algorithm=str(row.algorithm), max_suppression=0.0,
+                    objective=case.objective if case.objective in ("vinterbo", "col_mi", "pmi") else "vinterbo")
+    release = run(local, dataset).release
+    assert release is not None
+    return release
+
+
+def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequence[int] | None = None,
+                    classifiers: Sequence[str] = ("zeror", "random_forest", "bayes_net"), folds: int = 5,
+                    n_jobs: int = 2, progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """Model degradation (Katirai 2006's "most defensible" measure) for a chosen subset of solutions
+    (``rows``: index labels; default: the solutions optimal under some measure), in parallel processes.
+    Adds ``degradation_<classifier>_<metric>`` columns (empty for the solutions not chosen)."""
+    from joblib import Parallel, delayed
+
+    from measures.degradation import degradation
+
+    study = replace(study, compare=tuple(m for m in study.compare if m != "degradation"))
+    if study.target is None:
+        raise ConfigError("model degradation needs [measures].target")
+    ids = [m for m in study.compare if m != "degradation"]
+    if rows is None:
+        chosen = []
+        for _, part in df.groupby("k"):
+            best = optimal_under(part, ids)
+            for _, b in best.iterrows():
+                chosen.extend(part.index[(part.solution == b.solution) & (part.engine == b.engine)].tolist())
+        rows = sorted(set(chosen))
+    target = np.unique(dataset.frame[study.target].to_numpy(dtype=str), return_inverse=True)[1].reshape(-1)
+    qis = dataset.quasi_identifiers
+    original = dataset.frame[qis]
+    releases = [_release_of(study, dataset, df.loc[i]) for i in rows]
+    jobs = [delayed(degradation)(original, r.labels[qis], target, r.suppressed, classifiers=tuple(classifiers),
+                                 folds=folds, random_state=study.seed) for r in releases]
+    results = []
+    for i, result in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
+        results.append(result)
+        if progress:
+            progress((i + 1) / len(jobs))
+    out = df.copy()
+    for index, table in zip(rows, results, strict=True):
+        for _, r in table.iterrows():
+            for column in table.columns:
+                if column != "classifier":
+                    out.loc[index, f"degradation_{r.classifier}_{column}"] = r[column]
+    return out
