@@ -101,3 +101,22 @@ def test_degradation_columns_for_the_chosen_solutions(tmp_path):
     assert (chosen.degradation_zeror_agreement == 1.0).all() and (chosen.degradation_zeror_auc_drop == 0).all()
     again = compare.add_degradation(df, study, ds, classifiers=("zeror", "naive_bayes"), folds=2, n_jobs=1)
     pd.testing.assert_frame_equal(out, again)  # reproducible with the recorded seed
+
+
+def test_nmi_is_one_at_the_bottom_and_zero_at_the_root_on_a_real_release():
+    import measures as M
+    from workbench.release import Release
+    from workbench.study import target_codes
+
+    study = load_study(ROOT / "sample_configs" / "registry.toml", ["data.rows=500"])
+    ds = load_dataset(study)
+    target = target_codes(study, ds)
+    bottom = Release.from_node(ds, tuple(0 for _ in ds.encoded), 1, 0.0)
+    top = Release.from_node(ds, tuple(c.height for c in ds.encoded), 1, 0.0)
+    assert M.score(bottom.view(), ["nmi"], target)["nmi"].value == pytest.approx(1.0)
+    assert M.score(top.view(), ["nmi"], target)["nmi"].value == pytest.approx(0.0)
+
+
+def test_target_that_is_a_quasi_identifier_is_refused(capsys):
+    assert main(["run", str(ROOT / "sample_configs" / "registry.toml"), "--set", 'measures.target="age"']) == 2
+    assert "leak" in capsys.readouterr().err
