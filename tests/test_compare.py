@@ -120,3 +120,12 @@ def test_nmi_is_one_at_the_bottom_and_zero_at_the_root_on_a_real_release():
 def test_target_that_is_a_quasi_identifier_is_refused(capsys):
     assert main(["run", str(ROOT / "sample_configs" / "registry.toml"), "--set", 'measures.target="age"']) == 2
     assert "leak" in capsys.readouterr().err
+
+
+def test_sweep_over_suppression_limits(tmp_path):
+    out = tmp_path / "s"
+    assert main(["compare", str(TEACHING), "--k", "2", "--max-suppression", "0,0.2", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "solutions.csv")
+    assert list(table.columns[:4]) == ["k", "engine", "algorithm", "solution"]
+    assert table.columns[-1] == "max_suppression"
+    assert sorted(set(table.max_suppression)) == [0.0, 0.2]

@@ -42,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("config", type=Path)
     cmp_.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     cmp_.add_argument("--k", default=None, metavar="K1,K2,...", help="a sweep over k (default: privacy.k)")
+    cmp_.add_argument("--max-suppression", default=None, metavar="S1,S2,...",
+                      help="a sweep over suppression limits too (fractions; default: privacy.max_suppression)")
     cmp_.add_argument("--candidates", choices=["k_minimal", "all", "top"], default="k_minimal")
     cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
     cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
@@ -91,8 +93,15 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
         raise WorkbenchError(f"--k {args.k!r}: expected integers separated by commas") from None
     if any(k < 1 for k in ks):
         raise WorkbenchError(f"--k {args.k!r}: every k must be at least 1")
+    try:
+        sups = [float(x) for x in args.max_suppression.split(",")] if args.max_suppression else None
+    except ValueError:
+        raise WorkbenchError(f"--max-suppression {args.max_suppression!r}: expected fractions separated by "
+                             "commas") from None
+    if sups and any(not 0 <= x <= 1 for x in sups):
+        raise WorkbenchError(f"--max-suppression {args.max_suppression!r}: every limit must be in [0, 1]")
     dataset = load_dataset(study)
-    table = compare.sweep(study, dataset, ks, args.candidates)
+    table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
     ids = [m for m in study.compare if m != "degradation"]
     if "degradation" in study.compare:
         classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
@@ -107,7 +116,10 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
         try:
             out.mkdir(parents=True, exist_ok=True)
             table.to_csv(out / "solutions.csv", index=False)
-            last = table[table.k == ks[-1]].reset_index(drop=True)
+            last = table[table.k == ks[-1]]
+            if "max_suppression" in last.columns:
+                last = last[last.max_suppression == sups[-1]]
+            last = last.reset_index(drop=True)
             front = compare.pareto_front(last, ids)
             compare.normalized(last, ids).assign(pareto=front).to_csv(out / "normalized.csv", index=False)
             compare.rank_agreement(last, ids).to_csv(out / "rank_agreement.csv")

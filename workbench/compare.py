@@ -134,13 +134,22 @@ def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
 
 def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "k_minimal",
           local_algorithms: Sequence[str] = ("greedy", "partition"),
-          progress: Callable[[float], None] | None = None) -> pd.DataFrame:
-    """The solutions over a list of k: one row per solution × k (tidy), the ``solutions.csv`` table."""
+          progress: Callable[[float], None] | None = None,
+          max_suppressions: Sequence[float] | None = None) -> pd.DataFrame:
+    """The solutions over a list of k (and of suppression limits): one row per solution × setting (tidy),
+    the ``solutions.csv`` table. With several suppression limits a ``max_suppression`` column is appended
+    last (the columns before it keep the contract order)."""
+    limits = list(max_suppressions) if max_suppressions else [study.max_suppression]
+    grid = [(k, sup) for k in ks for sup in limits]
     frames = []
-    for i, k in enumerate(ks):
-        frames.append(solutions(replace(study, k=k), dataset, candidates, local_algorithms=local_algorithms))
+    for i, (k, sup) in enumerate(grid):
+        table = solutions(replace(study, k=k, max_suppression=sup), dataset, candidates,
+                          local_algorithms=local_algorithms)
+        if len(limits) > 1:
+            table["max_suppression"] = sup
+        frames.append(table)
         if progress:
-            progress((i + 1) / len(ks))
+            progress((i + 1) / len(grid))
     return pd.concat(frames, ignore_index=True)
 
 
