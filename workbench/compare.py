@@ -175,7 +175,8 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
                     classifiers: Sequence[str] = ("zeror", "random_forest", "bayes_net"), folds: int = 5,
                     n_jobs: int = 2, progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Model degradation (Katirai 2006's "most defensible" measure) for a chosen subset of solutions
-    (``rows``: index labels; default: the solutions optimal under some measure), in parallel processes.
+    (``rows``: index labels; default: the lattice node each measure would choose and every local release),
+    in parallel processes.
     Adds ``degradation_<classifier>_<metric>`` columns (empty for the solutions not chosen)."""
     from joblib import Parallel, delayed
 
@@ -185,8 +186,8 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
     if study.target is None:
         raise ConfigError("model degradation needs [measures].target")
     ids = [m for m in study.compare if m != "degradation"]
-    if rows is None:
-        chosen = []
+    if rows is None:  # the lattice node each measure would choose, and every local release
+        chosen = df.index[df.engine == "local"].tolist()
         for _, part in df.groupby("k"):
             best = optimal_under(part, ids)
             for _, b in best.iterrows():
