@@ -18,7 +18,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 import measures as M
-from workbench.config import Study
+from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.lattice.space import Lattice, Node
@@ -26,6 +26,13 @@ from workbench.release import Release
 from workbench.study import evaluator_for, lattice_table, run, score_release
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
+
+
+def _local_study(study: Study, algorithm: str) -> Study:
+    """The study run by the local engine: its objective if the local engine takes it, else Vinterbo-1.0;
+    no record suppression (local recoding suppresses cell by cell, by generalizing to the top)."""
+    objective = study.objective if study.objective in LOCAL_OBJECTIVES else "vinterbo"
+    return replace(study, engine="local", algorithm=algorithm, max_suppression=0.0, objective=objective)
 
 
 def lattice_candidates(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
@@ -67,10 +74,7 @@ def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top
             label = ",".join(f"{q}={v}" for q, v in zip(names, node, strict=True))
             algorithm = candidates
         else:
-            local = replace(study, engine="local", algorithm=str(item), max_suppression=0.0,
-                            objective=study.objective if study.objective in ("vinterbo", "col_mi", "pmi")
-                            else "vinterbo")
-            result = run(local, dataset)
+            result = run(_local_study(study, str(item)), dataset)
             scores, label, algorithm = result.scores, str(item), str(item)
         rows.append({"k": study.k, "engine": engine, "algorithm": algorithm, "solution": label,
                      **{m: scores[m].value for m in ids}})
@@ -164,9 +168,7 @@ def _release_of(study: Study, dataset: Dataset, row: pd.Series) -> Release:
         levels = dict(part.split("=", 1) for part in str(row.solution).split(","))
         node = tuple(int(levels[q]) for q in dataset.quasi_identifiers)
         return Release.from_node(dataset, node, case.k, case.max_suppression, str(row.algorithm))
-    local = replace(case, engine="local", algorithm=str(row.algorithm), max_suppression=0.0,
-                    objective=case.objective if case.objective in ("vinterbo", "col_mi", "pmi") else "vinterbo")
-    release = run(local, dataset).release
+    release = run(_local_study(case, str(row.algorithm)), dataset).release
     assert release is not None
     return release
 
