@@ -24,3 +24,38 @@ def test_app_switches_to_the_teaching_table():
     at.selectbox[0].select("teaching").run()
     assert not at.exception
     assert at.metric[0].value == "10" and at.metric[2].value == "30"
+
+
+def _anonymize(dataset: str = "registry") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.selectbox[0].select(dataset).run()
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception
+    return at
+
+
+def test_anonymize_lattice_default_flow():
+    at = _anonymize()
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.success and "k-anonymous with k = 5" in at.success[0].value
+    names = [m.label for m in at.metric]
+    assert {"suppressed records", "node checks", "Non-uniform entropy", "Normalized mutual information"} <= set(names)
+    assert all(m.help for m in at.metric if m.label == "Non-uniform entropy")  # the formula on hover
+
+
+def test_anonymize_local_engine():
+    at = _anonymize("teaching")
+    at.radio[0].set_value("local").run()
+    at.number_input[0].set_value(3).run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.success and "k-anonymous with k = 3" in at.success[0].value
+
+
+def test_anonymize_without_a_solution_shows_a_message():
+    at = _anonymize("teaching")
+    at.number_input[0].set_value(50).run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.error and "k = 50" in at.error[0].value

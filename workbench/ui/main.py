@@ -1,6 +1,6 @@
-"""Placeholder page: the embedded sample that the workbench opens on, its roles and its lattice.
+"""The Streamlit workbench: the embedded sample's data page and the Anonymize page.
 
-The full pages (data, hierarchies, anonymize, lattice, compare, export, walkthrough) arrive with issue #6.
+The remaining pages (hierarchies, lattice, compare, export, walkthrough) arrive with issue #6.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
+from workbench.ui import anonymize
 
 
 @st.cache_data(show_spinner=False)
@@ -34,6 +35,12 @@ def main() -> None:
     names = list(SAMPLES)
     default = names.index("registry") if "registry" in names else 0
     name = st.selectbox("Embedded dataset", names, index=default, format_func=lambda n: f"{n}: {SAMPLES[n]}")
+    page = st.sidebar.radio("Page", ["Data", "Anonymize"])
+    if page == "Anonymize":
+        roles = load_sample(name).roles
+        target = next((a for a, r in roles.items() if r == "target"), None)
+        anonymize.page(name, target)
+        return
     preview, attributes, description = _sample_summary(name)
     st.write(description)
     quasi = attributes[attributes["role"] == "quasi"]

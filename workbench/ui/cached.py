@@ -1,0 +1,39 @@
+"""Cached library calls for the app: plain, hashable inputs in, plain data out (the UI never computes)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+import measures as M
+from workbench.config import study_from_dict
+from workbench.errors import WorkbenchError
+from workbench.study import run
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def run_config(config_json: str) -> dict[str, Any]:
+    """Run a study given as a JSON config (DESIGN.md §3); returns the summary, the scores with their formula
+    and direction, the guarantee, and the first released rows. Errors come back as ``{"error": message}``."""
+    try:
+        study = study_from_dict(json.loads(config_json))
+        result = run(study)
+    except WorkbenchError as exc:
+        return {"error": str(exc).splitlines()[0]}
+    if result.release is None:
+        return {"error": f"no solution is k-anonymous for k = {study.k} within the suppression limit"}
+    release = result.release
+    guarantee = release.verify(suppressed_policy=study.suppressed)
+    search = result.search
+    return {
+        "summary": result.summary(),
+        "guarantee": guarantee.describe(),
+        "holds": guarantee.holds,
+        "proven_optimal": bool(search.proven_optimal) if search else None,
+        "note": search.note if search else "",
+        "scores": [{"measure": s.id, "name": M.MEASURES[s.id].name, "value": s.value, "formula": s.formula,
+                    "direction": s.direction} for s in result.scores.values()],
+        "preview": release.table(study.suppressed).head(25),
+    }
