@@ -59,3 +59,27 @@ def test_anonymize_without_a_solution_shows_a_message():
     at.button[0].click().run()
     assert not at.exception
     assert at.error and "k = 50" in at.error[0].value
+
+
+def test_lattice_page_draws_the_lattice_and_the_trace():
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.selectbox[0].select("teaching").run()
+    at.sidebar.radio[0].set_value("Lattice").run()
+    assert not at.exception
+    chart = at.get("vega_lite_chart")[0]
+    spec = chart.proto.spec
+    assert "status" in spec and "rank" in spec  # nodes by height, coloured by status
+    caption = at.caption[1].value
+    assert "30 nodes" in caption and "checked" in caption
+    at.selectbox(key="lat_color").select("dm_star").run()
+    assert not at.exception
+
+
+def test_compare_page_tables_and_charts():
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.selectbox[0].select("teaching").run()
+    at.sidebar.radio[0].set_value("Compare").run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert {"lattice", "local"} <= set(table["engine"]) and "entropy" in table.columns
+    assert len(at.get("vega_lite_chart")) == 2  # Pareto scatter and the rank-agreement heat map

@@ -375,3 +375,24 @@ def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) 
         scores = score_release(study, release)
         out.append(RunResult(study, dataset, release, scores, None, 0, time.perf_counter() - start))
     return out
+
+
+def lattice_overview(study: Study, dataset: Dataset | None = None) -> tuple[pd.DataFrame, SearchResult]:
+    """Every lattice node with its measures (``lattice_table``), plus what the study's search did: a
+    ``status`` column (optimum / k-anonymous / not k-anonymous), ``checked`` and ``trace`` (the order in
+    which the search evaluated the node, or "predicted" / "pruned" / "")."""
+    dataset = dataset or load_dataset(study)
+    result = search(study, dataset)
+    table = lattice_table(evaluator_for(study, dataset))
+    names = dataset.quasi_identifiers
+    keys = [tuple(int(v) for v in row) for row in table[names].to_numpy()]
+    order: dict[tuple[int, ...], str] = {}
+    for e in result.trace.events:
+        if e.node not in order:
+            order[e.node] = str(e.step) if e.action == "check" else e.action
+    table["trace"] = [order.get(k, "") for k in keys]
+    table["checked"] = [order.get(k, "").isdigit() for k in keys]
+    table["status"] = np.where(table.k_anonymous, "k-anonymous", "not k-anonymous")
+    if result.optimum is not None:
+        table.loc[[k == result.optimum for k in keys], "status"] = "optimum"
+    return table, result

@@ -37,3 +37,38 @@ def run_config(config_json: str) -> dict[str, Any]:
                     "direction": s.direction} for s in result.scores.values()],
         "preview": release.table(study.suppressed).head(25),
     }
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def lattice_nodes(config_json: str) -> dict[str, Any]:
+    """The lattice of a study with every node's measures, status and search trace, and the Hasse layout."""
+    from workbench.study import lattice_overview
+    from workbench.ui.charts import hasse_edges, hasse_layout
+
+    try:
+        study = study_from_dict(json.loads(config_json))
+        table, result = lattice_overview(study)
+    except WorkbenchError as exc:
+        return {"error": str(exc).splitlines()[0]}
+    names = [c for c in table.columns if c not in ("node", "rank", "classes", "suppressed", "k_anonymous",
+                                                    "trace", "checked", "status", *M.LATTICE_MEASURES)]
+    nodes = hasse_layout(table, names)
+    return {"nodes": nodes, "edges": hasse_edges(nodes, names) if len(nodes) <= 1500 else None,
+            "names": names, "checks": result.checks, "algorithm": result.algorithm, "optimum": result.optimum}
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def compare_solutions(config_json: str, candidates: str) -> dict[str, Any]:
+    """The solution table of a study (both engines, every measure), its Pareto front, optima and Kendall τ."""
+    from workbench import compare
+    from workbench.study import load_dataset
+
+    try:
+        study = study_from_dict(json.loads(config_json))
+        dataset = load_dataset(study)
+        table = compare.solutions(study, dataset, candidates)
+    except WorkbenchError as exc:
+        return {"error": str(exc).splitlines()[0]}
+    ids = list(study.compare)
+    return {"table": table, "pareto": compare.pareto_front(table, ids), "optimal": compare.optimal_under(table, ids),
+            "tau": compare.rank_agreement(table, ids)}

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
+
+alt.data_transformers.disable_max_rows()  # lattices of several thousand nodes are drawn in full
 
 
 def relative_loss_chart(df: pd.DataFrame) -> alt.FacetChart:
@@ -52,3 +55,48 @@ def sweep_chart(df: pd.DataFrame, measure_ids: list[str]) -> alt.FacetChart:
         tooltip=["algorithm", "k", "measure", alt.Tooltip("value:Q", format=".4g")],
     ).properties(width=200, height=140).facet(facet=alt.Facet("measure:N", title=None), columns=3).resolve_scale(
         y="independent")
+
+
+def hasse_layout(nodes: pd.DataFrame, quasi_identifiers: list[str]) -> pd.DataFrame:
+    """Positions for a Hasse diagram: y = rank (height), x = position within the rank, centred."""
+    out = nodes.copy()
+    out["x"] = 0.0
+    for _, idx in out.groupby("rank").groups.items():
+        order = out.loc[idx].sort_values(quasi_identifiers).index
+        out.loc[order, "x"] = np.arange(len(order)) - (len(order) - 1) / 2
+    return out
+
+
+def hasse_edges(nodes: pd.DataFrame, quasi_identifiers: list[str]) -> pd.DataFrame:
+    """One row per lattice edge (node → direct generalization) with both ends' positions."""
+    pos = {tuple(r[quasi_identifiers]): (r.x, r["rank"]) for _, r in nodes.iterrows()}
+    rows = []
+    for node, (x, y) in pos.items():
+        for j in range(len(node)):
+            succ = node[:j] + (node[j] + 1,) + node[j + 1:]
+            if succ in pos:
+                rows.append({"x": x, "y": y, "x2": pos[succ][0], "y2": pos[succ][1]})
+    return pd.DataFrame(rows, columns=["x", "y", "x2", "y2"])
+
+
+def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str) -> alt.LayerChart:
+    """The generalization lattice (El Emam 2009, Fig. 2): nodes by height, edges to successors, coloured by
+    status ("k-anonymous", "not k-anonymous", "optimum") or by a measure; checked nodes of the search trace
+    drawn larger, with their order in the tooltip."""
+    tooltip = ["node", "rank", "suppressed", "classes", "status", "trace"]
+    if color == "status":
+        encoding = alt.Color("status:N", scale=alt.Scale(domain=["optimum", "k-anonymous", "not k-anonymous"],
+                                                         range=["#d62728", "#2ca02c", "#bbbbbb"]))
+    else:
+        encoding = alt.Color(f"{color}:Q", scale=alt.Scale(scheme="viridis"))
+        tooltip.append(alt.Tooltip(f"{color}:Q", format=".5g"))
+    points = alt.Chart(nodes).mark_circle(opacity=0.9).encode(
+        x=alt.X("x:Q", axis=None), y=alt.Y("rank:Q", title="height (Σ levels)"), color=encoding,
+        size=alt.Size("checked:N", scale=alt.Scale(domain=[False, True], range=[25, 110]), title="checked"),
+        tooltip=tooltip,
+    )
+    layers = [points]
+    if edges is not None and len(edges):
+        lines = alt.Chart(edges).mark_rule(color="#dddddd", strokeWidth=0.6).encode(x="x:Q", y="y:Q", x2="x2", y2="y2")
+        layers = [lines, points]
+    return alt.layer(*layers).properties(width=760, height=460).interactive()
