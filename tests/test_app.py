@@ -83,3 +83,19 @@ def test_compare_page_tables_and_charts():
     table = at.dataframe[0].value
     assert {"lattice", "local"} <= set(table["engine"]) and "entropy" in table.columns
     assert len(at.get("vega_lite_chart")) == 2  # Pareto scatter and the rank-agreement heat map
+
+
+def test_export_page_after_a_run():
+    at = _anonymize("teaching")
+    at.number_input[0].set_value(3).run()
+    at.button[0].click().run()
+    at.sidebar.radio[0].set_value("Export").run()
+    assert not at.exception
+    assert at.success and "re-verification" in at.success[0].value
+    assert len(at.get("download_button")) == 3
+
+
+def test_export_page_before_any_run_says_what_to_do():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.sidebar.radio[0].set_value("Export").run()
+    assert not at.exception and at.info and "Anonymize" in at.info[0].value

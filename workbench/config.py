@@ -101,6 +101,13 @@ def _need(where: str, value: Any, types: tuple[type, ...]) -> None:
         raise ConfigError(f"{where} must be {want}, got {value!r}")
 
 
+def to_toml(raw: Mapping[str, Any]) -> str:
+    """A config mapping as TOML text, loadable again by ``load_study`` (paths stay as written)."""
+    import tomli_w
+
+    return tomli_w.dumps(dict(raw))
+
+
 def parse_override(text: str) -> tuple[list[str], Any]:
     """``SECTION.KEY=VALUE`` -> (path, value); VALUE is read as a TOML value, else taken as a string."""
     if "=" not in text:

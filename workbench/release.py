@@ -307,6 +307,18 @@ class Release:
         prov_path.write_text(json.dumps(prov, indent=2, default=str) + "\n", encoding="utf-8")
         return {"release": path, "provenance": prov_path}
 
+    def export_bytes(self, *, seed: int, fmt: str = "csv", config: dict[str, object] | None = None,
+                     measures: dict[str, float] | None = None, suppressed_policy: str = "mark") -> dict[str, bytes]:
+        """The release file (rows shuffled with ``seed``, re-verified first) and ``provenance.json`` as bytes,
+        for downloads; the same content ``write`` puts on disk."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = self.write(tmp, seed=seed, config=config, measures=measures,
+                               suppressed_policy=suppressed_policy, name=f"release.{fmt}")
+            return {name: path.read_bytes() for name, path in (("release", paths["release"]),
+                                                                ("provenance", paths["provenance"]))}
+
     def provenance_record(self, *, seed: int, config: dict[str, object] | None,
                           measures: dict[str, float] | None, guarantee: Guarantee,
                           suppressed_policy: str) -> dict[str, object]:

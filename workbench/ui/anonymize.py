@@ -37,8 +37,10 @@ def page(sample: str, target: str | None) -> None:
               "measures": {"compare": compare, **({"target": target} if target else {})}}
     if not st.button("Run", type="primary"):
         return
+    config_json = json.dumps(config, sort_keys=True)
     with st.spinner("Running…"):
-        result = run_config(json.dumps(config, sort_keys=True))
+        result = run_config(config_json)
+    st.session_state["last_config"] = config_json
     if "error" in result:
         st.error(result["error"])
         return

@@ -72,3 +72,23 @@ def compare_solutions(config_json: str, candidates: str) -> dict[str, Any]:
     ids = list(study.compare)
     return {"table": table, "pareto": compare.pareto_front(table, ids), "optimal": compare.optimal_under(table, ids),
             "tau": compare.rank_agreement(table, ids)}
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def export_files(config_json: str, fmt: str) -> dict[str, Any]:
+    """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
+    is produced), the provenance JSON and the config as TOML."""
+    from workbench.config import to_toml
+
+    try:
+        raw = json.loads(config_json)
+        study = study_from_dict(raw)
+        result = run(study)
+        if result.release is None:
+            return {"error": f"no solution is k-anonymous for k = {study.k}"}
+        files = result.release.export_bytes(seed=study.seed, fmt=fmt, config=raw,
+                                            measures={i: s.value for i, s in result.scores.items()},
+                                            suppressed_policy=study.suppressed)
+    except WorkbenchError as exc:
+        return {"error": str(exc).splitlines()[0]}
+    return {**files, "config": to_toml(raw).encode("utf-8"), "seed": study.seed}
