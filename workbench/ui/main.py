@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
-from workbench.ui import anonymize, compare_page, export, lattice
+from workbench.ui import anonymize, compare_page, export, lattice, walkthrough
 
 
 @st.cache_data(show_spinner=False)
@@ -35,7 +35,7 @@ def main() -> None:
     names = list(SAMPLES)
     default = names.index("registry") if "registry" in names else 0
     name = st.selectbox("Embedded dataset", names, index=default, format_func=lambda n: f"{n}: {SAMPLES[n]}")
-    page = st.sidebar.radio("Page", ["Data", "Anonymize", "Lattice", "Compare", "Export"])
+    page = st.sidebar.radio("Page", ["Data", "Anonymize", "Lattice", "Compare", "Export", "Walkthrough"])
     roles = load_sample(name).roles
     target = next((a for a, r in roles.items() if r == "target"), None)
     if page == "Anonymize":
@@ -49,6 +49,9 @@ def main() -> None:
         return
     if page == "Export":
         export.page()
+        return
+    if page == "Walkthrough":
+        walkthrough.page()
         return
     preview, attributes, description = _sample_summary(name)
     st.write(description)
