@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from workbench.data import Dataset, read_table
-from workbench.errors import HierarchyError
+from workbench.errors import DataError, HierarchyError
 from workbench.hierarchy.tree import Hierarchy
 
 FRAME = pd.DataFrame({"id": ["1", "2", "3", "4"], "age": ["34", "", "51", "34"], "sex": ["F", "M", "F", "F"]})
@@ -65,3 +65,20 @@ def test_callers_frame_is_never_changed():
     ds = Dataset.create(frame, {"age": "quasi"}, {"age": AGE})
     ds.frame.iloc[0, 0] = "changed"
     pd.testing.assert_frame_equal(frame, FRAME)
+
+
+def test_read_table_bytes_and_profile():
+    from workbench.data import profile, read_table_bytes
+
+    content = b"id;age;sex\n1;34;F\n2;;M\n3;51;F\n4;34;F\n"
+    frame = read_table_bytes(content, "upload.csv")
+    assert frame.columns.tolist() == ["id", "age", "sex"] and frame["age"].tolist() == ["34", "", "51", "34"]
+    table, warnings = profile(frame, {"id": "insensitive", "age": "quasi", "sex": "quasi"}, 2)
+    row = table.set_index("column").loc["age"]
+    assert row["distinct values"] == 3 and row["missing values"] == 1 and row["values seen < 2 times"] == 2
+    assert any("'id' is unique for every record" in w for w in warnings)
+    assert any("'age': 2 value(s) occur fewer than 2 times" in w for w in warnings)
+    with pytest.raises(DataError, match="upload.json: unsupported file type"):
+        read_table_bytes(b"{}", "upload.json")
+    with pytest.raises(DataError, match="upload.csv: the file is empty"):
+        read_table_bytes(b"", "upload.csv")

@@ -37,7 +37,7 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
-def _sniff_separator(path: Path, sample: str) -> str:
+def _sniff_separator(sample: str) -> str:
     try:
         return csv.Sniffer().sniff(sample, delimiters=_SNIFF_DELIMITERS).delimiter
     except csv.Error:
@@ -62,42 +62,50 @@ def read_table(path: str | Path, separator: str | None = None) -> pd.DataFrame:
         raise DataError(f"data file not found: {p}")
     if not p.is_file():
         raise DataError(f"data path is not a file: {p}")
-    if p.stat().st_size == 0:
-        raise DataError(f"{p}: the file is empty")
+    return read_table_bytes(p.read_bytes(), str(p), separator)
+
+
+def read_table_bytes(content: bytes, name: str, separator: str | None = None) -> pd.DataFrame:
+    """Read a table held in memory (an upload; nothing is written to disk); ``name`` gives its type by its
+    suffix and names it in messages. Same rules and errors as ``read_table``."""
+    suffix = Path(name).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise DataError(f"{name}: unsupported file type {suffix or '(none)'}; use one of {', '.join(SUFFIXES)}")
+    if not content:
+        raise DataError(f"{name}: the file is empty")
     try:
         if suffix in TEXT_SUFFIXES:
-            frame = _read_text(p, separator)
+            frame = _read_text(content, name, separator)
         elif suffix == ".parquet":
-            frame = pd.read_parquet(p).map(_as_text)
+            frame = pd.read_parquet(io.BytesIO(content)).map(_as_text)
         else:
-            frame = _with_header(pd.read_excel(p, header=None, dtype=object, keep_default_na=False,
-                                               na_values=[]).map(_as_text))
+            frame = _with_header(pd.read_excel(io.BytesIO(content), header=None, dtype=object,
+                                               keep_default_na=False, na_values=[]).map(_as_text))
     except DataError:
         raise
     except Exception as exc:  # the readers raise many types; the user needs the file and the reason
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"{p}: cannot read as {suffix[1:]}: {reason}") from None
-    return _checked(frame, str(p))
+        raise DataError(f"{name}: cannot read as {suffix[1:]}: {reason}") from None
+    return _checked(frame, name)
 
 
-def _read_text(p: Path, separator: str | None) -> pd.DataFrame:
-    raw = p.read_bytes()
+def _read_text(raw: bytes, name: str, separator: str | None) -> pd.DataFrame:
     if b"\x00" in raw[:65536]:
-        raise DataError(f"{p}: not a text table (it contains NUL bytes)")
+        raise DataError(f"{name}: not a text table (it contains NUL bytes)")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DataError(f"{p}: not UTF-8 text (byte {exc.start} cannot be decoded)") from None
+        raise DataError(f"{name}: not UTF-8 text (byte {exc.start} cannot be decoded)") from None
     if not text.strip():
-        raise DataError(f"{p}: the file is empty")
-    sep = separator or ("\t" if p.suffix.lower() == ".tsv" else _sniff_separator(p, text[:65536]))
+        raise DataError(f"{name}: the file is empty")
+    sep = separator or ("\t" if name.lower().endswith(".tsv") else _sniff_separator(text[:65536]))
     try:
         # header=None: pandas would rename a duplicate name 'a' to 'a.1', and would silently take the first
         # column as the index when every data row has more fields than the header
         return _with_header(pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
                                         na_values=[], engine="python" if len(sep) > 1 else "c"))
     except pd.errors.ParserError as exc:
-        raise DataError(f"{p}: malformed table: {str(exc).strip().splitlines()[0]}") from None
+        raise DataError(f"{name}: malformed table: {str(exc).strip().splitlines()[0]}") from None
 
 
 def _with_header(raw: pd.DataFrame) -> pd.DataFrame:
@@ -265,3 +273,24 @@ def _coverage_problems(column: pd.Series, h: Hierarchy, attribute: str) -> list[
         parts.append(f"{label} in data row{'s' if len(rows) > 1 else ''} {shown}")
     more = f"; and {len(missing) - 5} more value(s)" if len(missing) > 5 else ""
     return [f"column {attribute!r}: hierarchy {h.name!r} has no row for {'; '.join(parts)}{more}"]
+
+
+def profile(frame: pd.DataFrame, roles: Mapping[str, str], k: int) -> tuple[pd.DataFrame, list[str]]:
+    """Per column: role, distinct values, missing (empty) values and values occurring fewer than k times;
+    plus warnings for identifying columns left in and quasi-identifier values rarer than k."""
+    rows, warnings = [], []
+    for column in frame.columns:
+        counts = frame[column].value_counts()
+        role = roles.get(column, "insensitive")
+        rare = int((counts < k).sum())
+        rows.append({"column": column, "role": role, "distinct values": int(counts.size),
+                     "missing values": int((frame[column] == "").sum()), f"values seen < {k} times": rare})
+        if role == "identifying":
+            warnings.append(f"{column!r} is identifying: it is dropped from every release")
+        elif role == "quasi" and rare:
+            warnings.append(f"{column!r}: {rare} value(s) occur fewer than {k} times; they will need "
+                            "generalization or suppression")
+        elif role in ("insensitive", "sensitive") and counts.size == len(frame) and len(frame) > 1:
+            warnings.append(f"{column!r} is unique for every record but is not marked identifying: it would "
+                            "identify patients if released")
+    return pd.DataFrame(rows), warnings

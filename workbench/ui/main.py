@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
-from workbench.ui import anonymize, compare_page, export, lattice, walkthrough
+from workbench.ui import anonymize, compare_page, export, lattice, upload, walkthrough
 
 
 @st.cache_data(show_spinner=False)
@@ -67,3 +67,4 @@ def main() -> None:
     st.dataframe(preview, hide_index=True)
     st.info("From a shell: `workbench run sample_configs/registry.toml` finds the optimal k-anonymous "
             "generalization of this registry.")
+    upload.section()
