@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json:
                 print(json.dumps(summary))
             else:
-                guarantee = result.release.verify(suppressed_policy=study.suppressed).describe()
+                guarantee = result.guarantee.describe()
                 print(_format_text(summary | {"proof": _proof(result), "guarantee": guarantee}))
                 for p in paths:
                     print(f"wrote        {p}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ from workbench.local import partition as local_partition
 from workbench.local.lub import LocalColumn, LocalProblem
 from workbench.local.posets import FinitePoset, RangePoset, read_poset_file
 from workbench.local.posets_extra import DateOfBirthPoset, MultiValuePoset, PowerPoset
-from workbench.release import Release
+from workbench.release import Guarantee, Release
 
 
 # ---------------------------------------------------------------------------------------------- dataset
@@ -167,10 +168,15 @@ class RunResult:
     checks: int
     seconds: float
 
+    @cached_property
+    def guarantee(self) -> Guarantee | None:
+        """The release's guarantee, re-verified from its released table once (None without a release)."""
+        return self.release.verify(suppressed_policy=self.study.suppressed) if self.release else None
+
     def summary(self) -> dict[str, object]:
         """The JSON object of the CLI contract (DESIGN.md §4)."""
         release = self.release
-        guarantee = release.verify(suppressed_policy=self.study.suppressed) if release else None
+        guarantee = self.guarantee
         return {
             "engine": self.study.engine,
             "algorithm": self.search.algorithm if self.search else (

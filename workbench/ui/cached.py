@@ -25,7 +25,7 @@ def run_config(config_json: str) -> dict[str, Any]:
     if result.release is None:
         return {"error": f"no solution is k-anonymous for k = {study.k} within the suppression limit"}
     release = result.release
-    guarantee = release.verify(suppressed_policy=study.suppressed)
+    guarantee = result.guarantee
     search = result.search
     return {
         "summary": result.summary(),
