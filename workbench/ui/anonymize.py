@@ -3,17 +3,16 @@ guarantee and every measure (formula on hover)."""
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
 import measures as M
 from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
 from workbench.lattice.search import ALGORITHMS
 from workbench.ui.cached import run_config
+from workbench.ui.source import Source
 
 
-def page(sample: str, target: str | None) -> None:
+def page(source: Source) -> None:
     st.header("Anonymize")
     engine = st.radio("Engine", ["lattice", "local"], horizontal=True,
                       help="lattice: full-domain generalization + record suppression; "
@@ -30,17 +29,13 @@ def page(sample: str, target: str | None) -> None:
         objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES))
         max_suppression = 0.0
     k = right.number_input("k", min_value=1, max_value=1000, value=5, step=1)
-    compare = [m for m, spec in M.MEASURES.items() if target is not None or not spec.needs_target]
-    config = {"data": {"sample": sample},
-              "privacy": {"k": int(k), "max_suppression": float(max_suppression)},
-              "engine": {"kind": engine, "algorithm": algorithm, "objective": objective},
-              "measures": {"compare": compare, **({"target": target} if target else {})}}
+    config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
+                                     algorithm=algorithm, objective=objective)
     if not st.button("Run", type="primary"):
         return
-    config_json = json.dumps(config, sort_keys=True)
     with st.spinner("Running…"):
-        result = run_config(config_json)
-    st.session_state["last_config"] = config_json
+        result = run_config(config_json, dataset_key=source.dataset_key)
+    st.session_state["last_run"] = {"config": config_json, "dataset_key": source.dataset_key, "label": source.label}
     if "error" in result:
         st.error(result["error"])
         return

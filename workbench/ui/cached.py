@@ -1,27 +1,83 @@
-"""Cached library calls for the app: plain, hashable inputs in, plain data out (the UI never computes)."""
+"""Cached library calls for the app: plain, hashable inputs in, plain data out (the UI never computes).
+
+Every call takes a JSON config and a ``dataset_key``. For an embedded sample (``dataset_key`` None) results
+are cached in the server's memory with ``st.cache_data`` and shared between sessions. For the session's own
+uploaded data the dataset lives in ``st.session_state`` and results are memoized there too, so nothing of
+it outlives the session or reaches another one, and nothing is written to disk.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 import measures as M
 from workbench.config import study_from_dict
+from workbench.data import Dataset
 from workbench.errors import WorkbenchError
 from workbench.study import run
 
+DATASETS = "session_datasets"  # st.session_state key: dataset_key -> Dataset
+_MEMO = "session_results"
+_MEMO_ENTRIES = 24
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def run_config(config_json: str) -> dict[str, Any]:
+
+def register_dataset(key: str, dataset: Dataset) -> None:
+    """Keep the session's own dataset (only the latest one: an upload replaces the previous)."""
+    st.session_state[DATASETS] = {key: dataset}
+
+
+def session_dataset(key: str | None) -> Dataset | None:
+    """The session dataset named ``key`` (None for an embedded sample)."""
+    if key is None:
+        return None
+    datasets = st.session_state.get(DATASETS, {})
+    if key not in datasets:
+        raise KeyError(f"the uploaded dataset of this session is gone ({key[:8]}); upload it again on the Data page")
+    return datasets[key]
+
+
+def dual_cache(max_entries: int) -> Callable:
+    """Shared ``st.cache_data`` for embedded samples, a per-session memo for uploaded data. The wrapped
+    function takes the dataset key as its last positional argument."""
+
+    def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        shared = st.cache_data(show_spinner=False, max_entries=max_entries)(fn)
+
+        @functools.wraps(fn)
+        def call(*args: Any, dataset_key: str | None = None) -> dict[str, Any]:
+            if dataset_key is None:
+                return shared(*args, None)
+            memo = st.session_state.setdefault(_MEMO, {})
+            key = (fn.__qualname__, args, dataset_key)
+            if key not in memo:
+                if len(memo) >= _MEMO_ENTRIES:
+                    memo.pop(next(iter(memo)))
+                memo[key] = fn(*args, dataset_key)
+            return memo[key]
+
+        return call
+
+    return decorate
+
+
+def _error(exc: Exception) -> dict[str, Any]:
+    return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+
+
+@dual_cache(max_entries=32)
+def run_config(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """Run a study given as a JSON config (DESIGN.md §3); returns the summary, the scores with their formula
     and direction, the guarantee, and the first released rows. Errors come back as ``{"error": message}``."""
     try:
         study = study_from_dict(json.loads(config_json))
-        result = run(study)
-    except WorkbenchError as exc:
-        return {"error": str(exc).splitlines()[0]}
+        result = run(study, session_dataset(dataset_key))
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
     if result.release is None:
         return {"error": f"no solution is k-anonymous for k = {study.k} within the suppression limit"}
     release = result.release
@@ -39,17 +95,17 @@ def run_config(config_json: str) -> dict[str, Any]:
     }
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def lattice_nodes(config_json: str) -> dict[str, Any]:
+@dual_cache(max_entries=8)
+def lattice_nodes(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """The lattice of a study with every node's measures, status and search trace, and the Hasse layout."""
     from workbench.study import lattice_overview
     from workbench.ui.charts import hasse_edges, hasse_layout
 
     try:
         study = study_from_dict(json.loads(config_json))
-        table, result = lattice_overview(study)
-    except WorkbenchError as exc:
-        return {"error": str(exc).splitlines()[0]}
+        table, result = lattice_overview(study, session_dataset(dataset_key))
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
     names = [c for c in table.columns if c not in ("node", "rank", "classes", "suppressed", "k_anonymous",
                                                     "trace", "checked", "status", *M.LATTICE_MEASURES)]
     nodes = hasse_layout(table, names)
@@ -57,25 +113,25 @@ def lattice_nodes(config_json: str) -> dict[str, Any]:
             "names": names, "checks": result.checks, "algorithm": result.algorithm, "optimum": result.optimum}
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def compare_solutions(config_json: str, candidates: str) -> dict[str, Any]:
+@dual_cache(max_entries=8)
+def compare_solutions(config_json: str, candidates: str, dataset_key: str | None) -> dict[str, Any]:
     """The solution table of a study (both engines, every measure), its Pareto front, optima and Kendall τ."""
     from workbench import compare
     from workbench.study import load_dataset
 
     try:
         study = study_from_dict(json.loads(config_json))
-        dataset = load_dataset(study)
+        dataset = session_dataset(dataset_key) or load_dataset(study)
         table = compare.solutions(study, dataset, candidates)
-    except WorkbenchError as exc:
-        return {"error": str(exc).splitlines()[0]}
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
     ids = list(study.compare)
     return {"table": table, "pareto": compare.pareto_front(table, ids), "optimal": compare.optimal_under(table, ids),
             "tau": compare.rank_agreement(table, ids)}
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def export_files(config_json: str, fmt: str) -> dict[str, Any]:
+@dual_cache(max_entries=8)
+def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[str, Any]:
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON and the config as TOML."""
     from workbench.config import to_toml
@@ -83,12 +139,12 @@ def export_files(config_json: str, fmt: str) -> dict[str, Any]:
     try:
         raw = json.loads(config_json)
         study = study_from_dict(raw)
-        result = run(study)
+        result = run(study, session_dataset(dataset_key))
         if result.release is None:
             return {"error": f"no solution is k-anonymous for k = {study.k}"}
         files = result.release.export_bytes(seed=study.seed, fmt=fmt, config=raw,
                                             measures={i: s.value for i, s in result.scores.items()},
                                             suppressed_policy=study.suppressed)
-    except WorkbenchError as exc:
-        return {"error": str(exc).splitlines()[0]}
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
     return {**files, "config": to_toml(raw).encode("utf-8"), "seed": study.seed}

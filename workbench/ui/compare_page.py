@@ -3,26 +3,21 @@ measures and the rank agreement between measures."""
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
-import measures as M
 from workbench.ui.cached import compare_solutions
 from workbench.ui.charts import pareto_chart, rank_heatmap
+from workbench.ui.source import Source
 
 
-def page(sample: str, target: str | None) -> None:
+def page(source: Source) -> None:
     st.header("Compare")
     left, right = st.columns(2)
     k = left.number_input("k", min_value=1, max_value=1000, value=5, step=1, key="cmp_k")
     candidates = right.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
-    ids = [m for m, spec in M.MEASURES.items() if target is not None or not spec.needs_target]
-    config = {"data": {"sample": sample}, "privacy": {"k": int(k), "max_suppression": 0.0},
-              "engine": {"kind": "lattice", "algorithm": "flash", "objective": "entropy"},
-              "measures": {"compare": ids, **({"target": target} if target else {})}}
+    ids = source.measure_ids
     with st.spinner("Scoring every candidate…"):
-        data = compare_solutions(json.dumps(config, sort_keys=True), candidates)
+        data = compare_solutions(source.config_json(k=int(k)), candidates, dataset_key=source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return

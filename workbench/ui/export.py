@@ -15,17 +15,17 @@ MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocumen
 
 def page() -> None:
     st.header("Export")
-    config = st.session_state.get("last_config")
-    if config is None:
+    last = st.session_state.get("last_run")
+    if last is None:
         st.info("Run an anonymization on the Anonymize page first; its release is exported here.")
         return
-    raw = json.loads(config)
+    raw = json.loads(last["config"])
     st.write(f"Release of the last run: {raw['engine']['kind']} / {raw['engine']['algorithm']}, "
              f"k = {raw['privacy']['k']}.")
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
     raw["release"] = {"seed": int(seed), "format": fmt}
-    files = export_files(json.dumps(raw, sort_keys=True), fmt)
+    files = export_files(json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
     if "error" in files:
         st.error(files["error"])
         return

@@ -3,19 +3,18 @@ with the chosen search's trace overlaid; select a node to see its measures."""
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
 import measures as M
 from workbench.lattice.search import ALGORITHMS
 from workbench.ui.cached import lattice_nodes
 from workbench.ui.charts import hasse_chart
+from workbench.ui.source import Source
 
 LARGE = 5000
 
 
-def page(sample: str) -> None:
+def page(source: Source) -> None:
     st.header("Lattice")
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index("flash"), key="lat_alg")
@@ -24,14 +23,15 @@ def page(sample: str) -> None:
     k = right.number_input("k", min_value=1, max_value=1000, value=5, step=1, key="lat_k")
     max_suppression = left.slider("Suppression limit", 0.0, 0.2, 0.02, 0.01, key="lat_sup")
     color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color")
-    config = {"data": {"sample": sample}, "privacy": {"k": int(k), "max_suppression": float(max_suppression)},
-              "engine": {"kind": "lattice", "algorithm": algorithm, "objective": objective}}
+    extra = {}
     if ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:
-        config["engine"]["allow_non_monotone"] = True
+        extra["allow_non_monotone"] = True
         st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is not proven "
                    "optimal; exhaustive and bnb are optimal for any objective.")
     with st.spinner("Evaluating the lattice…"):
-        data = lattice_nodes(json.dumps(config, sort_keys=True))
+        data = lattice_nodes(source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
+                                                      objective=objective, compare=[], **extra),
+                             dataset_key=source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return

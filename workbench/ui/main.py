@@ -1,7 +1,5 @@
-"""The Streamlit workbench: the embedded sample's data page and the Anonymize page.
-
-The remaining pages (hierarchies, lattice, compare, export, walkthrough) arrive with issue #6.
-"""
+"""The Streamlit workbench: page navigation and the choice of dataset (an embedded sample or the session's own
+uploaded table, once every quasi-identifier has a hierarchy)."""
 
 from __future__ import annotations
 
@@ -9,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
-from workbench.ui import anonymize, compare_page, export, lattice, upload, walkthrough
+from workbench.ui import anonymize, compare_page, export, hierarchies, lattice, upload, walkthrough
+from workbench.ui.source import Source
 
 
 @st.cache_data(show_spinner=False)
@@ -28,30 +27,43 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     return sample.frame.head(20), pd.DataFrame(rows), sample.description
 
 
+UPLOADED = "uploaded"
+PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Export", "Walkthrough"]
+PAGE_FUNCTIONS = {"Anonymize": anonymize.page, "Lattice": lattice.page, "Compare": compare_page.page}
+
+
+def _sample_source(name: str) -> Source:
+    sample = load_sample(name)
+    target = next((a for a, r in sample.roles.items() if r == "target"), None)
+    return Source(label=f"{name}: {SAMPLES[name]}", sample=name, target=target,
+                  quasi_identifiers=tuple(sample.quasi_identifiers))
+
+
 def main() -> None:
     st.set_page_config(page_title="k-anonymity workbench", layout="wide")
     st.title("k-anonymity workbench")
     st.caption("De-identify tabular health data and see what each de-identification costs.")
-    names = list(SAMPLES)
-    default = names.index("registry") if "registry" in names else 0
-    name = st.selectbox("Embedded dataset", names, index=default, format_func=lambda n: f"{n}: {SAMPLES[n]}")
-    page = st.sidebar.radio("Page", ["Data", "Anonymize", "Lattice", "Compare", "Export", "Walkthrough"])
-    roles = load_sample(name).roles
-    target = next((a for a, r in roles.items() if r == "target"), None)
-    if page == "Anonymize":
-        anonymize.page(name, target)
+    own = upload.session_source()
+    names = list(SAMPLES) + ([UPLOADED] if own is not None else [])
+    default = names.index(UPLOADED) if own is not None else names.index("registry")
+    name = st.selectbox("Dataset", names, index=default, key="dataset",
+                        format_func=lambda n: own.label if n == UPLOADED and own else f"{n}: {SAMPLES[n]}")
+    page = st.sidebar.radio("Page", PAGES)
+    source = own if name == UPLOADED and own is not None else _sample_source(name)
+    if page == "Hierarchies":
+        hierarchies.page(source)
         return
-    if page == "Lattice":
-        lattice.page(name)
-        return
-    if page == "Compare":
-        compare_page.page(name, target)
+    if page in PAGE_FUNCTIONS:
+        PAGE_FUNCTIONS[page](source)
         return
     if page == "Export":
         export.page()
         return
     if page == "Walkthrough":
         walkthrough.page()
+        return
+    if source.sample is None:
+        upload.section()
         return
     preview, attributes, description = _sample_summary(name)
     st.write(description)

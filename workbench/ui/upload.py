@@ -8,6 +8,7 @@ import streamlit as st
 
 from workbench.data import ROLES, profile, read_table_bytes
 from workbench.errors import WorkbenchError
+from workbench.ui.source import Source
 
 MAX_MB = 200  # Streamlit's server.maxUploadSize default
 
@@ -49,3 +50,9 @@ def section() -> None:
     st.dataframe(frame.head(20), hide_index=True)
     st.info("Anonymizing your own data needs a hierarchy for each quasi-identifier (the Hierarchies page is "
             "still to come); meanwhile `workbench run` takes a config with ARX hierarchy files or builders.")
+
+
+def session_source() -> Source | None:
+    """The session's own dataset as a Source, once it is ready (roles set, every quasi-identifier with a
+    valid hierarchy); None before."""
+    return None
