@@ -6,6 +6,7 @@ Every problem raises ConfigError with one line that names the file, the key and 
 from __future__ import annotations
 
 import copy
+import io
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -106,6 +107,49 @@ def to_toml(raw: Mapping[str, Any]) -> str:
     import tomli_w
 
     return tomli_w.dumps(dict(raw))
+
+
+def config_bundle(raw: Mapping[str, Any], files: Mapping[str, str]) -> bytes:
+    """A zip of ``config.toml`` and the files it names (e.g. ``hierarchies/age.csv``): unpacked next to the
+    data file, ``workbench run config.toml`` runs it, and the app's Data page loads it again."""
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("config.toml", to_toml(raw))
+        for name, text in files.items():
+            z.writestr(name, text)
+    return buffer.getvalue()
+
+
+def read_config_bytes(content: bytes, name: str) -> tuple[Study, dict[str, str]]:
+    """A config uploaded as TOML text or as a ``config_bundle`` zip: the validated Study and the bundle's
+    other files by path (hierarchy files). Raises ConfigError naming the file and what is wrong."""
+    import zipfile
+
+    files: dict[str, str] = {}
+    if name.lower().endswith(".zip"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(content)) as z:
+                names = z.namelist()
+                if "config.toml" not in names:
+                    held = ", ".join(names) or "nothing"
+                    raise ConfigError(f"{name}: the bundle has no config.toml (it holds {held})")
+                text = z.read("config.toml")
+                files = {n: z.read(n).decode("utf-8-sig") for n in names if n != "config.toml" and not n.endswith("/")}
+        except zipfile.BadZipFile:
+            raise ConfigError(f"{name}: not a zip file") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{name}: a file in the bundle is not UTF-8 text") from None
+    else:
+        text = content
+    try:
+        raw = tomllib.loads(text.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{name}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+    return study_from_dict(raw, ".", name), files
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:

@@ -9,6 +9,7 @@ the released table itself (the labels a reader will see), never from the engine'
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import platform
@@ -284,40 +285,57 @@ class Release:
         """Shuffle rows with ``seed`` (Sweeney's unsorted-matching attack), re-verify, then write the
         release (CSV/Parquet/Excel by suffix) and ``provenance.json``. Raises VerificationError and
         writes nothing when the guarantee does not hold."""
-        path = Path(out_dir) / name
-        if path.suffix.lower() not in EXPORT_SUFFIXES:
-            raise ConfigError(f"cannot export to {path.name}: use one of {', '.join(EXPORT_SUFFIXES)}")
+        suffix = Path(name).suffix.lower()
+        if suffix not in EXPORT_SUFFIXES:
+            raise ConfigError(f"cannot export to {name}: use one of {', '.join(EXPORT_SUFFIXES)}")
+        files = self.export_bytes(seed=seed, fmt=suffix[1:], config=config, measures=measures,
+                                  suppressed_policy=suppressed_policy)
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        path, prov_path = Path(out_dir) / name, Path(out_dir) / "provenance.json"
+        path.write_bytes(files["release"])
+        prov_path.write_bytes(files["provenance"])
+        return {"release": path, "provenance": prov_path}
+
+    def export_bytes(self, *, seed: int, fmt: str = "csv", config: dict[str, object] | None = None,
+                     measures: dict[str, float] | None = None, suppressed_policy: str = "mark") -> dict[str, bytes]:
+        """The release file (rows shuffled with ``seed``, re-verified first), ``provenance.json`` and the value
+        mappings (CSV) as bytes, built in memory (nothing touches the disk); ``write`` puts the first two on
+        disk. Raises VerificationError when the guarantee does not hold."""
+        if f".{fmt}" not in EXPORT_SUFFIXES:
+            raise ConfigError(f"cannot export as {fmt!r}: use one of {', '.join(s[1:] for s in EXPORT_SUFFIXES)}")
         table = self.table(suppressed_policy)
         order = np.random.default_rng(seed).permutation(len(table))
         shuffled = table.iloc[order]
         guarantee = self.verify(shuffled, suppressed_policy)
         if not guarantee.holds:
             raise VerificationError(f"release not written: {guarantee.describe()}")
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
         out = shuffled.reset_index(drop=True)
-        if path.suffix.lower() == ".csv":
-            out.to_csv(path, index=False)
-        elif path.suffix.lower() == ".parquet":
-            out.to_parquet(path, index=False)
+        buffer = io.BytesIO()
+        if fmt == "csv":
+            buffer.write(out.to_csv(index=False).encode("utf-8"))
+        elif fmt == "parquet":
+            out.to_parquet(buffer, index=False)
         else:
-            out.to_excel(path, index=False)
+            out.to_excel(buffer, index=False)
         prov = self.provenance_record(seed=seed, config=config, measures=measures, guarantee=guarantee,
                                       suppressed_policy=suppressed_policy)
-        prov_path = Path(out_dir) / "provenance.json"
-        prov_path.write_text(json.dumps(prov, indent=2, default=str) + "\n", encoding="utf-8")
-        return {"release": path, "provenance": prov_path}
+        return {"release": buffer.getvalue(),
+                "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8"),
+                "mappings": self.value_mappings().to_csv(index=False).encode("utf-8")}
 
-    def export_bytes(self, *, seed: int, fmt: str = "csv", config: dict[str, object] | None = None,
-                     measures: dict[str, float] | None = None, suppressed_policy: str = "mark") -> dict[str, bytes]:
-        """The release file (rows shuffled with ``seed``, re-verified first) and ``provenance.json`` as bytes,
-        for downloads; the same content ``write`` puts on disk."""
-        import tempfile
-
-        with tempfile.TemporaryDirectory() as tmp:
-            paths = self.write(tmp, seed=seed, config=config, measures=measures,
-                               suppressed_policy=suppressed_policy, name=f"release.{fmt}")
-            return {name: path.read_bytes() for name, path in (("release", paths["release"]),
-                                                                ("provenance", paths["provenance"]))}
+    def value_mappings(self) -> pd.DataFrame:
+        """Per quasi-identifier, every (original value, released value) pair with its number of records;
+        suppressed records map to ``*``. For the lattice engine each original value has one released value
+        (full-domain recoding); local recoding may release one value in several ways."""
+        parts = []
+        for qi in self.quasi_identifiers:
+            released = np.where(self.suppressed, SUPPRESSED, self.labels[qi].to_numpy(dtype=object))
+            pairs = pd.DataFrame({"original": self.dataset.frame[qi].to_numpy(dtype=str),
+                                  "released": released.astype(str)})
+            counts = pairs.value_counts(sort=False).rename("records").reset_index()
+            parts.append(counts.sort_values(["original", "released"]).assign(attribute=qi))
+        columns = ["attribute", "original", "released", "records"]
+        return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
 
     def provenance_record(self, *, seed: int, config: dict[str, object] | None,
                           measures: dict[str, float] | None, guarantee: Guarantee,

@@ -7,7 +7,7 @@ that a search minimizes from ``measures.MEASURES``, so engines never import meas
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -227,17 +227,28 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
     return result
 
 
-def run(study: Study, dataset: Dataset | None = None) -> RunResult:
-    """Run the study's engine and algorithm; score the release under ``[measures].compare``."""
+Progress = Callable[[float, str], None]
+
+
+def run(study: Study, dataset: Dataset | None = None, progress: Progress | None = None) -> RunResult:
+    """Run the study's engine and algorithm; score the release under ``[measures].compare``. ``progress``
+    is told each phase (a fraction done and what comes next)."""
+    report = progress or (lambda fraction, text: None)
     if study.engine == "local":
-        return run_local(study, dataset)
+        return run_local(study, dataset, report)
     _check_runnable(study, study.algorithm)
+    report(0.05, "loading the data")
     dataset = dataset or load_dataset(study)
+    report(0.15, f"searching the lattice with {study.algorithm}")
     result = search(study, dataset)
     if result.optimum is None:
         return RunResult(study, dataset, None, {}, result, result.checks, result.seconds)
+    report(0.6, "building the release")
     release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm)
-    return RunResult(study, dataset, release, score_release(study, release), result, result.checks, result.seconds)
+    report(0.75, "scoring it under every measure")
+    scores = score_release(study, release)
+    report(1.0, "done")
+    return RunResult(study, dataset, release, scores, result, result.checks, result.seconds)
 
 
 LOCAL_ALGORITHMS = {"greedy": local_greedy.search, "greedy_overlapping": local_greedy_overlapping.search,
@@ -287,20 +298,27 @@ def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np
     return columns, np.stack(states, axis=1)
 
 
-def run_local(study: Study, dataset: Dataset | None = None) -> RunResult:
+def run_local(study: Study, dataset: Dataset | None = None, progress: Progress | None = None) -> RunResult:
     """Local recoding (Katirai 2006): Greedy, overlapping Greedy or Partition over the attributes' posets."""
+    report = progress or (lambda fraction, text: None)
     if study.algorithm not in LOCAL_ALGORITHMS:
         raise ConfigError(f"engine.algorithm {study.algorithm!r} is not a local algorithm; use one of "
                           f"{', '.join(LOCAL_ALGORITHMS)}")
     _check_measures(study)
+    report(0.05, "loading the data")
     dataset = dataset or load_dataset(study)
     if dataset.n < study.k:
         raise ConfigError(f"{dataset.n} records cannot be made {study.k}-anonymous")
+    report(0.15, "building the posets")
     columns, states = local_columns(study, dataset)
     problem = LocalProblem.build(columns, states)
+    report(0.3, f"clustering with {study.algorithm}")
     result = LOCAL_ALGORITHMS[study.algorithm](problem, study.k)
+    report(0.6, "building the release")
     release = Release.from_local(dataset, columns, result, study.k)
+    report(0.75, "scoring it under every measure")
     scores = score_release(study, release)
+    report(1.0, "done")
     return RunResult(study, dataset, release, scores, None, 0, result.seconds)
 
 

@@ -321,6 +321,36 @@ def groupings(
     return _finished(rows, kind, name)
 
 
+def groupings_from_table(rows: Sequence[Sequence[object]], *, name: str = "groupings") -> dict[str, object]:
+    """The ``groupings`` builder spec of a table with one row per value: ``[value, level-1 group, level-2 group,
+    ...]`` (as edited in the app). Raises ConfigError naming every value without a group and every group given
+    two different coarser groups (a hierarchy is a tree)."""
+    where = _where("groupings", name)
+    if not rows:
+        raise ConfigError(f"{where}: no values to group")
+    depth = max(len(r) for r in rows) - 1
+    if depth < 1:
+        raise ConfigError(f"{where}: add at least one level of groups")
+    levels: list[dict[str, str]] = [{} for _ in range(depth)]
+    problems: list[str] = []
+    for row in rows:
+        cells = [("" if c is None or c != c else str(c)).strip() for c in row] + [""] * (depth + 1 - len(row))
+        value = cells[0]
+        for i in range(depth):
+            key, group = cells[i], cells[i + 1]
+            if not group:
+                problems.append(f"{value!r} has no level-{i + 1} group")
+                break
+            if levels[i].setdefault(key, group) != group:
+                problems.append(f"level-{i} {'value' if i == 0 else 'group'} {key!r} is put in both "
+                                f"{levels[i][key]!r} and {group!r} at level {i + 1}")
+    if problems:
+        unique = sorted(set(problems))
+        more = f"; and {len(unique) - _SHOWN} more" if len(unique) > _SHOWN else ""
+        raise ConfigError(f"{where}: {'; '.join(unique[:_SHOWN])}{more}")
+    return {"kind": "groupings", "levels": levels}
+
+
 # ---------------------------------------------------------------------------------------------- dispatch
 def _widths_ok(x: object) -> bool:
     return isinstance(x, list | tuple) and all(_is_number(w) for w in x)

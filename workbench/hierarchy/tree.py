@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from workbench.errors import HierarchyError
 
@@ -191,6 +192,25 @@ class Hierarchy:
         if not report.ok:
             raise HierarchyError("; ".join(report.errors), list(report.errors))
         return report
+
+    def level_table(self) -> pd.DataFrame:
+        """The hierarchy as a table, one row per original value, one column per level (``level 0`` is the
+        value itself, the last column the root): ARX's level view."""
+        return pd.DataFrame(list(self.rows), columns=[f"level {i}" for i in range(self.height + 1)])
+
+    def generalized_counts(self, data_values: Iterable[str], level: int) -> pd.DataFrame:
+        """What ``level`` makes of the data: per generalized label, its records and how many distinct
+        original values it merges (values without a hierarchy row are left out; ``validate`` reports them)."""
+        if not 0 <= level <= self.height:
+            raise HierarchyError(f"hierarchy {self.name!r}: level {level} is outside 0..{self.height}")
+        path = {r[0]: r[level] for r in self.rows}
+        counts = pd.Series(list(data_values), dtype=str).value_counts()
+        covered = counts[counts.index.isin(list(path))]
+        frame = pd.DataFrame({"value": covered.index, "records": covered.to_numpy(),
+                              "label": [path[v] for v in covered.index]})
+        out = frame.groupby("label", sort=False).agg(records=("records", "sum"), values=("value", "size"))
+        return out.sort_values("records", ascending=False).reset_index().rename(
+            columns={"label": f"level {level} value", "values": "original values"})
 
     def level_matrix(self, values: Sequence[str]) -> tuple[np.ndarray, list[list[str]]]:
         """For the given original values (assumed covered): ``codes[i, l]`` = index of value i's level-l

@@ -11,30 +11,36 @@ from workbench.lattice.search import ALGORITHMS
 from workbench.ui.cached import run_config
 from workbench.ui.source import Source
 
+DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_sup": 0.02, "an_k": 5,
+            "an_local_alg": "greedy", "an_local_obj": "vinterbo"}
+
 
 def page(source: Source) -> None:
     st.header("Anonymize")
-    engine = st.radio("Engine", ["lattice", "local"], horizontal=True,
+    for key, default in DEFAULTS.items():  # defaults through the session state, so a loaded config can set them
+        st.session_state.setdefault(key, default)
+    engine = st.radio("Engine", ["lattice", "local"], horizontal=True, key="an_engine",
                       help="lattice: full-domain generalization + record suppression; "
                            "local: least-upper-bound recoding of each record (Katirai 2006)")
     left, right = st.columns(2)
     if engine == "lattice":
-        algorithm = left.selectbox("Algorithm", list(ALGORITHMS), index=list(ALGORITHMS).index("flash"),
+        algorithm = left.selectbox("Algorithm", list(ALGORITHMS), key="an_alg",
                                    format_func=lambda a: f"{a} ({'optimal' if ALGORITHMS[a].optimal else 'heuristic'})")
-        objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES),
-                                    index=list(M.LATTICE_MEASURES).index("entropy"))
-        max_suppression = left.slider("Suppression limit (share of records)", 0.0, 0.2, 0.02, 0.01)
+        objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES), key="an_obj")
+        max_suppression = left.slider("Suppression limit (share of records)", 0.0, 0.2, step=0.01, key="an_sup")
     else:
-        algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS))
-        objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES))
+        algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key="an_local_alg")
+        objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj")
         max_suppression = 0.0
-    k = right.number_input("k", min_value=1, max_value=1000, value=5, step=1)
+    k = right.number_input("k", min_value=1, max_value=1000, step=1, key="an_k")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective)
     if not st.button("Run", type="primary"):
         return
-    with st.spinner("Running…"):
-        result = run_config(config_json, dataset_key=source.dataset_key)
+    bar = st.progress(0.0, text="starting")
+    result = run_config(config_json, dataset_key=source.dataset_key,
+                        progress=lambda fraction, text: bar.progress(fraction, text=text))
+    bar.empty()
     st.session_state["last_run"] = {"config": config_json, "dataset_key": source.dataset_key, "label": source.label}
     if "error" in result:
         st.error(result["error"])

@@ -19,7 +19,7 @@ import measures as M
 from workbench.config import study_from_dict
 from workbench.data import Dataset
 from workbench.errors import WorkbenchError
-from workbench.study import run
+from workbench.study import Progress, run
 
 DATASETS = "session_datasets"  # st.session_state key: dataset_key -> Dataset
 _MEMO = "session_results"
@@ -43,21 +43,23 @@ def session_dataset(key: str | None) -> Dataset | None:
 
 def dual_cache(max_entries: int) -> Callable:
     """Shared ``st.cache_data`` for embedded samples, a per-session memo for uploaded data. The wrapped
-    function takes the dataset key as its last positional argument."""
+    function takes the dataset key as its last positional argument (and, if it reports progress, a
+    ``_progress`` keyword, which is not part of the cache key)."""
 
     def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
         shared = st.cache_data(show_spinner=False, max_entries=max_entries)(fn)
 
         @functools.wraps(fn)
-        def call(*args: Any, dataset_key: str | None = None) -> dict[str, Any]:
+        def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
+            extra = {"_progress": progress} if progress is not None else {}
             if dataset_key is None:
-                return shared(*args, None)
+                return shared(*args, None, **extra)
             memo = st.session_state.setdefault(_MEMO, {})
             key = (fn.__qualname__, args, dataset_key)
             if key not in memo:
                 if len(memo) >= _MEMO_ENTRIES:
                     memo.pop(next(iter(memo)))
-                memo[key] = fn(*args, dataset_key)
+                memo[key] = fn(*args, dataset_key, **extra)
             return memo[key]
 
         return call
@@ -70,12 +72,12 @@ def _error(exc: Exception) -> dict[str, Any]:
 
 
 @dual_cache(max_entries=32)
-def run_config(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
     """Run a study given as a JSON config (DESIGN.md §3); returns the summary, the scores with their formula
     and direction, the guarantee, and the first released rows. Errors come back as ``{"error": message}``."""
     try:
         study = study_from_dict(json.loads(config_json))
-        result = run(study, session_dataset(dataset_key))
+        result = run(study, session_dataset(dataset_key), _progress)
     except (WorkbenchError, KeyError) as exc:
         return _error(exc)
     if result.release is None:
@@ -133,8 +135,9 @@ def compare_solutions(config_json: str, candidates: str, dataset_key: str | None
 @dual_cache(max_entries=8)
 def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[str, Any]:
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
-    is produced), the provenance JSON and the config as TOML."""
-    from workbench.config import to_toml
+    is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
+    a zip bundle of the config with the hierarchy files it names."""
+    from workbench.config import config_bundle, to_toml
 
     try:
         raw = json.loads(config_json)
@@ -147,4 +150,7 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
                                             suppressed_policy=study.suppressed)
     except (WorkbenchError, KeyError) as exc:
         return _error(exc)
-    return {**files, "config": to_toml(raw).encode("utf-8"), "seed": study.seed}
+    hierarchy_files = {spec["hierarchy"]: result.dataset.hierarchies[name].to_arx()
+                       for name, spec in raw.get("attributes", {}).items() if "hierarchy" in spec}
+    bundle = config_bundle(raw, hierarchy_files) if dataset_key is not None else None
+    return {**files, "config": to_toml(raw).encode("utf-8"), "bundle": bundle, "seed": study.seed}

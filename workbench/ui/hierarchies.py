@@ -1,12 +1,183 @@
-"""Hierarchies page (in progress)."""
+"""Hierarchies page: per quasi-identifier, import an ARX hierarchy file or build one (intervals, masking,
+dates, groupings) with a live preview (level table, records per generalized value), the library's validation
+report inline, an ARX download, and the poset the local engine uses."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
+from workbench.errors import WorkbenchError
+from workbench.hierarchy.builders import BUILDER_KINDS, DATE_LEVELS, groupings_from_table
+from workbench.hierarchy.tree import Hierarchy
+from workbench.samples import load_sample
+from workbench.ui import upload
 from workbench.ui.source import Source
+
+
+def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
+    """Validation report, level table and what a chosen level makes of the data; ARX download."""
+    report = h.validate(values.unique().tolist())
+    for e in report.errors:
+        st.error(e)
+    for w in report.warnings:
+        st.warning(w)
+    if report.ok:
+        st.success(f"Valid: height {h.height}, {len(h.rows):,} values, every value of the data covered.")
+    left, right = st.columns(2)
+    left.caption("Level table (one row per original value; the last column is the root)")
+    left.dataframe(h.level_table(), hide_index=True, height=300)
+    if h.height > 0 and report.ok:
+        level = right.slider("Level", 0, h.height, min(1, h.height), key=f"level:{key}")
+        right.caption(f"Records per generalized value at level {level}")
+        right.dataframe(h.generalized_counts(values, level), hide_index=True, height=250)
+    st.download_button("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), file_name=f"{key}.csv",
+                       mime="text/csv", key=f"arx:{key}")
+
+
+def _numbers(text: str, what: str) -> list[float] | str:
+    try:
+        return [float(x) if "." in x else int(x) for x in (p.strip() for p in text.split(",")) if x]
+    except ValueError:
+        return f"{what} must be numbers separated by commas, got {text!r}"
+
+
+def _suggest(values: pd.Series) -> str:
+    """A first builder to offer: codes of one length (ZIP codes, leading zeros) are masked, numbers get
+    intervals, ISO dates get dates, anything else groupings."""
+    texts = values[values != ""]
+    if not len(texts):
+        return "groupings"
+    if texts.str.len().nunique() == 1 and texts.str.len().iloc[0] > 2 and (
+            texts.str.startswith("0").any() or texts.nunique() > 50):
+        return "masking"
+    if pd.to_numeric(texts, errors="coerce").notna().all():
+        return "intervals"
+    if pd.to_datetime(texts, errors="coerce", format="%Y-%m-%d").notna().all():
+        return "dates"
+    return "groupings"
+
+
+def _builder(column: str, values: pd.Series, current: dict[str, Any] | None) -> dict[str, Any] | str:
+    """The builder spec the widgets describe (or an error message)."""
+    spec = current["spec"] if current and current["mode"] == "builder" else {}
+    kinds = list(BUILDER_KINDS)
+    kind = st.selectbox("Builder", kinds, index=kinds.index(spec.get("kind", _suggest(values))), key=f"kind:{column}")
+    if kind == "intervals":
+        c1, c2, c3 = st.columns(3)
+        widths = _numbers(c1.text_input("Widths, each a multiple of the previous", ", ".join(
+            map(str, spec.get("widths", [5, 10, 20]))), key=f"widths:{column}"), "widths")
+        top = _numbers(c2.text_input("Top code (optional): values ≥ this become 'top+'",
+                                     str(spec.get("top", "")), key=f"top:{column}"), "top")
+        bottom = _numbers(c3.text_input("Bottom code (optional): values < this become '<bottom'",
+                                        str(spec.get("bottom", "")), key=f"bottom:{column}"), "bottom")
+        for parsed in (widths, top, bottom):
+            if isinstance(parsed, str):
+                return parsed
+        out: dict[str, Any] = {"kind": "intervals", "widths": widths}
+        out |= {"top": top[0]} if top else {}
+        return out | ({"bottom": bottom[0]} if bottom else {})
+    if kind == "masking":
+        return {"kind": "masking", "char": st.text_input("Mask character", spec.get("char", "*"), max_chars=1,
+                                                         key=f"char:{column}") or "*"}
+    if kind == "dates":
+        c1, c2 = st.columns(2)
+        return {"kind": "dates",
+                "format": c1.text_input("Date format (strptime)", spec.get("format", "%Y-%m-%d"), key=f"fmt:{column}"),
+                "levels": c2.multiselect("Levels, finest first", list(DATE_LEVELS),
+                                         default=spec.get("levels", ["month", "year", "decade"]),
+                                         key=f"dlevels:{column}")}
+    return _groupings(column, values, spec)
+
+
+def _groupings(column: str, values: pd.Series, spec: dict[str, Any]) -> dict[str, Any] | str:
+    levels = spec.get("levels", []) if spec.get("kind") == "groupings" else []
+    depth = st.number_input("Levels of groups (the root '*' is added on top)", 1, 6, max(1, len(levels)),
+                            key=f"depth:{column}")
+    distinct = sorted(values.unique().tolist())
+    table = pd.DataFrame({"value": distinct})
+    for i in range(int(depth)):
+        previous = table.iloc[:, -1]
+        mapping = levels[i] if i < len(levels) else {}
+        table[f"level {i + 1}"] = [mapping.get(str(v), "") for v in previous]
+    st.caption("Type each value's group; rows with the same group at one level must share the next level's group.")
+    edited = st.data_editor(table, hide_index=True, disabled=["value"], key=f"groups:{column}:{int(depth)}",
+                            height=min(400, 40 + 35 * len(table)))
+    try:
+        return groupings_from_table(edited.to_numpy(dtype=object).tolist(), name=column)
+    except WorkbenchError as exc:
+        return str(exc).splitlines()[0]
+
+
+def _edit(ws: dict[str, Any], column: str) -> None:
+    values = ws["frame"][column]
+    current = ws["hierarchies"].get(column)
+    modes = ["Build", "Import an ARX file"]
+    mode = st.radio("Hierarchy", modes, horizontal=True, key=f"mode:{column}",
+                    index=1 if current and current["mode"] == "arx" else 0)
+    if mode == "Build":
+        spec = _builder(column, values, current)
+        if isinstance(spec, str):
+            st.error(spec)
+            return
+        ws["hierarchies"][column] = {"mode": "builder", "spec": spec}
+    else:
+        file = st.file_uploader("ARX hierarchy file (';'-separated, one row per value, no header)",
+                                type=["csv", "txt"], key=f"arxfile:{column}")
+        if file is not None:
+            try:
+                text = file.getvalue().decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                st.error(f"{file.name}: not UTF-8 text (byte {exc.start} cannot be decoded)")
+                return
+            ws["hierarchies"][column] = {"mode": "arx", "text": text, "file": file.name}
+        elif not current or current["mode"] != "arx":
+            st.info("Choose a file to import.")
+            return
+    h, error = upload.hierarchy_of(ws, column)
+    if h is None:
+        st.error(error)
+        return
+    _preview(h, values, column)
+    kinds = list(upload.POSETS)
+    ws["posets"][column] = st.selectbox("Poset for the local engine", kinds,
+                                        index=kinds.index(ws["posets"].get(column, "tree")),
+                                        format_func=lambda p: f"{p}: {upload.POSETS[p]}", key=f"poset:{column}")
+
+
+def _own_data(ws: dict[str, Any]) -> None:
+    quasi = [c for c, r in ws["roles"].items() if r == "quasi"]
+    st.caption(f"Your data: {ws['name']}")
+    if not quasi:
+        st.info("Mark the quasi-identifiers on the Data page first (role 'quasi').")
+        return
+
+    column = st.selectbox("Quasi-identifier", quasi, key="h_column")
+    _edit(ws, column)
+    upload.select_when_ready(st.session_state.get("own_ready", False))
+    todo = upload.problems(ws)
+    st.caption("Status: " + ", ".join(f"{c} {'✗' if any(repr(c) in p for p in todo) else '✓'}" for c in quasi))
+    if todo:
+        st.info("Still to do before anonymizing: " + "; ".join(todo[:3]) + (" …" if len(todo) > 3 else ""))
+    elif upload.session_source() is not None:
+        st.success("Every quasi-identifier has a valid hierarchy: \"your data\" is chosen in the Dataset box, and "
+                   "the other pages work on it.")
 
 
 def page(source: Source) -> None:
     st.header("Hierarchies")
-    st.write(source.label)
+    ws = upload.workspace()
+    options = (["your data"] if ws is not None else []) + ([source.sample] if source.sample else [])
+    if not options:
+        return
+    which = st.radio("Hierarchies of", options, horizontal=True, key="h_which") if len(options) > 1 else options[0]
+    if which == "your data" and ws is not None:
+        _own_data(ws)
+        return
+    sample = load_sample(source.sample)
+    st.caption("The embedded dataset's hierarchies (read only). To build hierarchies for your own table, upload it "
+               "on the Data page.")
+    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key="h_sample_column")
+    _preview(sample.hierarchies[column], sample.frame[column], column)

@@ -44,8 +44,14 @@ def main() -> None:
     st.title("k-anonymity workbench")
     st.caption("De-identify tabular health data and see what each de-identification costs.")
     own = upload.session_source()
+    st.session_state["own_ready"] = own is not None
     names = list(SAMPLES) + ([UPLOADED] if own is not None else [])
     default = names.index(UPLOADED) if own is not None else names.index("registry")
+    pending = st.session_state.pop("pending_dataset", None)  # chosen by a loaded config
+    if pending in names:
+        st.session_state["dataset"] = pending
+    if st.session_state.get("dataset") not in (*names, None):  # the uploaded data is no longer ready
+        del st.session_state["dataset"]
     name = st.selectbox("Dataset", names, index=default, key="dataset",
                         format_func=lambda n: own.label if n == UPLOADED and own else f"{n}: {SAMPLES[n]}")
     page = st.sidebar.radio("Page", PAGES)

@@ -1,58 +1,269 @@
-"""Data page, upload part: read a CSV/TSV/Excel/Parquet file held in the session only (nothing is written to
-disk unless the user exports), choose each column's role, and see its profile and warnings."""
+"""The session's own data: an uploaded CSV/TSV/Excel/Parquet table, each column's role, and (from the
+Hierarchies page) each quasi-identifier's hierarchy and poset. Everything lives in ``st.session_state``:
+nothing is written to disk unless the user exports, and nothing reaches another session."""
 
 from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from workbench.data import ROLES, profile, read_table_bytes
+from workbench.config import read_config_bytes
+from workbench.data import Dataset, profile, read_table_bytes
 from workbench.errors import WorkbenchError
+from workbench.hierarchy.builders import build_hierarchy
+from workbench.hierarchy.tree import Hierarchy
+from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
 
 MAX_MB = 200  # Streamlit's server.maxUploadSize default
+WORKSPACE = "workspace"
+POSETS = {"tree": "the hierarchy as a tree (default)", "range": "numeric ranges [a, b] (Katirai)",
+          "passthrough": "a value or suppressed, nothing between",
+          "power": "sets of bits (Katirai's power poset)", "date_of_birth": "dates of birth: granularity + age band"}
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+def workspace() -> dict[str, Any] | None:
+    """The session's uploaded table with its roles, hierarchy choices and posets (None before an upload)."""
+    return st.session_state.get(WORKSPACE)
+
+
 def _read(content: bytes, name: str) -> pd.DataFrame | str:
-    try:
-        return read_table_bytes(content, name)
-    except WorkbenchError as exc:
-        return str(exc).splitlines()[0]
+    """Parse an upload (kept in the session, never in the server-wide cache)."""
+    memo = st.session_state.setdefault("upload_reads", {})
+    key = (hashlib.sha256(content).hexdigest(), name)
+    if key not in memo:
+        memo.clear()  # only the latest upload is kept
+        try:
+            memo[key] = read_table_bytes(content, name)
+        except WorkbenchError as exc:
+            memo[key] = str(exc).splitlines()[0]
+    return memo[key]
 
 
-def section() -> None:
-    st.subheader("Your own data")
-    upload = st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
-                              "in this browser session; nothing is written to disk unless you export.",
-                              type=["csv", "tsv", "txt", "xlsx", "parquet"])
-    if upload is None:
-        return
-    frame = _read(upload.getvalue(), upload.name)
-    if isinstance(frame, str):
-        st.error(frame)
-        return
-    st.caption(f"{upload.name}: {len(frame):,} rows, {len(frame.columns)} columns")
-    roles_key = f"roles:{upload.name}:{len(frame)}"
-    current = st.session_state.get(roles_key, {c: "insensitive" for c in frame.columns})
-    editor = st.data_editor(
-        pd.DataFrame({"column": list(frame.columns), "role": [current.get(c, "insensitive") for c in frame.columns]}),
-        column_config={"role": st.column_config.SelectboxColumn("role", options=list(ROLES), required=True),
-                       "column": st.column_config.TextColumn(disabled=True)},
-        hide_index=True, key=f"editor:{roles_key}")
-    roles = dict(zip(editor["column"], editor["role"], strict=True))
-    st.session_state[roles_key] = roles
-    k = st.number_input("k for the warnings", min_value=1, value=5, step=1, key="upload_k")
-    table, warnings = profile(frame, roles, int(k))
-    st.dataframe(table, hide_index=True)
-    for w in warnings:
-        st.warning(w)
-    st.dataframe(frame.head(20), hide_index=True)
-    st.info("Anonymizing your own data needs a hierarchy for each quasi-identifier (the Hierarchies page is "
-            "still to come); meanwhile `workbench run` takes a config with ARX hierarchy files or builders.")
+def _start(frame: pd.DataFrame, name: str, sha: str) -> dict[str, Any]:
+    ws = {"name": name, "sha": sha, "frame": frame, "roles": {c: "insensitive" for c in frame.columns},
+          "hierarchies": {}, "posets": {}}
+    st.session_state[WORKSPACE] = ws
+    return ws
+
+
+def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str | None]:
+    """The hierarchy chosen for ``column`` (built or imported) and the error that prevents it, if any."""
+    choice = ws["hierarchies"].get(column)
+    if choice is None:
+        return None, f"{column!r} has no hierarchy yet"
+    memo = st.session_state.setdefault("hierarchy_memo", {})
+    key = (ws["sha"], column, json.dumps(choice, sort_keys=True, default=str))
+    if key not in memo:
+        try:
+            if choice["mode"] == "arx":
+                h = Hierarchy.parse_arx(choice["text"], name=choice["file"])
+            else:
+                values = sorted(ws["frame"][column].unique().tolist())
+                h = build_hierarchy(choice["spec"], values, name=f"{column} {choice['spec'].get('kind')}")
+            memo[key] = (h, None)
+        except WorkbenchError as exc:
+            memo[key] = (None, str(exc).splitlines()[0])
+    return memo[key]
+
+
+def problems(ws: dict[str, Any]) -> list[str]:
+    """What keeps the session's data from being anonymized (empty when it is ready)."""
+    quasi = [c for c, r in ws["roles"].items() if r == "quasi"]
+    if not quasi:
+        return ["no column is marked quasi: choose the quasi-identifiers in the role table"]
+    out = []
+    for column in quasi:
+        h, error = hierarchy_of(ws, column)
+        if h is None:
+            out.append(error)
+            continue
+        report = h.validate(ws["frame"][column].unique().tolist())
+        out.extend(report.errors)
+    targets = [c for c, r in ws["roles"].items() if r == "target"]
+    if len(targets) > 1:
+        out.append(f"{len(targets)} columns are marked target ({', '.join(targets)}); mark at most one")
+    return out
+
+
+def attributes_config(ws: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The config ``[attributes]`` of the session's data: roles, builders or ARX files, posets."""
+    out: dict[str, dict[str, Any]] = {}
+    for column, role in ws["roles"].items():
+        if role == "insensitive":
+            continue
+        spec: dict[str, Any] = {"role": role}
+        choice = ws["hierarchies"].get(column) if role == "quasi" else None
+        if choice is not None:
+            spec |= {"builder": choice["spec"]} if choice["mode"] == "builder" else {
+                "hierarchy": f"hierarchies/{column}.csv"}
+        poset = ws["posets"].get(column, "tree")
+        if role == "quasi" and poset != "tree":
+            spec["poset"] = poset
+        out[column] = spec
+    quasi_first = sorted(out, key=lambda c: out[c]["role"] != "quasi")  # quasi-identifier order = table order
+    return {c: out[c] for c in quasi_first}
 
 
 def session_source() -> Source | None:
     """The session's own dataset as a Source, once it is ready (roles set, every quasi-identifier with a
-    valid hierarchy); None before."""
-    return None
+    valid hierarchy covering its values); None before."""
+    ws = workspace()
+    if ws is None or problems(ws):
+        return None
+    quasi = [c for c, r in ws["roles"].items() if r == "quasi"]
+    hierarchies = {c: hierarchy_of(ws, c)[0] for c in quasi}
+    attributes = attributes_config(ws)
+    digest = hashlib.sha256(json.dumps([ws["sha"], ws["roles"], attributes, ws["posets"],
+                                        {c: h.to_arx() for c, h in hierarchies.items()}],
+                                       sort_keys=True).encode()).hexdigest()
+    if digest not in st.session_state.get("session_datasets", {}):
+        roles = {c: ws["roles"][c] for c in attributes}
+        try:
+            dataset = Dataset.create(ws["frame"], roles, hierarchies, source=ws["name"])
+        except WorkbenchError as exc:
+            st.session_state["dataset_problem"] = str(exc).splitlines()[0]
+            return None
+        register_dataset(digest, dataset)
+    target = next((c for c, r in ws["roles"].items() if r == "target"), None)
+    return Source(label=f"your data: {ws['name']} ({len(ws['frame']):,} rows)", dataset_key=digest,
+                  data_path=ws["name"], attributes=attributes, target=target, quasi_identifiers=tuple(quasi))
+
+
+def select_when_ready(was_ready: bool) -> None:
+    """When the session's data has just become ready (the Dataset box above was drawn without it), select it
+    and draw the page again."""
+    if not was_ready and session_source() is not None:
+        st.session_state["pending_dataset"] = "uploaded"
+        st.rerun()
+
+
+def _load_config(ws: dict[str, Any] | None) -> None:
+    """Load a config (TOML, or the bundle the Export page writes): roles, hierarchies and posets for the
+    uploaded table, and the privacy and engine settings for the Anonymize page."""
+    loaded = st.file_uploader("Load a config (TOML, or the .zip bundle from the Export page)", type=["toml", "zip"],
+                              key="config_upload")
+    if loaded is None:
+        return
+    try:
+        study, files = read_config_bytes(loaded.getvalue(), loaded.name)
+    except WorkbenchError as exc:
+        st.error(str(exc).splitlines()[0])
+        return
+    marker = hashlib.sha256(loaded.getvalue()).hexdigest()
+    if st.session_state.get("config_loaded") == marker:
+        st.caption(f"{loaded.name} is loaded.")
+        return
+    local = study.engine == "local"
+    st.session_state.update({"an_k": study.k, "an_engine": study.engine,  # the Anonymize page's settings
+                             "an_local_alg" if local else "an_alg": study.algorithm,
+                             "an_local_obj" if local else "an_obj": study.objective})
+    if not local:
+        st.session_state["an_sup"] = min(0.2, round(study.max_suppression, 2))
+    if study.sample is not None:
+        st.session_state["pending_dataset"] = study.sample  # the Dataset box is already drawn in this run
+        st.session_state["config_loaded"] = marker
+        st.rerun()
+    if ws is None or study.data_path is None or study.data_path.name != ws["name"]:
+        wanted = study.data_path.name if study.data_path else "the data"
+        st.warning(f"{loaded.name} is for {wanted}: upload that file first, then load the config again.")
+        return
+    missing = [c for c in (a.name for a in study.attributes) if c not in ws["roles"]]
+    if missing:
+        st.error(f"{loaded.name}: {', '.join(map(repr, missing))} not a column of {ws['name']}")
+        return
+    for spec in study.attributes:
+        if spec.role:
+            ws["roles"][spec.name] = spec.role
+        if spec.builder is not None:
+            ws["hierarchies"][spec.name] = {"mode": "builder", "spec": dict(spec.builder)}
+        elif spec.hierarchy is not None:
+            rel = spec.hierarchy.as_posix().removeprefix("./")
+            if rel not in files:
+                st.warning(f"{loaded.name}: hierarchy file {rel} of {spec.name!r} is not in the upload; import it "
+                           "on the Hierarchies page")
+                continue
+            ws["hierarchies"][spec.name] = {"mode": "arx", "text": files[rel], "file": rel.split("/")[-1]}
+        if spec.poset:
+            ws["posets"][spec.name] = spec.poset
+    _set_role_widgets(ws)
+    st.session_state["config_loaded"] = marker
+    st.success(f"{loaded.name} loaded: roles, hierarchies and settings applied.")
+
+
+ROLE_LISTS = {"quasi": "Quasi-identifiers, in the order of the transformation (each needs a hierarchy)",
+              "identifying": "Identifying (dropped from every release)", "sensitive": "Sensitive (released as is)"}
+
+
+def _set_role_widgets(ws: dict[str, Any]) -> None:
+    """Make the role widgets show ``ws["roles"]`` (after an upload or a loaded config)."""
+    for role in ROLE_LISTS:
+        st.session_state[f"role:{role}:{ws['sha']}"] = [c for c, r in ws["roles"].items() if r == role]
+    st.session_state[f"role:target:{ws['sha']}"] = next((c for c, r in ws["roles"].items() if r == "target"), "(none)")
+
+
+def _roles(ws: dict[str, Any]) -> dict[str, str] | None:
+    """Each column's role from one list per role; a column in two lists is an error. Unlisted: insensitive."""
+    columns = list(ws["frame"].columns)
+    if f"role:quasi:{ws['sha']}" not in st.session_state:
+        _set_role_widgets(ws)
+    chosen = {role: st.multiselect(text, columns, key=f"role:{role}:{ws['sha']}") for role, text in ROLE_LISTS.items()}
+    target = st.selectbox("Target (for mutual information and model degradation; optional)", ["(none)", *columns],
+                          key=f"role:target:{ws['sha']}")
+    chosen["target"] = [] if target == "(none)" else [target]
+    roles: dict[str, str] = {}
+    for role, picked in chosen.items():
+        for column in picked:
+            if column in roles:
+                st.error(f"column {column!r} is both {roles[column]} and {role}: give it one role")
+                return None
+            roles[column] = role
+    return roles | {c: "insensitive" for c in columns if c not in roles}
+
+
+def section() -> None:
+    """The Data page for the session's own data: upload, roles, profile and warnings, config loading."""
+    st.subheader("Your own data")
+    upload = st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
+                              "in this browser session; nothing is written to disk unless you export.",
+                              type=["csv", "tsv", "txt", "xlsx", "parquet"], key="data_upload")
+    ws = workspace()
+    if upload is not None:
+        content = upload.getvalue()
+        frame = _read(content, upload.name)
+        if isinstance(frame, str):
+            st.error(frame)
+            return
+        sha = hashlib.sha256(content).hexdigest()
+        if ws is None or ws["sha"] != sha:
+            ws = _start(frame, upload.name, sha)
+    if ws is None:
+        _load_config(None)
+        return
+    frame = ws["frame"]
+    st.caption(f"{ws['name']}: {len(frame):,} rows, {len(frame.columns)} columns (held in this session only)")
+    _load_config(ws)
+    roles = _roles(ws)
+    if roles is None:
+        return
+    ws["roles"] = roles
+    k = st.number_input("k for the warnings", min_value=1, value=5, step=1, key="upload_k")
+    table, warnings = profile(frame, ws["roles"], int(k))
+    st.dataframe(table, hide_index=True)
+    for w in warnings:
+        st.warning(w)
+    st.dataframe(frame.head(20), hide_index=True)
+    select_when_ready(st.session_state.get("own_ready", False))
+    todo = problems(ws)
+    if todo:
+        st.info("Before this table can be anonymized: " + "; ".join(todo[:4])
+                + (f"; and {len(todo) - 4} more" if len(todo) > 4 else "")
+                + ". Give each quasi-identifier a hierarchy on the Hierarchies page.")
+    elif session_source() is not None:
+        st.success("Ready: \"your data\" is chosen in the Dataset box above; the other pages work on it.")
+    else:
+        st.error(st.session_state.get("dataset_problem", "the table cannot be used"))
