@@ -77,6 +77,8 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
             page.get_by_text(ready).first.wait_for(timeout=timeout)
             return time.perf_counter() - start
 
+        timings["hierarchies"] = go("Hierarchies", "Level table")
+        page.screenshot(path=str(ARTIFACTS / "hierarchies.png"), full_page=True)
         go("Anonymize", "Suppression limit")
         for attempt in ("first", "again"):  # the second run is served from the cache
             start = time.perf_counter()
