@@ -67,12 +67,13 @@ def _builder(column: str, values: pd.Series, current: dict[str, Any] | None) -> 
     kind = st.selectbox("Builder", kinds, index=kinds.index(spec.get("kind", _suggest(values))), key=f"kind:{column}")
     if kind == "intervals":
         c1, c2, c3 = st.columns(3)
-        widths = _numbers(c1.text_input("Widths, each a multiple of the previous", ", ".join(
-            map(str, spec.get("widths", [5, 10, 20]))), key=f"widths:{column}"), "widths")
-        top = _numbers(c2.text_input("Top code (optional): values ≥ this become 'top+'",
-                                     str(spec.get("top", "")), key=f"top:{column}"), "top")
-        bottom = _numbers(c3.text_input("Bottom code (optional): values < this become '<bottom'",
-                                        str(spec.get("bottom", "")), key=f"bottom:{column}"), "bottom")
+        widths = _numbers(c1.text_input("Widths", ", ".join(map(str, spec.get("widths", [5, 10, 20]))),
+                                        help="one level per width, each a multiple of the previous: 5, 10, 20",
+                                        key=f"widths:{column}"), "widths")
+        top = _numbers(c2.text_input("Top code (optional)", str(spec.get("top", "")), key=f"top:{column}",
+                                     help="values at or above it become one band, e.g. 90 gives '90+'"), "top")
+        bottom = _numbers(c3.text_input("Bottom code (optional)", str(spec.get("bottom", "")), key=f"bottom:{column}",
+                                        help="values below it become one band, e.g. 18 gives '<18'"), "bottom")
         for parsed in (widths, top, bottom):
             if isinstance(parsed, str):
                 return parsed
