@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,9 +140,10 @@ class NodeEvaluator:
         """The frequency set of ``node`` from that of any ``source ≤ node`` (sum of counts)."""
         if not Lattice.leq(source.node, node):
             raise ValueError(f"cannot roll up from {source.node} to {node}: not below it")
-        mapped = np.empty_like(source.codes)  # codes at the source's levels -> at node's levels
+        mapped = source.codes.copy()  # codes at the source's levels -> at node's levels (changed columns only)
         for j, (a, b) in enumerate(zip(source.node, node, strict=True)):
-            mapped[:, j] = source.codes[:, j] if a == b else self._up[j][a][b][source.codes[:, j]]
+            if a != b:
+                mapped[:, j] = self._up[j][a][b][source.codes[:, j]]
         return self._build(node, mapped, source.counts)
 
     def direct(self, node: Node) -> FrequencySet:
@@ -169,6 +170,25 @@ class NodeEvaluator:
         self.rollups += 1
         self._remember(fs)
         return fs
+
+    def all_frequency_sets(self) -> Iterator[FrequencySet]:
+        """Every node's frequency set, by rank then lexicographically (``lattice.nodes()`` order), each rolled
+        up from its direct predecessor with the fewest classes (Incognito's bottom-up roll-up, LeFevre 2005;
+        Issa 2009 ch. 5). Only two ranks are held at a time and the cache is left alone, so a full pass over
+        a large lattice neither evicts a search's sets nor grows memory with the lattice."""
+        previous: dict[Node, FrequencySet] = {}
+        for level in self.lattice.by_rank:
+            current: dict[Node, FrequencySet] = {}
+            for node in level:
+                if node == self._bottom.node:
+                    fs = self._bottom
+                else:
+                    source = min((previous[p] for p in self.lattice.predecessors(node)), key=lambda f: f.classes)
+                    fs = self.rollup(source, node)
+                    self.rollups += 1
+                current[node] = fs
+                yield fs
+            previous = current
 
     def _remember(self, fs: FrequencySet) -> None:
         self._cache[fs.node] = fs

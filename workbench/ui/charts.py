@@ -58,25 +58,42 @@ def sweep_chart(df: pd.DataFrame, measure_ids: list[str]) -> alt.FacetChart:
 
 
 def hasse_layout(nodes: pd.DataFrame, quasi_identifiers: list[str]) -> pd.DataFrame:
-    """Positions for a Hasse diagram: y = rank (height), x = position within the rank, centred."""
+    """Positions for a Hasse diagram: y = rank (height), x = position within the rank (nodes of a rank
+    ordered by their levels), centred."""
     out = nodes.copy()
-    out["x"] = 0.0
-    for _, idx in out.groupby("rank").groups.items():
-        order = out.loc[idx].sort_values(quasi_identifiers).index
-        out.loc[order, "x"] = np.arange(len(order)) - (len(order) - 1) / 2
+    if not len(out):
+        out["x"] = pd.Series(dtype=float)
+        return out
+    rank = out["rank"].to_numpy()
+    keys = [out[q].to_numpy() for q in reversed(quasi_identifiers)]
+    order = np.lexsort([*keys, rank])  # by rank, then by the levels in quasi-identifier order
+    sorted_rank = rank[order]
+    starts = np.flatnonzero(np.r_[True, sorted_rank[1:] != sorted_rank[:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    first = np.repeat(starts, sizes)
+    x = np.empty(len(order), dtype=float)
+    x[order] = (np.arange(len(order)) - first) - (np.repeat(sizes, sizes) - 1) / 2
+    out["x"] = x
     return out
 
 
 def hasse_edges(nodes: pd.DataFrame, quasi_identifiers: list[str]) -> pd.DataFrame:
-    """One row per lattice edge (node → direct generalization) with both ends' positions."""
-    pos = {tuple(r[quasi_identifiers]): (r.x, r["rank"]) for _, r in nodes.iterrows()}
-    rows = []
-    for node, (x, y) in pos.items():
-        for j in range(len(node)):
-            succ = node[:j] + (node[j] + 1,) + node[j + 1:]
-            if succ in pos:
-                rows.append({"x": x, "y": y, "x2": pos[succ][0], "y2": pos[succ][1]})
-    return pd.DataFrame(rows, columns=["x", "y", "x2", "y2"])
+    """One row per lattice edge (node → direct generalization, both in ``nodes``) with both ends' positions;
+    nodes in table order, then successors in quasi-identifier order."""
+    columns = ["x", "y", "x2", "y2"]
+    if not len(nodes) or not quasi_identifiers:
+        return pd.DataFrame({c: pd.Series(dtype=float) for c in columns})
+    levels = nodes[quasi_identifiers].to_numpy(dtype=np.int64)
+    radix = levels.max(axis=0) + 2  # one spare digit: a successor past the largest level shown is absent
+    strides = np.concatenate([np.cumprod(radix[::-1])[::-1][1:], [1]])
+    index = levels @ strides
+    where = np.full(int(index.max()) + int(strides[0]) + 1, -1, dtype=np.int64)
+    where[index] = np.arange(len(nodes))
+    successor = where[index[:, None] + strides[None, :]]  # (nodes, r): row of node + e_j, or -1
+    src, j = np.nonzero(successor >= 0)  # row-major: node by node, then j, as the drawing order
+    dst = successor[src, j]
+    x, y = nodes["x"].to_numpy(dtype=float), nodes["rank"].to_numpy()
+    return pd.DataFrame({"x": x[src], "y": y[src], "x2": x[dst], "y2": y[dst]})
 
 
 def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str) -> alt.LayerChart:
@@ -90,6 +107,12 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str) -> 
     else:
         encoding = alt.Color(f"{color}:Q", scale=alt.Scale(scheme="viridis"))
         tooltip.append(alt.Tooltip(f"{color}:Q", format=".5g"))
+    shown = ["node", "x", "rank", "suppressed", "classes", "status", "trace", "checked",
+             *([color] if color != "status" else [])]
+    missing = [c for c in shown if c not in nodes.columns]
+    if missing:
+        raise ValueError(f"hasse_chart: the nodes table has no column(s) {', '.join(missing)}")
+    nodes = nodes[shown]  # only what is drawn: the chart's JSON carries every column it is given
     points = alt.Chart(nodes).mark_circle(opacity=0.9).encode(
         x=alt.X("x:Q", axis=None), y=alt.Y("rank:Q", title="height (Σ levels)"), color=encoding,
         size=alt.Size("checked:N", scale=alt.Scale(domain=[False, True], range=[25, 110]), title="checked"),
