@@ -226,3 +226,19 @@ def node_diff(study: Study, dataset: Dataset, a: Sequence[int] | str, b: Sequenc
     lattice = Lattice(tuple(c.height for c in dataset.encoded), tuple(names))
     return NodeDiff(a=na, b=nb, label_a=lattice.label(na), label_b=lattice.label(nb), levels=levels,
                     summary=summary, changed=changed)
+
+
+def lattice_by_height(table: pd.DataFrame, measures: Sequence[str] = ()) -> pd.DataFrame:
+    """A lattice table (``study.lattice_table``) aggregated per height (rank): ``nodes``, ``k_anonymous``
+    nodes, and per measure its ``_min`` and ``_median`` over all nodes of that height and ``_min_k_anonymous``
+    (NaN when none is k-anonymous): the whole of a large lattice in one row per height (El Emam 2009)."""
+    missing = [c for c in ("rank", "k_anonymous", *measures) if c not in table.columns]
+    if missing:
+        raise ConfigError(f"lattice_by_height: the table has no column(s) {', '.join(missing)}")
+    groups = table.groupby("rank", sort=True)
+    out = pd.DataFrame({"nodes": groups.size(), "k_anonymous": groups["k_anonymous"].sum().astype(np.int64)})
+    for m in measures:
+        out[f"{m}_min"] = groups[m].min()
+        out[f"{m}_median"] = groups[m].median()
+        out[f"{m}_min_k_anonymous"] = table[table["k_anonymous"]].groupby("rank")[m].min()
+    return out.reset_index()

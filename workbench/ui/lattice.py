@@ -1,17 +1,122 @@
-"""Lattice page: the generalization lattice as a Hasse diagram, coloured by k-anonymity or any measure,
-with the chosen search's trace overlaid; select a node to see its measures."""
+"""Lattice page: the generalization lattice as a Hasse diagram (El Emam 2009, Fig. 2), coloured by k-anonymity
+or any measure, with the chosen search's trace overlaid; select a node to open it (class sizes, suppressed
+records, each attribute's contribution to each measure) and compare it with another node. Large lattices get
+a band of heights, or one row per height instead of a picture."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 import streamlit as st
 
 import measures as M
+from workbench.config import study_from_dict
+from workbench.data import Dataset
+from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
-from workbench.ui.cached import lattice_nodes
-from workbench.ui.charts import hasse_chart
+from workbench.ui.cached import dual_cache, session_dataset
+from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
+from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
 
-LARGE = 5000
+LARGE = 5000  # nodes: above this a picture of every node is unreadable
+EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
+
+
+def _error(exc: Exception) -> dict[str, Any]:
+    return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _sample_dataset(config_json: str) -> Dataset:
+    """An embedded sample's Dataset, loaded once per server (read-only: shared without copying)."""
+    from workbench.study import load_dataset
+
+    return load_dataset(study_from_dict(json.loads(config_json)))
+
+
+def _dataset(config_json: str, dataset_key: str | None) -> Dataset:
+    if dataset_key is not None:
+        return session_dataset(dataset_key)
+    raw = json.loads(config_json)
+    data_only = {key: raw[key] for key in ("data", "attributes") if key in raw}
+    data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
+                                               if "target" in raw.get("measures", {}) else {})}
+    return _sample_dataset(json.dumps(data_only, sort_keys=True))
+
+
+@dual_cache(max_entries=8)
+def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """Every node's measures for the config's dataset and k (``study.lattice_table``; it depends on neither
+    the suppression limit nor the search), laid out for the Hasse diagram, with its edges when drawable."""
+    from workbench.study import evaluator_for, lattice_table
+
+    try:
+        study = study_from_dict(json.loads(config_json))
+        dataset = _dataset(config_json, dataset_key)
+        table = lattice_table(evaluator_for(study, dataset))
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
+    names = dataset.quasi_identifiers
+    nodes = hasse_layout(table, names)
+    return {"nodes": nodes, "names": names, "edges": hasse_edges(nodes, names) if len(nodes) <= EDGES else None}
+
+
+@dual_cache(max_entries=16)
+def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """The lattice table of ``table_json`` (same data and k) with what the search of ``config_json`` did:
+    status, checked, trace (``study.lattice_overview``)."""
+    from workbench.study import lattice_overview
+
+    base = lattice_table_cached(table_json, dataset_key=dataset_key)
+    if "error" in base:
+        return base
+    try:
+        study = study_from_dict(json.loads(config_json))
+        table, result = lattice_overview(study, _dataset(config_json, dataset_key), table=base["nodes"])
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
+    return {**base, "nodes": table, "checks": result.checks, "algorithm": result.algorithm,
+            "optimum": result.optimum}
+
+
+@dual_cache(max_entries=32)
+def node_details_cached(config_json: str, node: str, dataset_key: str | None) -> dict[str, Any]:
+    """``node_details.node_details`` of one node (given as ``"qi=level,..."``)."""
+    from workbench.node_details import node_details
+
+    try:
+        study = study_from_dict(json.loads(config_json))
+        return {"details": node_details(study, _dataset(config_json, dataset_key), node)}
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
+
+
+@dual_cache(max_entries=32)
+def node_diff_cached(config_json: str, a: str, b: str, dataset_key: str | None) -> dict[str, Any]:
+    """``node_details.node_diff`` of two nodes (each ``"qi=level,..."``)."""
+    from workbench.node_details import node_diff
+
+    try:
+        study = study_from_dict(json.loads(config_json))
+        return {"diff": node_diff(study, _dataset(config_json, dataset_key), a, b)}
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
+
+
+@dual_cache(max_entries=16)
+def by_height_cached(config_json: str, table_json: str, measure: str, dataset_key: str | None) -> dict[str, Any]:
+    """The lattice aggregated per height (``node_details.lattice_by_height``) for the large-lattice view."""
+    from workbench.node_details import lattice_by_height
+
+    data = lattice_overview_cached(config_json, table_json, dataset_key=dataset_key)
+    if "error" in data:
+        return data
+    try:
+        return {"summary": lattice_by_height(data["nodes"], [measure] if measure != "status" else [])}
+    except WorkbenchError as exc:
+        return _error(exc)
 
 
 def page(source: Source) -> None:
@@ -28,23 +133,100 @@ def page(source: Source) -> None:
         extra["allow_non_monotone"] = True
         st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is not proven "
                    "optimal; exhaustive and bnb are optimal for any objective.")
+    config = source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
+                                objective=objective, compare=[], **extra)
+    table_config = source.config_json(k=int(k), compare=[])  # the node table depends on the data and k only
     with st.spinner("Evaluating the lattice…"):
-        data = lattice_nodes(source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
-                                                      objective=objective, compare=[], **extra),
-                             dataset_key=source.dataset_key)
+        data = lattice_overview_cached(config, table_config, dataset_key=source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return
     nodes = data["nodes"]
     st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data['checks']} of them (large points; the tooltip "
                f"gives the order); optimum: {data['optimum']}")
+    labels = list(nodes["node"])
+    optimum = (nodes.status == "optimum").to_numpy()
+    default = int(optimum.argmax()) if optimum.any() else 0
+
+    views = ["Hasse diagram", "Per height"]
+    view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
+    picture = st.container()
+    label = st.selectbox("Node", labels, index=default, key="lat_node",
+                         help="Open a node: its classes, suppressed records and what each attribute costs")
+    with picture:
+        if view == "Per height":
+            _by_height(config, table_config, color, source)
+        else:
+            _hasse(nodes, data, color, label)
+    _drill_down(config, label, labels, default, source)
+
+
+def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str) -> None:
     shown = nodes
     if len(nodes) > LARGE:  # an unreadable picture otherwise: show a band of heights
-        low, high = st.slider("Heights shown", 0, int(nodes["rank"].max()), (0, min(6, int(nodes["rank"].max()))))
+        top = int(nodes["rank"].max())
+        low, high = st.slider("Heights shown", 0, top, (0, min(6, top)), key="lat_band")
         shown = nodes[nodes["rank"].between(low, high)]
-    st.altair_chart(hasse_chart(shown, data["edges"] if len(shown) == len(nodes) else None, color),
-                    width="stretch")
-    label = st.selectbox("Node", list(nodes["node"]), index=int((nodes.status == "optimum").to_numpy().argmax())
-                         if (nodes.status == "optimum").any() else 0, key="lat_node")
-    row = nodes[nodes["node"] == label].iloc[0]
-    st.dataframe(row.drop(labels=["x"]).to_frame("value").astype(str), width="stretch")
+    if data["edges"] is not None and len(shown) == len(nodes):
+        edges = data["edges"]
+    else:
+        edges = neighbour_edges(shown, data["names"], label)
+        st.caption("Edges drawn for the selected node only (its direct specializations and generalizations).")
+    st.altair_chart(hasse_chart(shown, edges, color), width="stretch")
+
+
+def _by_height(config: str, table_config: str, color: str, source: Source) -> None:
+    summary = by_height_cached(config, table_config, color, dataset_key=source.dataset_key)
+    if "error" in summary:
+        st.error(summary["error"])
+        return
+    frame = summary["summary"]
+    measure = None if color == "status" else color
+    st.altair_chart(lattice_levels_chart(frame, measure), width="stretch")
+    st.dataframe(frame, hide_index=True, width="stretch")
+
+
+def _drill_down(config: str, label: str, labels: list[str], default: int, source: Source) -> None:
+    result = node_details_cached(config, label, dataset_key=source.dataset_key)
+    if "error" in result:
+        st.error(result["error"])
+        return
+    d = result["details"]
+    a, b, c, e = st.columns(4)
+    a.metric("classes", f"{d.classes:,}")
+    b.metric("suppressed records", f"{d.suppressed:,}", help=f"records in classes smaller than k = {d.k}")
+    c.metric("suppression limit", f"{d.limit:,}")
+    e.metric("k-anonymous", "yes" if d.k_anonymous else "no")
+    classes, suppressed, contributions, compare = st.tabs(["Class sizes", "Suppressed records", "Per attribute",
+                                                           "Compare with another node"])
+    with classes:
+        st.altair_chart(class_size_histogram(d.class_sizes, d.k), width="stretch")
+        st.dataframe(d.class_sizes, hide_index=True, width="stretch")
+    with suppressed:
+        if d.suppressed:
+            st.write(f"{d.suppressed:,} of {d.n:,} records are in classes smaller than k = {d.k}; the first "
+                     f"{len(d.suppressed_sample)} with their original values:")
+            st.dataframe(d.suppressed_sample, width="stretch")
+        else:
+            st.write("No record is suppressed at this node.")
+    with contributions:
+        measures = list(dict.fromkeys(d.contributions["measure"]))
+        if measures:
+            chosen = st.selectbox("Measure", measures, key="lat_contrib")
+            st.altair_chart(contribution_chart(d.contributions, chosen), width="stretch")
+            st.dataframe(d.contributions.pivot(index="attribute", columns="measure", values="contribution")
+                         .loc[list(dict.fromkeys(d.contributions["attribute"])), measures], width="stretch")
+        for measure, why in d.not_decomposable.items():
+            st.caption(f"**{measure}** = {d.measures[measure]:.6g}: {why}.")
+    with compare:
+        other = st.selectbox("Compare with node", labels, index=default, key="lat_compare")
+        result = node_diff_cached(config, label, other, dataset_key=source.dataset_key)
+        if "error" in result:
+            st.error(result["error"])
+            return
+        diff = result["diff"]
+        st.caption(f"a = {diff.label_a}; b = {diff.label_b}; difference = b − a")
+        st.dataframe(diff.levels, hide_index=True, width="stretch")
+        st.dataframe(diff.summary, hide_index=True, width="stretch")
+        st.write("Records released with a different value (a suppressed record reads *):")
+        st.dataframe(diff.changed, hide_index=True, width="stretch")

@@ -1,0 +1,87 @@
+"""Chart builders for one lattice node (the Lattice page's drill-down): pure DataFrame -> altair Chart
+functions, testable with ``chart.to_dict()``; altair only, never streamlit."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+SUPPRESSED_COLORS = alt.Scale(domain=[False, True], range=["#2ca02c", "#d62728"])
+
+
+def class_size_histogram(sizes: pd.DataFrame, k: int, weight: str = "records") -> alt.LayerChart:
+    """Equivalence classes of a node by size (``node_details.class_size_distribution``): one bar per class
+    size, its height the ``records`` (or ``classes``) of that size; sizes below k, whose records are
+    suppressed, in red, with a rule at k."""
+    if weight not in ("records", "classes"):
+        raise ValueError(f"class_size_histogram: weight must be 'records' or 'classes', got {weight!r}")
+    missing = {"size", "classes", "records", "suppressed"} - set(sizes.columns)
+    if missing:
+        raise ValueError(f"class_size_histogram: no column(s) {', '.join(sorted(missing))}")
+    bars = alt.Chart(sizes).mark_bar().encode(
+        x=alt.X("size:Q", title="class size (records)", scale=alt.Scale(type="log")),
+        y=alt.Y(f"{weight}:Q", title=f"{weight} in classes of that size"),
+        color=alt.Color("suppressed:N", scale=SUPPRESSED_COLORS, title=f"size < k = {k}"),
+        tooltip=["size", "classes", "records", "suppressed"],
+    )
+    rule = alt.Chart(pd.DataFrame({"k": [k]})).mark_rule(strokeDash=[4, 4], color="gray").encode(x="k:Q")
+    return alt.layer(bars, rule).properties(width=380, height=220)
+
+
+def contribution_chart(contributions: pd.DataFrame, measure: str) -> alt.Chart:
+    """Each quasi-identifier's contribution to one measure at a node (``node_details``' contributions): a
+    horizontal bar per attribute, with its share of the total in the tooltip."""
+    missing = {"measure", "attribute", "contribution", "share"} - set(contributions.columns)
+    if missing:
+        raise ValueError(f"contribution_chart: no column(s) {', '.join(sorted(missing))}")
+    data = contributions[contributions["measure"] == measure]
+    if data.empty:
+        known = sorted(set(contributions["measure"]))
+        raise ValueError(f"contribution_chart: no contributions for {measure!r}; there are {', '.join(known)}")
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("contribution:Q", title=f"contribution to {measure}"),
+        y=alt.Y("attribute:N", sort=list(data["attribute"]), title=None),
+        tooltip=["attribute", alt.Tooltip("contribution:Q", format=".5g"), alt.Tooltip("share:Q", format=".1%")],
+    ).properties(width=380, height=max(60, 24 * len(data)))
+
+
+def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None) -> alt.Chart:
+    """An aggregated picture of a large lattice: per height, the number of nodes and of k-anonymous nodes
+    (bars), or the minimum and median of a measure (lines) — the whole lattice at a glance when drawing
+    every node would be unreadable (El Emam 2009's lattice is read by height)."""
+    needed = {"rank", "nodes", "k_anonymous"} | ({f"{measure}_min", f"{measure}_median"} if measure else set())
+    missing = needed - set(summary.columns)
+    if missing:
+        raise ValueError(f"lattice_levels_chart: no column(s) {', '.join(sorted(missing))}")
+    if measure is None:
+        data = summary.melt(id_vars="rank", value_vars=["nodes", "k_anonymous"], var_name="count",
+                            value_name="number")
+        return alt.Chart(data).mark_bar().encode(
+            x=alt.X("rank:O", title="height (Σ levels)"), y=alt.Y("number:Q", title="nodes", stack=None),
+            color=alt.Color("count:N", scale=alt.Scale(domain=["nodes", "k_anonymous"],
+                                                       range=["#bbbbbb", "#2ca02c"])),
+            tooltip=["rank", "count", "number"],
+        ).properties(width=760, height=300)
+    data = summary.melt(id_vars="rank", value_vars=[f"{measure}_min", f"{measure}_median"], var_name="statistic",
+                        value_name=measure)
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("rank:O", title="height (Σ levels)"), y=alt.Y(f"{measure}:Q"), color="statistic:N",
+        tooltip=["rank", "statistic", alt.Tooltip(f"{measure}:Q", format=".5g")],
+    ).properties(width=760, height=300)
+
+
+def neighbour_edges(nodes: pd.DataFrame, quasi_identifiers: list[str], label: str) -> pd.DataFrame | None:
+    """The Hasse-diagram edges (``charts.hasse_edges``) of one node only: to its direct specializations and
+    generalizations among ``nodes``; None when the node is not among them."""
+    from workbench.ui.charts import hasse_edges
+
+    chosen = nodes[nodes["node"] == label]
+    if chosen.empty:
+        return None
+    levels = nodes[quasi_identifiers].to_numpy()
+    distance = abs(levels - chosen[quasi_identifiers].to_numpy()[0]).sum(axis=1)
+    near = nodes[distance <= 1]
+    edges = hasse_edges(near, quasi_identifiers)
+    x, rank = float(chosen["x"].iloc[0]), chosen["rank"].iloc[0]
+    touches = ((edges["x"] == x) & (edges["y"] == rank)) | ((edges["x2"] == x) & (edges["y2"] == rank))
+    return edges[touches].reset_index(drop=True)
