@@ -129,3 +129,90 @@ def test_sweep_over_suppression_limits(tmp_path):
     assert list(table.columns[:4]) == ["k", "engine", "algorithm", "solution"]
     assert table.columns[-1] == "max_suppression"
     assert sorted(set(table.max_suppression)) == [0.0, 0.2]
+
+
+# ------------------------------------------------------------------ fast paths equal the definitions
+def _random_study(seed: int, k: int, sup: float, max_rows: int = 40):
+    """A random small table with random tree hierarchies and a random binary target, and its study."""
+    from pathlib import Path
+
+    from tests._random_tables import random_dataset
+    from workbench.config import Study
+    from workbench.data import Dataset
+
+    base = random_dataset(seed, max_rows=max_rows)
+    rng = np.random.default_rng(seed)
+    frame = base.frame.assign(outcome=rng.choice(["yes", "no"], size=base.n))
+    roles = {q: "quasi" for q in base.quasi_identifiers} | {"outcome": "target"}
+    dataset = Dataset.create(frame, roles, base.hierarchies, source="random")
+    compare_ids = ("height", "precision", "dm", "dm_star", "aecs", "entropy", "entropy_nm", "loss", "vinterbo",
+                   "col_mi", "pmi", "nmi")
+    study = Study(source="random", base_dir=Path("."), data_path=None, separator=None, sample=None, rows=None,
+                  attributes=(), k=k, max_suppression=sup, compare=compare_ids, target="outcome")
+    return study, dataset
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), sup=st.sampled_from([0.0, 0.05, 0.2, 0.6]))
+def test_candidates_match_every_node_evaluated(seed, k, sup):
+    """Top-down tagging finds exactly the k-anonymous nodes a full scan finds (in lattice order)."""
+    study, ds = _random_study(seed, k, sup)
+    ev = NodeEvaluator(ds.encoded, k, sup)
+    admissible = [n for n in ev.lattice.nodes() if ev.evaluate(n).k_anonymous]
+    minimal = [n for n in admissible if not any(Lattice.leq(m, n) and m != n for m in admissible)]
+    assert compare.lattice_candidates(study, ds, "all") == admissible
+    assert compare.lattice_candidates(study, ds, "k_minimal") == minimal
+    top = compare.lattice_candidates(study, ds, "top", top_n=3)
+    from workbench.study import lattice_table
+
+    table = lattice_table(ev, [study.objective])
+    best = table[table.k_anonymous].sort_values([study.objective, "rank"]).head(3)
+    assert top == [tuple(int(v) for v in row) for row in best[ds.quasi_identifiers].to_numpy()]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), sup=st.sampled_from([0.0, 0.1, 0.5]))
+def test_solution_rows_equal_scoring_each_release(seed, k, sup):
+    """Every value of the solutions table equals (bit for bit) the measure on the rebuilt release, scored cell
+    by cell: the lattice rows' frequency-set shortcuts and the local engine's shared problem change nothing."""
+    from workbench.release import Release
+    from workbench.study import run, score_release
+
+    study, ds = _random_study(seed, k, sup)
+    if ds.n < k:
+        return
+    df = compare.solutions(study, ds, "all")
+    ids = list(study.compare)
+    assert list(df.columns) == ["k", "engine", "algorithm", "solution", *ids]
+    for _, row in df.iterrows():
+        if row.engine == "lattice":
+            levels = dict(p.split("=") for p in row.solution.split(","))
+            node = tuple(int(levels[q]) for q in ds.quasi_identifiers)
+            scores = score_release(study, Release.from_node(ds, node, k, sup))
+        else:
+            scores = run(compare._local_study(study, row.algorithm), ds).scores
+        for m in ids:
+            assert row[m] == scores[m].value or (np.isnan(row[m]) and np.isnan(scores[m].value)), (row.solution, m)
+    pd.testing.assert_frame_equal(df[df.engine == "lattice"].reset_index(drop=True),
+                                  compare.lattice_solutions(study, ds, "all"))
+    pd.testing.assert_frame_equal(df[df.engine == "local"].reset_index(drop=True), compare.local_solutions(study, ds))
+
+
+def test_progress_reaches_one_once_per_job():
+    study = load_study(TEACHING)
+    ds = load_dataset(study)
+    seen: list[float] = []
+    df = compare.solutions(study, ds, progress=seen.append)
+    assert len(seen) == len(df) and seen[-1] == 1.0 and seen == sorted(seen)
+
+
+@settings(max_examples=200, deadline=None)
+@given(columns=st.lists(st.lists(st.integers(-3, 40), min_size=0, max_size=30), min_size=2, max_size=4))
+def test_joint_codes_equal_the_unique_rows(columns):
+    """nmi's tuple codes (a mixed-radix key) are the inverse of the unique rows (the definition)."""
+    from measures.information import _labels
+
+    n = min(len(c) for c in columns)
+    arrays = [np.asarray(c[:n], dtype=np.int64) for c in columns]
+    expected = np.unique(np.stack(arrays, axis=1), axis=0, return_inverse=True)[1].reshape(-1) if n else []
+    assert _labels(arrays, n).tolist() == list(expected)

@@ -21,9 +21,11 @@ import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.data import Dataset
 from workbench.errors import ConfigError
-from workbench.lattice.space import Lattice, Node
+from workbench.lattice.evaluate import NodeEvaluator
+from workbench.lattice.space import Node
+from workbench.local.lub import LocalProblem
 from workbench.release import Release
-from workbench.study import evaluator_for, lattice_table, run, score_release
+from workbench.study import LOCAL_ALGORITHMS, NodeScorer, evaluator_for, lattice_table, local_columns, run, target_codes
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
 
@@ -35,52 +37,173 @@ def _local_study(study: Study, algorithm: str) -> Study:
     return replace(study, engine="local", algorithm=algorithm, max_suppression=0.0, objective=objective)
 
 
+def _admissible(evaluator: NodeEvaluator) -> list[Node]:
+    """Every k-anonymous node, in lattice order (by rank, then lexicographically), top-down with predictive
+    tagging: k-anonymity with suppression is monotone (a class only grows when generalized, so the
+    suppressed records shrink), hence a node with a successor that is not k-anonymous is not either and is
+    never evaluated. Checks |k-anonymous| + |maximal not k-anonymous| nodes instead of the whole lattice."""
+    lattice = evaluator.lattice
+    admissible: set[Node] = set()
+    for level in reversed(lattice.by_rank):
+        for node in level:
+            if all(s in admissible for s in lattice.successors(node)) and evaluator.evaluate(node).k_anonymous:
+                admissible.add(node)
+    return [n for n in lattice.nodes() if n in admissible]
+
+
+def _candidates(study: Study, dataset: Dataset, candidates: str, top_n: int, by: str | None
+                ) -> tuple[list[Node], NodeEvaluator]:
+    """The candidate nodes and the evaluator that found them (its frequency sets are reused for scoring)."""
+    if candidates not in CANDIDATE_SETS:
+        raise ConfigError(f"candidates must be one of {', '.join(CANDIDATE_SETS)}, got {candidates!r}")
+    evaluator = evaluator_for(study, dataset)
+    nodes = _admissible(evaluator)
+    if candidates == "all":
+        return nodes, evaluator
+    if candidates == "top":
+        objective = by or study.objective
+        admissible = lattice_table(evaluator, [objective], nodes)
+        best = admissible.sort_values([objective, "rank"]).head(top_n)
+        return [tuple(int(v) for v in row) for row in best[dataset.quasi_identifiers].to_numpy()], evaluator
+    admissible_set = set(nodes)
+    lattice = evaluator.lattice
+    return [n for n in nodes if not any(p in admissible_set for p in lattice.predecessors(n))], evaluator
+
+
 def lattice_candidates(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
                        by: str | None = None) -> list[Node]:
     """The lattice nodes to compare: the k-minimal ones, every k-anonymous one, or the ``top_n`` best under
     ``by`` (default: the study's objective)."""
-    if candidates not in CANDIDATE_SETS:
-        raise ConfigError(f"candidates must be one of {', '.join(CANDIDATE_SETS)}, got {candidates!r}")
-    table = lattice_table(evaluator_for(study, dataset), [by or study.objective])
+    return _candidates(study, dataset, candidates, top_n, by)[0]
+
+
+# Integer-valued measures whose lattice fast path (from a node's frequency set) equals the cell-level value
+# bit for bit (sums of squared class sizes stay exact in float below 2**53): taken from the frequency set,
+# so a lattice candidate's release never needs its equivalence classes recomputed record by record.
+EXACT_NODE_MEASURES = ("height", "dm", "dm_star", "aecs")
+
+_COLUMNS = ["k", "engine", "algorithm", "solution"]
+
+
+def _without_degradation(study: Study) -> Study:
+    return replace(study, compare=tuple(m for m in study.compare if m != "degradation"))
+
+
+def _check_measures(study: Study) -> None:
+    for m in study.compare:
+        if m in M.MEASURES and M.MEASURES[m].needs_target and study.target is None:
+            raise ConfigError(f"measure {m!r} needs a target: set [measures].target to a column")
+
+
+def _table(rows: list[dict[str, object]], ids: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=[*_COLUMNS, *ids])
+
+
+def _options(study: Study) -> dict[str, dict[str, object]]:
+    return {"col_mi": {"kind": study.col_mi_weights}}  # as study.score_release
+
+
+class _Progress:
+    """Reports the fraction of jobs done; jobs are announced as they become known."""
+
+    def __init__(self, report: Callable[[float], None] | None, total: int = 0) -> None:
+        self.report, self.total, self.done = report, total, 0
+
+    def add(self, jobs: int) -> None:
+        self.total += jobs
+
+    def tick(self) -> None:
+        self.done += 1
+        if self.report:
+            self.report(self.done / max(self.total, 1))
+
+
+def _lattice_rows(study: Study, dataset: Dataset, candidates: str, top_n: int,
+                  progress: _Progress) -> list[dict[str, object]]:
+    ids = list(study.compare)
+    nodes, evaluator = _candidates(study, dataset, candidates, top_n, None)
+    progress.add(len(nodes))
+    scorer = NodeScorer(evaluator)
+    fast = [m for m in ids if m in EXACT_NODE_MEASURES]
+    cell = [m for m in ids if m not in EXACT_NODE_MEASURES]
+    target = target_codes(study, dataset) if any(M.MEASURES[m].needs_target for m in cell) else None
     names = dataset.quasi_identifiers
-    admissible = table[table.k_anonymous]
-    nodes = [tuple(int(v) for v in row) for row in admissible[names].to_numpy()]
-    if candidates == "all":
-        return nodes
-    if candidates == "top":
-        best = admissible.sort_values([by or study.objective, "rank"]).head(top_n)
-        return [tuple(int(v) for v in row) for row in best[names].to_numpy()]
-    admissible_set = set(nodes)
-    lattice = Lattice(tuple(c.height for c in dataset.encoded))
-    return [n for n in nodes if not any(p in admissible_set for p in lattice.predecessors(n))]
+    rows = []
+    for node in nodes:
+        values = {m: s.value for m, s in M.score_node(scorer.view(node), fast).items()} if fast else {}
+        if cell:
+            release = Release.from_node(dataset, node, study.k, study.max_suppression, candidates)
+            values |= {m: s.value for m, s in M.score(release.view(), cell, target, _options(study)).items()}
+        rows.append({"k": study.k, "engine": "lattice", "algorithm": candidates,
+                     "solution": ",".join(f"{q}={v}" for q, v in zip(names, node, strict=True)),
+                     **{m: values[m] for m in ids}})
+        progress.tick()
+    return rows
+
+
+def _local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
+                    progress: _Progress | None = None) -> list[tuple[str, Release]]:
+    """The local engine's release per algorithm, all from one ``LocalProblem`` (the posets' LUB tables are
+    built once, not once per algorithm); the same releases as ``run`` of ``_local_study``."""
+    out: list[tuple[str, Release]] = []
+    problem = columns = None
+    for algorithm in algorithms:
+        local = _local_study(study, str(algorithm))
+        if algorithm not in LOCAL_ALGORITHMS or dataset.n < local.k:
+            release = run(local, dataset).release  # raises the run's own error
+        else:
+            if problem is None:
+                columns, states = local_columns(local, dataset)
+                problem = LocalProblem.build(columns, states)
+            assert columns is not None
+            result = LOCAL_ALGORITHMS[algorithm](problem, local.k)
+            release = Release.from_local(dataset, columns, result, local.k)
+        assert release is not None
+        out.append((str(algorithm), release))
+        if progress:
+            progress.tick()
+    return out
+
+
+def _local_rows(study: Study, dataset: Dataset, algorithms: Sequence[str],
+                progress: _Progress) -> list[dict[str, object]]:
+    ids = list(study.compare)
+    _check_measures(study)
+    target = target_codes(study, dataset)
+    rows = []
+    for algorithm, release in _local_releases(study, dataset, algorithms, progress):
+        scores = M.score(release.view(), ids, target, _options(study))
+        rows.append({"k": study.k, "engine": "local", "algorithm": algorithm, "solution": algorithm,
+                     **{m: scores[m].value for m in ids}})
+    return rows
+
+
+def lattice_solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
+                      progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """The lattice engine's rows of ``solutions`` (same columns): fast, shown before the local releases."""
+    study = _without_degradation(study)
+    return _table(_lattice_rows(study, dataset, candidates, top_n, _Progress(progress)), study.compare)
+
+
+def local_solutions(study: Study, dataset: Dataset, algorithms: Sequence[str] = ("greedy", "partition"),
+                    progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """The local engine's rows of ``solutions`` (same columns), one per algorithm. They depend on k and the
+    measures only: the local engine suppresses no record, so it ignores the suppression limit."""
+    study = _without_degradation(study)
+    return _table(_local_rows(study, dataset, algorithms, _Progress(progress, len(algorithms))), study.compare)
 
 
 def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
               local_algorithms: Sequence[str] = ("greedy", "partition"),
               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """One row per solution: ``k``, ``engine``, ``algorithm``, ``solution`` (the level vector or the local
-    algorithm), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract)."""
-    study = replace(study, compare=tuple(m for m in study.compare if m != "degradation"))
-    ids = list(study.compare)
-    names = dataset.quasi_identifiers
-    nodes = lattice_candidates(study, dataset, candidates, top_n)
-    jobs: list[tuple[str, object]] = [("lattice", n) for n in nodes] + [("local", a) for a in local_algorithms]
-    rows = []
-    for i, (engine, item) in enumerate(jobs):
-        if engine == "lattice":
-            node = item
-            release = Release.from_node(dataset, node, study.k, study.max_suppression, candidates)
-            scores = score_release(study, release)
-            label = ",".join(f"{q}={v}" for q, v in zip(names, node, strict=True))
-            algorithm = candidates
-        else:
-            result = run(_local_study(study, str(item)), dataset)
-            scores, label, algorithm = result.scores, str(item), str(item)
-        rows.append({"k": study.k, "engine": engine, "algorithm": algorithm, "solution": label,
-                     **{m: scores[m].value for m in ids}})
-        if progress:
-            progress((i + 1) / len(jobs))
-    return pd.DataFrame(rows, columns=["k", "engine", "algorithm", "solution", *ids])
+    algorithm), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract).
+    ``lattice_solutions`` and ``local_solutions`` give its two parts."""
+    study = _without_degradation(study)
+    tracker = _Progress(progress, len(local_algorithms))
+    rows = _lattice_rows(study, dataset, candidates, top_n, tracker)
+    rows += _local_rows(study, dataset, local_algorithms, tracker)
+    return _table(rows, study.compare)
 
 
 def as_loss(df: pd.DataFrame, measure_id: str) -> pd.Series:
