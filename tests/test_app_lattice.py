@@ -71,3 +71,75 @@ def test_per_height_view_and_colour_by_measure():
     at.radio(key="lat_view").set_value("Hasse diagram").run()
     at.number_input(key="lat_k").set_value(2).run()  # a new k: a new node table
     assert not at.exception
+
+
+# ---------------------------------------------------------------------------------------------- chart builders
+def _registry_like():
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _random_tables import random_dataset
+
+    from workbench.config import Study
+    from workbench.node_details import node_details
+
+    ds = random_dataset(21, max_rows=40, max_qis=3)
+    study = Study(source="t", base_dir=Path("."), data_path=None, separator=None, sample=None, rows=None,
+                  attributes=(), k=3, max_suppression=0.1)
+    return ds, study, node_details(study, ds, tuple(0 for _ in ds.quasi_identifiers))
+
+
+def test_class_size_histogram_spec():
+    from workbench.ui.node_charts import class_size_histogram
+
+    _, _, d = _registry_like()
+    spec = class_size_histogram(d.class_sizes, d.k).to_dict()
+    bars, rule = spec["layer"]
+    assert bars["mark"]["type"] == "bar" and bars["encoding"]["x"]["field"] == "size"
+    assert bars["encoding"]["y"]["field"] == "records" and bars["encoding"]["color"]["field"] == "suppressed"
+    assert rule["mark"]["type"] == "rule"
+    rows = spec["datasets"][bars["data"]["name"]]
+    assert sum(r["records"] for r in rows) == d.n  # every record is in exactly one class
+    assert {r["size"] for r in rows if r["suppressed"]} == {s for s in d.class_sizes["size"] if s < d.k}
+
+
+def test_contribution_chart_spec_and_bad_input():
+    import pytest
+
+    from workbench.ui.node_charts import contribution_chart
+
+    ds, _, d = _registry_like()
+    spec = contribution_chart(d.contributions, "entropy").to_dict()
+    assert spec["mark"]["type"] == "bar" and spec["encoding"]["x"]["field"] == "contribution"
+    rows = spec["datasets"][spec["data"]["name"]]
+    assert [r["attribute"] for r in rows] == ds.quasi_identifiers
+    assert abs(sum(r["contribution"] for r in rows) - d.measures["entropy"]) <= 1e-9 * max(1, d.measures["entropy"])
+    with pytest.raises(ValueError, match="dm_star"):
+        contribution_chart(d.contributions, "dm_star")  # DM* does not decompose: no bars to draw
+
+
+def test_per_height_summary_and_chart():
+    from workbench.node_details import lattice_by_height
+    from workbench.study import evaluator_for, lattice_table
+    from workbench.ui.node_charts import lattice_levels_chart, neighbour_edges
+
+    ds, study, _ = _registry_like()
+    table = lattice_table(evaluator_for(study, ds))
+    summary = lattice_by_height(table, ["loss"])
+    for _, row in summary.iterrows():
+        at = table[table["rank"] == row["rank"]]
+        assert row["nodes"] == len(at) and row["k_anonymous"] == at["k_anonymous"].sum()
+        assert row["loss_min"] == at["loss"].min() and row["loss_median"] == at["loss"].median()
+    spec = lattice_levels_chart(summary, "loss").to_dict()
+    assert spec["mark"]["type"] == "line" and spec["encoding"]["x"]["field"] == "rank"
+    bars = lattice_levels_chart(summary).to_dict()
+    assert sum(r["number"] for r in bars["datasets"][bars["data"]["name"]] if r["count"] == "nodes") == len(table)
+    # the selected node's edges: one per direct specialization and generalization
+    from workbench.ui.charts import hasse_layout
+
+    nodes = hasse_layout(table, ds.quasi_identifiers)
+    row = nodes.iloc[len(nodes) // 2]
+    edges = neighbour_edges(nodes, ds.quasi_identifiers, row["node"])
+    levels = [int(row[q]) for q in ds.quasi_identifiers]
+    heights = [c.height for c in ds.encoded]
+    assert len(edges) == sum(v > 0 for v in levels) + sum(v < h for v, h in zip(levels, heights, strict=True))

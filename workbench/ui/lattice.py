@@ -158,7 +158,7 @@ def page(source: Source) -> None:
             _by_height(config, table_config, color, source)
         else:
             _hasse(nodes, data, color, label)
-    _drill_down(config, label, labels, default, source)
+    _drill_down(config, label, labels, source)
 
 
 def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str) -> None:
@@ -186,7 +186,7 @@ def _by_height(config: str, table_config: str, color: str, source: Source) -> No
     st.dataframe(frame, hide_index=True, width="stretch")
 
 
-def _drill_down(config: str, label: str, labels: list[str], default: int, source: Source) -> None:
+def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
     result = node_details_cached(config, label, dataset_key=source.dataset_key)
     if "error" in result:
         st.error(result["error"])
@@ -219,7 +219,10 @@ def _drill_down(config: str, label: str, labels: list[str], default: int, source
         for measure, why in d.not_decomposable.items():
             st.caption(f"**{measure}** = {d.measures[measure]:.6g}: {why}.")
     with compare:
-        other = st.selectbox("Compare with node", labels, index=default, key="lat_compare")
+        other = st.selectbox("Compare with node", labels, index=None, key="lat_compare",
+                             placeholder="choose a node to compare with")
+        if other is None:
+            return
         result = node_diff_cached(config, label, other, dataset_key=source.dataset_key)
         if "error" in result:
             st.error(result["error"])
