@@ -216,3 +216,50 @@ def test_joint_codes_equal_the_unique_rows(columns):
     arrays = [np.asarray(c[:n], dtype=np.int64) for c in columns]
     expected = np.unique(np.stack(arrays, axis=1), axis=0, return_inverse=True)[1].reshape(-1) if n else []
     assert _labels(arrays, n).tolist() == list(expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lattice=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=0, max_size=6),
+       local=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=2))
+def test_global_vs_local_against_a_direct_reading(lattice, local):
+    """The best lattice row under the objective next to each local row; 'better' read off by hand."""
+    names = ["greedy", "partition"][: len(local)]
+    df = pd.DataFrame([{"k": 3, "engine": "lattice", "algorithm": "k_minimal", "solution": f"n{i}", "loss": a,
+                        "nmi": b} for i, (a, b) in enumerate(lattice)]
+                      + [{"k": 3, "engine": "local", "algorithm": n, "solution": n, "loss": a, "nmi": b}
+                         for n, (a, b) in zip(names, local, strict=True)])
+    out = compare.global_vs_local(df, "loss", ["loss", "nmi"]).set_index("measure")
+    shown = {}
+    if lattice:
+        best = min(range(len(lattice)), key=lambda i: (lattice[i][0], i))  # lowest loss, first listed
+        shown["lattice"] = lattice[best]
+    shown |= dict(zip(names, local, strict=True))
+    assert [c for c in out.columns if "(" not in c and c not in ("direction", "better")] == list(shown)
+    for j, m in enumerate(["loss", "nmi"]):
+        values = {name: v[j] for name, v in shown.items()}
+        assert {name: out.loc[m, name] for name in shown} == values
+        goal = min(values.values()) if m == "loss" else max(values.values())
+        winners = [name for name, v in values.items() if v == goal]
+        assert out.loc[m, "better"] == ("tie" if len(winners) == len(values) > 1 else ", ".join(winners))
+        column = df[m].astype(float) if m == "loss" else -df[m].astype(float)
+        span = column.max() - column.min()
+        for name, v in values.items():
+            expected = ((v if m == "loss" else -v) - column.min()) / span if span else 0.0
+            assert out.loc[m, f"{name} (normalized)"] == pytest.approx(expected)
+    assert out.loc["nmi", "direction"] == "higher is better"
+
+
+def test_degradation_summary_reshapes_the_chosen_rows():
+    study = load_study(ROOT / "sample_configs" / "registry.toml",
+                       ['measures.compare=["precision","entropy"]', "data.rows=300"])
+    ds = load_dataset(study)
+    df = compare.solutions(study, ds)
+    chosen = [0, int(df.index[df.engine == "local"][0])]
+    out = compare.add_degradation(df, study, ds, rows=chosen, classifiers=("zeror", "naive_bayes"), folds=2,
+                                  n_jobs=1)
+    summary = compare.degradation_summary(out)
+    assert sorted(set(summary.row)) == chosen and set(summary.classifier) == {"zeror", "naive_bayes"}
+    for _, r in summary.iterrows():
+        assert r.accuracy_drop == out.loc[r.row, f"degradation_{r.classifier}_accuracy_drop"]
+        assert r.auc_drop == pytest.approx(r.auc_original - r.auc_released)
+        assert r.solution == df.loc[r.row, "solution"]

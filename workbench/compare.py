@@ -96,6 +96,9 @@ def _check_measures(study: Study) -> None:
 
 
 def _table(rows: list[dict[str, object]], ids: Sequence[str]) -> pd.DataFrame:
+    if not rows:  # typed even when empty (no k-anonymous node), so the parts concatenate like the whole
+        return pd.DataFrame({"k": pd.Series(dtype="int64"), **{c: pd.Series(dtype=str) for c in _COLUMNS[1:]},
+                             **{m: pd.Series(dtype="float64") for m in ids}})
     return pd.DataFrame(rows, columns=[*_COLUMNS, *ids])
 
 
@@ -259,6 +262,34 @@ def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]) -> pd.DataFrame:
+    """The best lattice solution under ``objective`` next to each local-engine release (``df``: one k), one
+    row per measure: ``measure``, ``direction``, each solution's raw value, its normalized value (0 = the best
+    of every candidate in ``df``, 1 = the worst) and ``better``: the shown solution(s) best under the measure
+    ("tie" when all are equal). The columns are named ``lattice`` and the local algorithms."""
+    if df.k.nunique() > 1:
+        raise ValueError("global_vs_local compares the solutions of one k")
+    shown: dict[str, int] = {}
+    lattice = df[df.engine == "lattice"]
+    if len(lattice):
+        shown["lattice"] = int(as_loss(lattice, objective).idxmin())  # ties: the first listed, as optimal_under
+    for i, row in df[df.engine == "local"].iterrows():
+        shown.setdefault(str(row.algorithm), int(i))
+    norm = normalized(df, measure_ids)
+    directions = measure_directions(measure_ids)
+    rows = []
+    for m in measure_ids:
+        loss = as_loss(df, m)
+        best = min(loss[i] for i in shown.values()) if shown else np.nan
+        winners = [name for name, i in shown.items() if loss[i] == best]
+        row: dict[str, object] = {"measure": m, "direction": directions.get(m, "lower is better")}
+        row |= {name: df.loc[i, m] for name, i in shown.items()}
+        row |= {f"{name} (normalized)": norm.loc[i, f"{m}_norm"] for name, i in shown.items()}
+        row["better"] = "tie" if len(winners) == len(shown) > 1 else ", ".join(winners)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "k_minimal",
           local_algorithms: Sequence[str] = ("greedy", "partition"),
           progress: Callable[[float], None] | None = None,
@@ -284,16 +315,24 @@ def measure_directions(measure_ids: Sequence[str]) -> dict[str, str]:
     return {m: M.MEASURES[m].direction for m in measure_ids if m in M.MEASURES}
 
 
-def _release_of(study: Study, dataset: Dataset, row: pd.Series) -> Release:
-    """Rebuild the release behind one row of the solutions table."""
-    case = replace(study, k=int(row.k))
-    if row.engine == "lattice":
-        levels = dict(part.split("=", 1) for part in str(row.solution).split(","))
-        node = tuple(int(levels[q]) for q in dataset.quasi_identifiers)
-        return Release.from_node(dataset, node, case.k, case.max_suppression, str(row.algorithm))
-    release = run(_local_study(case, str(row.algorithm)), dataset).release
-    assert release is not None
-    return release
+def _releases_of(study: Study, dataset: Dataset, df: pd.DataFrame, rows: Sequence[int]) -> list[Release]:
+    """Rebuild the releases behind rows of the solutions table (the local ones of each k from one problem)."""
+    releases: dict[int, Release] = {}
+    local: dict[int, list[int]] = {}
+    for i in rows:
+        row = df.loc[i]
+        sup = float(row.max_suppression) if "max_suppression" in row.index else study.max_suppression
+        if row.engine == "lattice":
+            levels = dict(part.split("=", 1) for part in str(row.solution).split(","))
+            node = tuple(int(levels[q]) for q in dataset.quasi_identifiers)
+            releases[i] = Release.from_node(dataset, node, int(row.k), sup, str(row.algorithm))
+        else:
+            local.setdefault(int(row.k), []).append(i)
+    for k, indices in local.items():
+        algorithms = list(dict.fromkeys(str(df.loc[i].algorithm) for i in indices))
+        made = dict(_local_releases(replace(study, k=k), dataset, algorithms))
+        releases |= {i: made[str(df.loc[i].algorithm)] for i in indices}
+    return [releases[i] for i in rows]
 
 
 def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequence[int] | None = None,
@@ -318,10 +357,10 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
             for _, b in best.iterrows():
                 chosen.extend(part.index[(part.solution == b.solution) & (part.engine == b.engine)].tolist())
         rows = sorted(set(chosen))
-    target = np.unique(dataset.frame[study.target].to_numpy(dtype=str), return_inverse=True)[1].reshape(-1)
+    target = target_codes(study, dataset)
     qis = dataset.quasi_identifiers
     original = dataset.frame[qis]
-    releases = [_release_of(study, dataset, df.loc[i]) for i in rows]
+    releases = _releases_of(study, dataset, df, rows)
     jobs = [delayed(degradation)(original, r.labels[qis], target, r.suppressed, classifiers=tuple(classifiers),
                                  folds=folds, random_state=study.seed) for r in releases]
     results = []
@@ -336,3 +375,26 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
                 if column != "classifier":
                     out.loc[index, f"degradation_{r.classifier}_{column}"] = r[column]
     return out
+
+
+def degradation_summary(df: pd.DataFrame, metrics: Sequence[str] = ("accuracy", "auc")) -> pd.DataFrame:
+    """The ``degradation_*`` columns of ``add_degradation`` as one row per solution and classifier:
+    ``engine``, ``algorithm``, ``solution``, ``classifier``, then per metric its value on the original and the
+    released data and the drop, then ``agreement``. Solutions without degradation are left out."""
+    from measures.degradation import CLASSIFIERS
+
+    rows = []
+    for i, row in df.iterrows():
+        for clf in CLASSIFIERS:
+            if pd.isna(row.get(f"degradation_{clf}_agreement", np.nan)):
+                continue
+            out: dict[str, object] = {"row": i, "k": row.k, "engine": row.engine, "algorithm": row.algorithm,
+                                      "solution": row.solution, "classifier": clf}
+            for metric in metrics:
+                for side in ("original", "released", "drop"):
+                    out[f"{metric}_{side}"] = row[f"degradation_{clf}_{metric}_{side}"]
+            out["agreement"] = row[f"degradation_{clf}_agreement"]
+            rows.append(out)
+    columns = ["row", "k", "engine", "algorithm", "solution", "classifier",
+               *(f"{m}_{s}" for m in metrics for s in ("original", "released", "drop")), "agreement"]
+    return pd.DataFrame(rows, columns=columns)
