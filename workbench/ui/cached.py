@@ -98,24 +98,6 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
 
 
 @dual_cache(max_entries=8)
-def lattice_nodes(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """The lattice of a study with every node's measures, status and search trace, and the Hasse layout."""
-    from workbench.study import lattice_overview
-    from workbench.ui.charts import hasse_edges, hasse_layout
-
-    try:
-        study = study_from_dict(json.loads(config_json))
-        table, result = lattice_overview(study, session_dataset(dataset_key))
-    except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
-    names = [c for c in table.columns if c not in ("node", "rank", "classes", "suppressed", "k_anonymous",
-                                                    "trace", "checked", "status", *M.LATTICE_MEASURES)]
-    nodes = hasse_layout(table, names)
-    return {"nodes": nodes, "edges": hasse_edges(nodes, names) if len(nodes) <= 1500 else None,
-            "names": names, "checks": result.checks, "algorithm": result.algorithm, "optimum": result.optimum}
-
-
-@dual_cache(max_entries=8)
 def compare_solutions(config_json: str, candidates: str, dataset_key: str | None) -> dict[str, Any]:
     """The solution table of a study (both engines, every measure), its Pareto front, optima and Kendall τ."""
     from workbench import compare
