@@ -47,8 +47,15 @@ def rank_heatmap(tau: pd.DataFrame) -> alt.Chart:
 
 
 def sweep_chart(df: pd.DataFrame, measure_ids: list[str]) -> alt.FacetChart:
-    """How each measure degrades as k grows: the best solution per engine/algorithm at each k."""
-    best = df.groupby(["k", "engine", "algorithm"], as_index=False)[measure_ids].min()
+    """How each measure degrades as k grows: the best solution per engine/algorithm at each k (the highest
+    value for a higher-is-better measure such as nmi, else the lowest)."""
+    import measures as M
+
+    groups = df.groupby(["k", "engine", "algorithm"], as_index=False)
+    higher = [m for m in measure_ids if m in M.MEASURES and M.MEASURES[m].direction == "higher is better"]
+    best = groups[measure_ids].min()
+    if higher:
+        best[higher] = groups[higher].max()[higher]
     data = best.melt(id_vars=["k", "engine", "algorithm"], value_vars=measure_ids, var_name="measure")
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("k:O"), y=alt.Y("value:Q", title=None), color=alt.Color("algorithm:N"),
@@ -123,3 +130,19 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str) -> 
         lines = alt.Chart(edges).mark_rule(color="#dddddd", strokeWidth=0.6).encode(x="x:Q", y="y:Q", x2="x2", y2="y2")
         layers = [lines, points]
     return alt.layer(*layers).properties(width=760, height=460).interactive()
+
+
+# ---------------------------------------------------------------------------------------------- compare page
+def degradation_chart(summary: pd.DataFrame) -> alt.FacetChart:
+    """Model degradation of chosen solutions (``compare.degradation_summary``): accuracy and AUC drops per
+    solution, one bar per classifier (0 = the release predicts as well as the original)."""
+    drops = [c for c in summary.columns if c.endswith("_drop")]
+    data = summary.assign(label=[f"local · {a}" if e == "local" else str(s) for e, a, s in
+                                 zip(summary.engine, summary.algorithm, summary.solution, strict=True)])
+    data = data.melt(id_vars=["label", "classifier"], value_vars=drops, var_name="metric", value_name="drop")
+    data["metric"] = data.metric.str.removesuffix("_drop") + " drop"
+    return alt.Chart(data).mark_bar().encode(
+        y=alt.Y("label:N", title=None), x=alt.X("drop:Q", title="drop (original − release)"),
+        color=alt.Color("classifier:N"), yOffset="classifier:N",
+        tooltip=["label", "classifier", "metric", alt.Tooltip("drop:Q", format=".4f")],
+    ).properties(width=320, height=alt.Step(14)).facet(column=alt.Column("metric:N", title=None))

@@ -1,32 +1,281 @@
-"""Compare page: every candidate solution of both engines under every measure, the Pareto front of any two
-measures and the rank agreement between measures."""
+"""Compare page: every candidate solution of both engines under every measure (raw and normalized), the Pareto
+front of any two measures, the best lattice solution next to each local release, which solution each measure
+would choose, the rank agreement between measures, measure-vs-k sweep lines and model degradation.
+
+The lattice candidates (fast) and the local-engine releases (slow on large tables: Greedy is quadratic in the
+distinct records) are separate cached calls, so the lattice rows show at once and the local rows join when
+ready; the local rows depend on k and the measures only, so changing the suppression limit or the candidate
+set never reruns the local engine.
+"""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
-from workbench.ui.cached import compare_solutions
-from workbench.ui.charts import pareto_chart, rank_heatmap
+from measures.degradation import CLASSIFIERS
+from workbench.errors import WorkbenchError
+from workbench.ui.cached import dual_cache, session_dataset
+from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.source import Source
+
+LOCAL_ALGORITHMS = ("greedy", "partition")
+SWEEP_KS = [2, 3, 5, 10, 20, 50, 100]
+
+
+def _error(exc: Exception) -> dict[str, Any]:
+    return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+
+
+def _study_and_data(config_json: str, dataset_key: str | None) -> tuple[Any, Any]:
+    from workbench.config import study_from_dict
+    from workbench.study import load_dataset
+
+    study = study_from_dict(json.loads(config_json))
+    return study, session_dataset(dataset_key) or load_dataset(study)
+
+
+@dual_cache(max_entries=32)
+def lattice_rows(config_json: str, candidates: str, dataset_key: str | None) -> dict[str, Any]:
+    """The lattice candidates' rows of the solutions table."""
+    from workbench import compare
+
+    try:
+        study, dataset = _study_and_data(config_json, dataset_key)
+        return {"table": compare.lattice_solutions(study, dataset, candidates)}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return _error(exc)
+
+
+@dual_cache(max_entries=32)
+def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """The local engine's rows (Greedy and Partition); ``config_json`` without a suppression limit. (No
+    progress bar: a cached function must not draw into a block made outside it, st.cache_data replays it.)"""
+    from workbench import compare
+
+    try:
+        study, dataset = _study_and_data(config_json, dataset_key)
+        return {"table": compare.local_solutions(study, dataset, LOCAL_ALGORITHMS)}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return _error(exc)
+
+
+@dual_cache(max_entries=16)
+def analysis(config_json: str, local_json: str | None, candidates: str, dataset_key: str | None) -> dict[str, Any]:
+    """The solutions table (lattice rows, then the local rows when ``local_json`` is given), its normalized
+    values, Pareto front, each measure's choice and the Kendall τ between measures."""
+    from workbench import compare
+
+    lattice = lattice_rows(config_json, candidates, dataset_key=dataset_key)
+    if "error" in lattice:
+        return lattice
+    parts = [lattice["table"]]
+    if local_json is not None:
+        local = local_rows(local_json, dataset_key=dataset_key)
+        if "error" in local:
+            return local
+        parts.append(local["table"])
+    table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution")]
+    norm = compare.normalized(table, ids)
+    pareto = compare.pareto_front(table, ids)
+    normalized = norm[["engine", "algorithm", "solution"]].assign(
+        **{m: norm[f"{m}_norm"] for m in ids}, pareto=pareto)
+    return {"table": table, "ids": ids, "normalized": normalized, "pareto": pareto,
+            "optimal": compare.optimal_under(table, ids) if len(table) else pd.DataFrame(),
+            "tau": compare.rank_agreement(table, ids)}
+
+
+@dual_cache(max_entries=32)
+def side_by_side(config_json: str, local_json: str | None, candidates: str, objective: str,
+                 dataset_key: str | None) -> dict[str, Any]:
+    """The best lattice solution under ``objective`` next to each local release, every measure."""
+    from workbench import compare
+
+    data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
+    if "error" in data:
+        return data
+    table = data["table"]
+    lattice = table[table.engine == "lattice"]
+    chosen = str(lattice.solution[compare.as_loss(lattice, objective).idxmin()]) if len(lattice) else None
+    return {"table": compare.global_vs_local(table, objective, data["ids"]), "lattice_solution": chosen}
+
+
+@dual_cache(max_entries=64)
+def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str, y: str,
+              dataset_key: str | None) -> dict[str, Any]:
+    """The Pareto front of the solutions under two measures (under every measure when x == y)."""
+    from workbench import compare
+
+    data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
+    if "error" in data:
+        return {"front": None}
+    return {"front": compare.pareto_front(data["table"], [x, y]) if x != y else data["pareto"]}
+
+
+@dual_cache(max_entries=8)
+def degradation(config_json: str, local_json: str | None, candidates: str, rows_json: str, classifier: str,
+                dataset_key: str | None) -> dict[str, Any]:
+    """Model degradation (ZeroR and ``classifier``, 5-fold) of the chosen rows of the solutions table."""
+    from workbench import compare
+
+    data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
+    if "error" in data:
+        return data
+    rows = json.loads(rows_json)
+    try:
+        study, dataset = _study_and_data(config_json, dataset_key)
+        out = compare.add_degradation(data["table"], study, dataset, rows=rows, classifiers=("zeror", classifier),
+                                      n_jobs=min(2, len(rows)))
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return _error(exc)
+    return {"summary": compare.degradation_summary(out)}
+
+
+@dual_cache(max_entries=32)
+def sweep(config_json: str, local_json: str | None, candidates: str, ks_json: str,
+          dataset_key: str | None) -> dict[str, Any]:
+    """``compare.sweep``'s table, built from the per-k cached rows (so the page's own k is not recomputed)."""
+    frames = []
+    for k in json.loads(ks_json):
+        config, local = json.loads(config_json), json.loads(local_json) if local_json else None
+        config["privacy"]["k"] = k
+        if local is not None:
+            local["privacy"]["k"] = k
+        data = analysis(json.dumps(config, sort_keys=True), json.dumps(local, sort_keys=True) if local else None,
+                        candidates, dataset_key=dataset_key)
+        if "error" in data:
+            return data
+        frames.append(data["table"])
+    return {"table": pd.concat(frames, ignore_index=True)}
+
+
+def _label(row: pd.Series) -> str:
+    return f"{row.engine} · {row.solution}" if row.engine == "lattice" else f"local · {row.algorithm}"
 
 
 def page(source: Source) -> None:
     st.header("Compare")
-    left, right = st.columns(2)
-    k = left.number_input("k", min_value=1, max_value=1000, value=5, step=1, key="cmp_k")
-    candidates = right.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
+    st.caption("Every candidate solution of both engines under every measure: the lattice's k-minimal nodes "
+               "(or every k-anonymous node, or the best 10) and the local engine's Greedy and Partition releases.")
+    c1, c2, c3, c4 = st.columns(4)
+    k = int(c1.number_input("k", min_value=1, max_value=1000, value=5, step=1, key="cmp_k"))
+    suppression = c2.number_input("Suppression limit (% of records)", min_value=0.0, max_value=100.0, value=0.0,
+                                  step=0.5, key="cmp_sup", help="lattice engine only: the local engine "
+                                  "suppresses no record (it generalizes cell by cell)")
+    candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
+    with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
+                           help="Greedy and Partition for the same k; Greedy takes about 10 s on 20,000 records")
     ids = source.measure_ids
-    with st.spinner("Scoring every candidate…"):
-        data = compare_solutions(source.config_json(k=int(k)), candidates, dataset_key=source.dataset_key)
+    config_json = source.config_json(k=k, max_suppression=suppression / 100)
+    local_json = source.config_json(k=k) if with_local else None
+    key = source.dataset_key
+
+    with st.spinner("Scoring the lattice candidates…"):
+        lattice = lattice_rows(config_json, candidates, dataset_key=key)
+    if "error" in lattice:
+        st.error(lattice["error"])
+        return
+    if local_json is not None:
+        early = st.empty()
+        with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
+            st.dataframe(lattice["table"], hide_index=True, width="stretch")
+            with st.spinner("Local engine: Greedy and Partition clustering (Greedy takes about 10 s on 20,000 "
+                            "records)…"):
+                local = local_rows(local_json, dataset_key=key)
+        early.empty()
+        if "error" in local:
+            st.error(f"local engine: {local['error']}")
+            local_json = None
+    data = analysis(config_json, local_json, candidates, dataset_key=key)
     if "error" in data:
         st.error(data["error"])
         return
     table = data["table"]
-    st.dataframe(table, hide_index=True, width="stretch")
+    if not (table.engine == "lattice").any():
+        st.info(f"No lattice node is {k}-anonymous within a {suppression:g} % suppression limit; "
+                "raise the limit to see lattice candidates.")
+    if not len(table):
+        return
+
+    raw_tab, norm_tab = st.tabs(["Raw values", "Normalized (0 = best, 1 = worst over these candidates)"])
+    raw_tab.dataframe(table, hide_index=True, width="stretch")
+    norm_tab.dataframe(data["normalized"], hide_index=True, width="stretch")
+    norm_tab.caption("Each measure rescaled over the candidates in its own direction (nmi: higher is better); "
+                     "pareto: no other candidate is at least as good under every measure and better under one.")
+
+    st.subheader("Pareto front of two measures")
+    left, right = st.columns(2)
     x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key="cmp_x")
-    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else 1, key="cmp_y")
-    st.altair_chart(pareto_chart(table, x, y, data["pareto"]), width="stretch")
+    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key="cmp_y")
+    front = pareto_of(config_json, local_json, candidates, x, y, dataset_key=key)["front"]
+    st.altair_chart(pareto_chart(table, x, y, front), width="stretch")
+    st.caption(f"Shape: on the Pareto front of {x} and {y}, each in its own direction (for two losses the front "
+               "is the lower-left edge).")
+
+    st.subheader("Global vs local, side by side")
+    pair: dict[str, Any] = {}
+    if not (table.engine == "local").any() or not (table.engine == "lattice").any():
+        st.info("Needs both a lattice candidate and a local-engine release.")
+    else:
+        objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
+                                 if "entropy" in ids else 0, key="cmp_objective")
+        pair = side_by_side(config_json, local_json, candidates, objective, dataset_key=key)
+        if "error" in pair:
+            st.error(pair["error"])
+        else:
+            st.caption(f"lattice = {pair['lattice_solution']} (the best k-anonymous full-domain generalization "
+                       f"under {objective} among the candidates)")
+            st.dataframe(pair["table"], hide_index=True, width="stretch")
+
     st.subheader("Which solution each measure would choose")
     st.dataframe(data["optimal"], hide_index=True, width="stretch")
     st.subheader("Do the measures agree? (Kendall τ over the candidates)")
     st.altair_chart(rank_heatmap(data["tau"]), width="content")
+
+    st.subheader("How each measure degrades as k grows")
+    ks = st.multiselect("k values", SWEEP_KS, default=[2, 5, 10, 20], key="cmp_sweep_ks")
+    sweep_local = st.checkbox("with the local engine (about 10 s per k on 20,000 records)", value=False,
+                              key="cmp_sweep_local")
+    if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
+        with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
+            lines = sweep(source.config_json(k=k, max_suppression=suppression / 100),
+                          source.config_json(k=k) if sweep_local else None, candidates,
+                          json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
+        if "error" in lines:
+            st.error(lines["error"])
+        else:
+            st.altair_chart(sweep_chart(lines["table"], data["ids"]), width="content")
+            st.caption("Per algorithm, the best value of each measure among its candidates at each k.")
+
+    st.subheader("Model degradation")
+    if source.target is None:
+        st.info("Model degradation trains classifiers to predict a target column from the released "
+                "quasi-identifiers, and this dataset has no target. Choose a dataset with a target (the registry: "
+                "high_cost) or give a column the role target on the Data page.")
+        return
+    labels = {int(i): _label(row) for i, row in table.iterrows()}
+    best_lattice = [i for i in labels if table.solution[i] == pair.get("lattice_solution")][:1]
+    default = best_lattice + [i for i in labels if table.engine[i] == "local"][:1]
+    chosen = st.multiselect("Solutions", list(labels), default=default, format_func=labels.get, key="cmp_deg_rows")
+    classifier = st.selectbox("Classifier (ZeroR always runs as the baseline)",
+                              [c for c in CLASSIFIERS if c != "zeror"], key="cmp_deg_clf",
+                              index=[c for c in CLASSIFIERS if c != "zeror"].index("naive_bayes"))
+    request = (config_json, local_json, candidates, json.dumps(sorted(chosen)), classifier)
+    if st.button("Run model degradation", disabled=not chosen, key="cmp_deg_run"):
+        st.session_state["cmp_deg_request"] = request
+    if st.session_state.get("cmp_deg_request") != request:
+        st.caption(f"Stratified 5-fold cross-validation on the original and each release ({source.target} "
+                   "as the target): accuracy and AUC drops, and how often both models agree.")
+        return
+    with st.spinner(f"Training on the original and {len(chosen)} release(s), 5 folds each…"):
+        result = degradation(*request, dataset_key=key)
+    if "error" in result:
+        st.error(result["error"])
+        return
+    summary = result["summary"]
+    st.dataframe(summary, hide_index=True, width="stretch")
+    st.altair_chart(degradation_chart(summary), width="content")

@@ -1,0 +1,127 @@
+"""The Compare page (streamlit.testing AppTest): raw and normalized tables, Pareto scatter, global vs local
+side by side, each measure's choice, the k sweep and model degradation, on the teaching table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _compare(dataset: str = "teaching") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.selectbox(key="dataset").select(dataset).run()
+    at.sidebar.radio[0].set_value("Compare").run()
+    assert not at.exception
+    return at
+
+
+def _frame(at: AppTest, column: str):
+    """The first dataframe on the page holding ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_raw_and_normalized_tables():
+    at = _compare()
+    raw = at.dataframe[0].value
+    assert {"lattice", "local"} <= set(raw["engine"]) and "entropy" in raw.columns
+    normalized = _frame(at, "pareto")
+    assert len(normalized) == len(raw) and list(normalized.solution) == list(raw.solution)
+    for m in ("entropy", "dm_star", "loss"):
+        values = normalized[m]
+        assert values.between(0, 1).all() and values.min() == 0
+        # 0 at the raw minimum, 1 at the raw maximum (these are losses)
+        assert set(raw[m][values == 0]) == {raw[m].min()}
+        if raw[m].max() > raw[m].min():
+            assert set(raw[m][values == 1]) == {raw[m].max()}
+    assert len(at.get("vega_lite_chart")) == 2  # Pareto scatter and the rank-agreement heat map
+
+
+def test_suppression_limit_and_candidates_change_the_lattice_rows_only():
+    at = _compare()
+    before = at.dataframe[0].value
+    at.number_input(key="cmp_sup").set_value(30.0).run()
+    at.selectbox(key="cmp_cand").select("all").run()
+    assert not at.exception
+    after = at.dataframe[0].value
+    assert (after.engine == "lattice").sum() > (before.engine == "lattice").sum()
+    local = ["engine", "algorithm", "solution", "entropy", "dm_star"]
+    assert after[after.engine == "local"][local].reset_index(drop=True).equals(
+        before[before.engine == "local"][local].reset_index(drop=True))
+
+
+def test_global_vs_local_side_by_side():
+    at = _compare()
+    raw = at.dataframe[0].value
+    pair = _frame(at, "better").set_index("measure")
+    assert {"lattice", "greedy", "partition", "lattice (normalized)"} <= set(pair.columns)
+    lattice = raw[raw.engine == "lattice"]
+    assert pair.loc["entropy", "lattice"] == lattice.entropy.min()  # the best lattice solution under entropy
+    for name in ("greedy", "partition"):
+        assert pair.loc["dm_star", name] == raw[raw.algorithm == name].dm_star.iloc[0]
+    values = pair.loc["dm_star", ["lattice", "greedy", "partition"]].astype(float)
+    assert set(pair.loc["dm_star", "better"].split(", ")) == set(values[values == values.min()].index) or \
+        pair.loc["dm_star", "better"] == "tie"
+    at.selectbox(key="cmp_objective").select("dm_star").run()
+    assert not at.exception
+    assert _frame(at, "better").set_index("measure").loc["dm_star", "lattice"] == lattice.dm_star.min()
+
+
+def test_sweep_lines_for_chosen_k():
+    at = _compare()
+    at.multiselect(key="cmp_sweep_ks").set_value([2, 3]).run()
+    at.toggle(key="cmp_sweep_on").set_value(True).run()
+    assert not at.exception and not at.error
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 3  # the sweep joins the scatter and the heat map
+
+
+def test_degradation_without_a_target_says_why():
+    at = _compare()
+    assert any("no target" in i.value for i in at.info)
+    assert not at.button  # nothing to run
+
+
+@pytest.mark.slow
+def test_degradation_on_the_registry_runs_for_the_chosen_solutions():
+    at = _compare("registry")
+    chosen = at.multiselect(key="cmp_deg_rows").value
+    assert chosen  # by default the best lattice solution and the first local release
+    at.selectbox(key="cmp_deg_clf").select("naive_bayes").run()
+    at.button(key="cmp_deg_run").click().run()
+    assert not at.exception and not at.error
+    summary = _frame(at, "auc_drop")
+    assert set(summary.classifier) == {"zeror", "naive_bayes"} and sorted(set(summary.row)) == sorted(chosen)
+    assert (summary[summary.classifier == "zeror"].agreement == 1.0).all()
+
+
+def test_sweep_chart_takes_the_best_in_each_measures_direction():
+    import pandas as pd
+
+    from workbench.ui.charts import sweep_chart
+
+    df = pd.DataFrame({"k": [2, 2, 5, 5], "engine": "lattice", "algorithm": "k_minimal", "solution": list("abcd"),
+                       "loss": [0.4, 0.2, 0.6, 0.9], "nmi": [0.3, 0.8, 0.1, 0.5]})
+    spec = sweep_chart(df, ["loss", "nmi"]).to_dict()
+    values = {(r["k"], r["measure"]): r["value"] for r in next(iter(spec["datasets"].values()))}
+    assert values == {(2, "loss"): 0.2, (5, "loss"): 0.6, (2, "nmi"): 0.8, (5, "nmi"): 0.5}
+
+
+def test_degradation_chart_has_one_bar_per_solution_classifier_and_metric():
+    import pandas as pd
+
+    from workbench.ui.charts import degradation_chart
+
+    summary = pd.DataFrame({"row": [0, 0, 3, 3], "k": 5, "engine": ["lattice", "lattice", "local", "local"],
+                            "algorithm": ["k_minimal", "k_minimal", "greedy", "greedy"],
+                            "solution": ["a=1", "a=1", "greedy", "greedy"], "classifier": ["zeror", "naive_bayes"] * 2,
+                            "accuracy_drop": [0.0, 0.02, 0.0, 0.01], "auc_drop": [0.0, 0.05, 0.0, 0.03]})
+    spec = degradation_chart(summary).to_dict()
+    bars = next(iter(spec["datasets"].values()))
+    assert len(bars) == 8 and {b["metric"] for b in bars} == {"accuracy drop", "auc drop"}
+    assert {b["label"] for b in bars} == {"a=1", "local · greedy"}
+    assert {(b["label"], b["classifier"], b["metric"]): b["drop"] for b in bars}[("local · greedy", "naive_bayes",
+                                                                                   "auc drop")] == 0.03
