@@ -100,3 +100,13 @@ def test_export_page_before_any_run_says_what_to_do():
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.sidebar.radio[0].set_value("Export").run()
     assert not at.exception and at.info and "Anonymize" in at.info[0].value
+
+
+def test_the_same_run_twice_is_served_again_with_its_progress_bar():
+    """A cached run that drew a progress bar made outside it must not fail when it is served again."""
+    at = _anonymize("teaching")
+    at.number_input(key="an_k").set_value(3).run()
+    for _ in range(2):
+        at.button[0].click().run()
+        assert not at.exception
+        assert "k-anonymous with k = 3" in at.success[0].value

@@ -41,10 +41,11 @@ def app_interactions(runs: int) -> None:
     """Time the Compare page's first load and its interactions on the registry (AppTest, fresh caches)."""
     from pathlib import Path
 
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    st.cache_data.clear()
+    from workbench.ui import cached
+
+    cached.clear()
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=600).run()
     at.selectbox(key="dataset").select("registry").run()
     start = time.perf_counter()

@@ -1,7 +1,7 @@
 """Cached library calls for the app: plain, hashable inputs in, plain data out (the UI never computes).
 
 Every call takes a JSON config and a ``dataset_key``. For an embedded sample (``dataset_key`` None) results
-are cached in the server's memory with ``st.cache_data`` and shared between sessions. For the session's own
+are kept in the server process's memory and shared between sessions. For the session's own
 uploaded data the dataset lives in ``st.session_state`` and results are memoized there too, so nothing of
 it outlives the session or reaches another one, and nothing is written to disk.
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -41,21 +43,56 @@ def session_dataset(key: str | None) -> Dataset | None:
     return datasets[key]
 
 
+class _SharedMemo:
+    """A small LRU of results for the embedded samples, shared by every session of this server process.
+    Unlike ``st.cache_data`` it never replays Streamlit calls, so a cached call may report progress to a bar
+    drawn outside it (``st.cache_data`` raises CacheReplayClosureError on the next hit)."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self.entries: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        with self.lock:
+            if key in self.entries:
+                self.entries.move_to_end(key)
+                return self.entries[key]
+        value = compute()  # outside the lock: other sessions are not held up
+        with self.lock:
+            self.entries[key] = value
+            while len(self.entries) > self.max_entries:
+                self.entries.popitem(last=False)
+        return value
+
+
+_SHARED: list[_SharedMemo] = []
+
+
+def clear() -> None:
+    """Forget every shared result (benchmarks measure first loads with it)."""
+    for memo in _SHARED:
+        with memo.lock:
+            memo.entries.clear()
+
+
 def dual_cache(max_entries: int) -> Callable:
-    """Shared ``st.cache_data`` for embedded samples, a per-session memo for uploaded data. The wrapped
-    function takes the dataset key as its last positional argument (and, if it reports progress, a
-    ``_progress`` keyword, which is not part of the cache key)."""
+    """A process-wide memo for embedded samples, a per-session memo for uploaded data. The wrapped function
+    takes the dataset key as its last positional argument (and, if it reports progress, a ``_progress``
+    keyword, which is not part of the key). Results are shared read-only: callers must not modify them."""
 
     def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-        shared = st.cache_data(show_spinner=False, max_entries=max_entries)(fn)
+        shared = _SharedMemo(max_entries)
+        _SHARED.append(shared)
 
         @functools.wraps(fn)
         def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
             extra = {"_progress": progress} if progress is not None else {}
+            key = (fn.__qualname__, args)
             if dataset_key is None:
-                return shared(*args, None, **extra)
+                return shared.get(key, lambda: fn(*args, None, **extra))
             memo = st.session_state.setdefault(_MEMO, {})
-            key = (fn.__qualname__, args, dataset_key)
+            key = (*key, dataset_key)
             if key not in memo:
                 if len(memo) >= _MEMO_ENTRIES:
                     memo.pop(next(iter(memo)))
@@ -95,23 +132,6 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
                     "direction": s.direction} for s in result.scores.values()],
         "preview": release.table(study.suppressed).head(25),
     }
-
-
-@dual_cache(max_entries=8)
-def compare_solutions(config_json: str, candidates: str, dataset_key: str | None) -> dict[str, Any]:
-    """The solution table of a study (both engines, every measure), its Pareto front, optima and Kendall τ."""
-    from workbench import compare
-    from workbench.study import load_dataset
-
-    try:
-        study = study_from_dict(json.loads(config_json))
-        dataset = session_dataset(dataset_key) or load_dataset(study)
-        table = compare.solutions(study, dataset, candidates)
-    except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
-    ids = list(study.compare)
-    return {"table": table, "pareto": compare.pareto_front(table, ids), "optimal": compare.optimal_under(table, ids),
-            "tau": compare.rank_agreement(table, ids)}
 
 
 @dual_cache(max_entries=8)
