@@ -46,24 +46,36 @@ def session_dataset(key: str | None) -> Dataset | None:
 class _SharedMemo:
     """A small LRU of results for the embedded samples, shared by every session of this server process.
     Unlike ``st.cache_data`` it never replays Streamlit calls, so a cached call may report progress to a bar
-    drawn outside it (``st.cache_data`` raises CacheReplayClosureError on the next hit)."""
+    drawn outside it (``st.cache_data`` raises CacheReplayClosureError on the next hit). A result being
+    computed (by another session or the background warm-up) is waited for, not computed twice."""
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
         self.entries: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+        self.pending: dict[tuple, threading.Event] = {}
         self.lock = threading.Lock()
 
     def get(self, key: tuple, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        with self.lock:
-            if key in self.entries:
-                self.entries.move_to_end(key)
-                return self.entries[key]
-        value = compute()  # outside the lock: other sessions are not held up
-        with self.lock:
-            self.entries[key] = value
-            while len(self.entries) > self.max_entries:
-                self.entries.popitem(last=False)
-        return value
+        while True:
+            with self.lock:
+                if key in self.entries:
+                    self.entries.move_to_end(key)
+                    return self.entries[key]
+                running = self.pending.get(key)
+                if running is None:
+                    self.pending[key] = threading.Event()
+                    break
+            running.wait()  # computed elsewhere: take its result (or compute if it failed)
+        try:
+            value = compute()  # outside the lock: other keys are not held up
+            with self.lock:
+                self.entries[key] = value
+                while len(self.entries) > self.max_entries:
+                    self.entries.popitem(last=False)
+            return value
+        finally:
+            with self.lock:
+                self.pending.pop(key).set()
 
 
 _SHARED: list[_SharedMemo] = []
@@ -99,6 +111,7 @@ def dual_cache(max_entries: int) -> Callable:
                 memo[key] = fn(*args, dataset_key, **extra)
             return memo[key]
 
+        call.shared = shared  # type: ignore[attr-defined]  # tests and the warm-up look into it
         return call
 
     return decorate

@@ -157,12 +157,22 @@ def _label(row: pd.Series) -> str:
     return f"{row.engine} · {row.solution}" if row.engine == "lattice" else f"local · {row.algorithm}"
 
 
+DEFAULT_K = 5
+
+
+def prefetch(source: Source) -> None:
+    """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``):
+    k-minimal lattice candidates with no suppression, and the local releases."""
+    analysis(source.config_json(k=DEFAULT_K, max_suppression=0.0), source.config_json(k=DEFAULT_K), "k_minimal",
+             dataset_key=source.dataset_key)
+
+
 def page(source: Source) -> None:
     st.header("Compare")
     st.caption("Every candidate solution of both engines under every measure: the lattice's k-minimal nodes "
                "(or every k-anonymous node, or the best 10) and the local engine's Greedy and Partition releases.")
     c1, c2, c3, c4 = st.columns(4)
-    k = int(c1.number_input("k", min_value=1, max_value=1000, value=5, step=1, key="cmp_k"))
+    k = int(c1.number_input("k", min_value=1, max_value=1000, value=DEFAULT_K, step=1, key="cmp_k"))
     suppression = c2.number_input("Suppression limit (% of records)", min_value=0.0, max_value=100.0, value=0.0,
                                   step=0.5, key="cmp_sup", help="lattice engine only: the local engine "
                                   "suppresses no record (it generalizes cell by cell)")

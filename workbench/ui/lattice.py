@@ -119,14 +119,24 @@ def by_height_cached(config_json: str, table_json: str, measure: str, dataset_ke
         return _error(exc)
 
 
+DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": 5, "max_suppression": 0.02}
+
+
+def prefetch(source: Source) -> None:
+    """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``)."""
+    config = source.config_json(compare=[], **DEFAULTS)
+    lattice_overview_cached(config, source.config_json(k=DEFAULTS["k"], compare=[]), dataset_key=source.dataset_key)
+
+
 def page(source: Source) -> None:
     st.header("Lattice")
     left, mid, right = st.columns(3)
-    algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index("flash"), key="lat_alg")
-    objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES), index=list(M.LATTICE_MEASURES).index("entropy"),
-                              key="lat_obj")
-    k = right.number_input("k", min_value=1, max_value=1000, value=5, step=1, key="lat_k")
-    max_suppression = left.slider("Suppression limit", 0.0, 0.2, 0.02, 0.01, key="lat_sup")
+    algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
+                               key="lat_alg")
+    objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES),
+                              index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key="lat_obj")
+    k = right.number_input("k", min_value=1, max_value=1000, value=DEFAULTS["k"], step=1, key="lat_k")
+    max_suppression = left.slider("Suppression limit", 0.0, 0.2, DEFAULTS["max_suppression"], 0.01, key="lat_sup")
     color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color")
     extra = {}
     if ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:

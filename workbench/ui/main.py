@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
-from workbench.ui import anonymize, compare_page, export, hierarchies, lattice, upload, walkthrough
+from workbench.ui import anonymize, compare_page, export, hierarchies, lattice, prefetch, upload, walkthrough
 from workbench.ui.source import Source
 
 
@@ -56,6 +56,7 @@ def main() -> None:
                         format_func=lambda n: own.label if n == UPLOADED and own else f"{n}: {SAMPLES[n]}")
     page = st.sidebar.radio("Page", PAGES)
     source = own if name == UPLOADED and own is not None else _sample_source(name)
+    prefetch.start(source)
     if page == "Hierarchies":
         hierarchies.page(source)
         return
