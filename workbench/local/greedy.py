@@ -33,22 +33,31 @@ def search(problem: LocalProblem, k: int) -> LocalResult:
         lubs.append(rows[d].copy())
         remaining[d] = 0
     leftover: list[tuple[int, int]] = []
+    columns = list(enumerate(problem.columns))
+    by_column = np.ascontiguousarray(rows.T)  # one contiguous code array per column: cheap gathers
     for seed in range(len(rows)):
         if remaining[seed] == 0:
             continue
         group, state = [(seed, int(remaining[seed]))], rows[seed].copy()
         need = k - int(remaining[seed])
         remaining[seed] = 0
+        candidates = np.flatnonzero(remaining)  # kept up to date below instead of rescanned each step
+        codes = by_column[:, candidates]
         while need > 0:
-            candidates = np.flatnonzero(remaining)
             if candidates.size == 0:
                 break
-            best = int(candidates[np.argmin(problem.cost_of_lub(state, rows[candidates]))])
+            cost = np.zeros(candidates.size)  # u(LUB(state, row)), summed in column order as cost_of_lub does
+            for j, c in columns:
+                cost += c.lub_cost(int(state[j]), codes[j])
+            at = int(np.argmin(cost))
+            best = int(candidates[at])
             take = min(need, int(remaining[best]))
             group.append((best, take))
             remaining[best] -= take
             need -= take
             state = problem.lub_rows(state, rows[best][None, :])[0]
+            if remaining[best] == 0:
+                candidates, codes = np.delete(candidates, at), np.delete(codes, at, axis=1)
         if need > 0:
             leftover.extend(group)
         else:

@@ -59,7 +59,7 @@ class LocalColumn:
     def lub_cost(self, a: int, b: np.ndarray) -> np.ndarray:
         """Weighted cost of LUB(a, b) for one state a and many states b."""
         if self._lub_cost is not None:
-            return self._lub_cost[a, b]
+            return self._lub_cost[a].take(b)  # a 1-D take: several times faster than [a, b] fancy indexing
         return self.cost(self.lub(a, b))
 
     def pairwise_lub_cost(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -192,18 +192,21 @@ class FinitePoset:
         return self.heights / self.max_height
 
     def lub_table(self, cost: np.ndarray | None = None) -> np.ndarray:
-        """``table[v, w]``: the least-cost common ancestor-or-self of v and w (ties: lowest node id)."""
+        """``table[v, w]``: the least-cost common ancestor-or-self of v and w (ties: lowest node id).
+
+        Nodes are visited by (cost, id); each claims the still-unassigned pairs of its down-set, so every
+        pair gets the first, i.e. least-cost, node above both. Work is Σ_a |down(a)|², about size² × height
+        for a tree, instead of size³."""
         cost = self.cost_table if cost is None else cost
-        anc = self.ancestors
-        order = np.lexsort((np.arange(self.size), cost))  # by cost, then id
-        rank = np.empty(self.size, dtype=np.int64)
-        rank[order] = np.arange(self.size)
-        big = self.size
-        table = np.empty((self.size, self.size), dtype=np.int32)
-        for v in range(self.size):
-            common = anc[v][None, :] & anc  # (w, a): a above both v and w
-            scored = np.where(common, rank[None, :], big)
-            table[v] = order[np.minimum(scored.min(axis=1), big - 1)]
+        below = self.ancestors.T  # below[a, v]: v lies under a (or is a)
+        table = np.full((self.size, self.size), -1, dtype=np.int32)
+        for a in np.lexsort((np.arange(self.size), cost)):  # by cost, then id
+            down = np.flatnonzero(below[a])
+            block = table[np.ix_(down, down)]
+            if (block >= 0).all():
+                continue
+            block[block < 0] = a
+            table[np.ix_(down, down)] = block
         return table
 
     def group_lub(self, nodes: np.ndarray, cost: np.ndarray | None = None) -> int:
