@@ -121,15 +121,25 @@ def _error(exc: Exception) -> dict[str, Any]:
     return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
 
 
+@dual_cache(max_entries=16)
+def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+    """``study.run`` of a JSON config (DESIGN.md §3) as ``{"result": RunResult}``, kept so that the Anonymize
+    and Export pages share one run (the config's [release] section does not change a run: leave it out)."""
+    try:
+        return {"result": run(study_from_dict(json.loads(config_json)), session_dataset(dataset_key), _progress)}
+    except (WorkbenchError, KeyError) as exc:
+        return _error(exc)
+
+
 @dual_cache(max_entries=32)
 def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
     """Run a study given as a JSON config (DESIGN.md §3); returns the summary, the scores with their formula
     and direction, the guarantee, and the first released rows. Errors come back as ``{"error": message}``."""
-    try:
-        study = study_from_dict(json.loads(config_json))
-        result = run(study, session_dataset(dataset_key), _progress)
-    except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
+    outcome = run_result(config_json, dataset_key=dataset_key, progress=_progress)
+    if "error" in outcome:
+        return outcome
+    result = outcome["result"]
+    study = result.study
     if result.release is None:
         return {"error": f"no solution is k-anonymous for k = {study.k} within the suppression limit"}
     release = result.release
@@ -154,10 +164,14 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     a zip bundle of the config with the hierarchy files it names."""
     from workbench.config import config_bundle, to_toml
 
+    raw = json.loads(config_json)
+    outcome = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
+                         dataset_key=dataset_key)
+    if "error" in outcome:
+        return outcome
+    result = outcome["result"]
     try:
-        raw = json.loads(config_json)
         study = study_from_dict(raw)
-        result = run(study, session_dataset(dataset_key))
         if result.release is None:
             return {"error": f"no solution is k-anonymous for k = {study.k}"}
         files = result.release.export_bytes(seed=study.seed, fmt=fmt, config=raw,
