@@ -65,6 +65,8 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))  # a chart that fails to draw shows up here
         page.goto(app_url)
         page.get_by_text("k-anonymity workbench").first.wait_for(timeout=60_000)
         page.get_by_text("Attributes").first.wait_for(timeout=60_000)
@@ -87,7 +89,10 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
             timings[f"anonymize run ({attempt})"] = time.perf_counter() - start
         page.screenshot(path=str(ARTIFACTS / "anonymize.png"), full_page=True)
         timings["lattice (first)"] = go("Lattice", "nodes;")
-        page.locator(".vega-embed").first.wait_for(timeout=60_000)  # the lattice chart rendered
+        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        charts.first.locator("canvas.marks, svg.marks").first.wait_for(timeout=60_000)  # the Hasse diagram is drawn
+        drawn = page.locator('[data-testid="stVegaLiteChart"].vega-embed')  # vega-embed marks a chart it drew
+        assert drawn.count() >= 2, "the Hasse diagram or the class-size histogram did not render"
         page.screenshot(path=str(ARTIFACTS / "lattice.png"), full_page=True)
         timings["compare (first)"] = go("Compare", "Which solution each measure would choose", 240_000)
         page.screenshot(path=str(ARTIFACTS / "compare.png"), full_page=True)
@@ -102,6 +107,7 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
         go("Walkthrough", "1. The original records")
         page.screenshot(path=str(ARTIFACTS / "walkthrough.png"), full_page=True)
         browser.close()
+    assert not errors, errors  # no script error in the page (a chart that failed to render raises one)
     release = pd.read_csv(io.BytesIO(path.read_bytes()), dtype=str, keep_default_na=False)
     qis = ["age", "sex", "ethnicity", "postal_code", "admission_date", "diagnosis"]
     kept = release[~(release[qis] == "*").all(axis=1)]

@@ -127,7 +127,10 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str) -> 
     )
     layers = [points]
     if edges is not None and len(edges):
-        lines = alt.Chart(edges).mark_rule(color="#dddddd", strokeWidth=0.6).encode(x="x:Q", y="y:Q", x2="x2", y2="y2")
+        # the same axes as the points: a layer whose x has an axis next to one with axis=None makes the browser's
+        # vega-lite fail ("Cannot read properties of undefined (reading 'forEach')") and draw nothing
+        lines = alt.Chart(edges).mark_rule(color="#dddddd", strokeWidth=0.6).encode(
+            x=alt.X("x:Q", axis=None), y=alt.Y("y:Q", title="height (Σ levels)"), x2="x2", y2="y2")
         layers = [lines, points]
     return alt.layer(*layers).properties(width=760, height=460).interactive()
 
