@@ -26,7 +26,7 @@ def test_node_drill_down_shows_classes_suppressed_records_and_contributions():
     node = at.selectbox(key="lat_node")
     assert node.value in _labels(at, "lat_node")
     metrics = {m.label: m.value for m in at.metric}
-    assert {"classes", "suppressed records", "k-anonymous"} <= set(metrics)
+    assert {"classes (all records)", "suppressed records", "k-anonymous"} <= set(metrics)
     # the bottom node of the 10-record teaching table: every record alone, all suppressed at k = 5
     bottom = next(x for x in _labels(at, "lat_node") if all(p.endswith("=0") for p in x.split(",")))
     node.select(bottom).run()

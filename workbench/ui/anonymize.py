@@ -49,7 +49,8 @@ def page(source: Source) -> None:
     (st.success if result["holds"] else st.error)(f"Guarantee: {result['guarantee']}")
     cols = st.columns(4)
     cols[0].metric("suppressed records", summary["suppressed"])
-    cols[1].metric("equivalence classes", summary["classes"])
+    cols[1].metric("equivalence classes released", summary["classes"],
+                   help="classes among the records kept, after suppression")
     cols[2].metric("node checks", summary["checks"])
     cols[3].metric("seconds", f"{summary['seconds']:.3f}")
     if summary["transformation"]:

@@ -203,7 +203,9 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         return
     d = result["details"]
     a, b, c, e = st.columns(4)
-    a.metric("classes", f"{d.classes:,}")
+    a.metric("classes (all records)", f"{d.classes:,}",
+             help="equivalence classes over all records, before those smaller than k are suppressed (the "
+                  "Anonymize page counts the classes released after suppression)")
     b.metric("suppressed records", f"{d.suppressed:,}", help=f"records in classes smaller than k = {d.k}")
     c.metric("suppression limit", f"{d.limit:,}")
     e.metric("k-anonymous", "yes" if d.k_anonymous else "no")
