@@ -51,6 +51,7 @@ def test_anonymize_local_engine():
     at.button[0].click().run()
     assert not at.exception
     assert at.success and "k-anonymous with k = 3" in at.success[0].value
+    assert any(s.value.startswith("Clustering: ") for s in at.subheader)  # the clustering, not a transformation
 
 
 def test_anonymize_without_a_solution_shows_a_message():
@@ -110,3 +111,26 @@ def test_the_same_run_twice_is_served_again_with_its_progress_bar():
         at.button[0].click().run()
         assert not at.exception
         assert "k-anonymous with k = 3" in at.success[0].value
+
+
+def test_walkthrough_page_steps_through_the_teaching_table():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.sidebar.radio[0].set_value("Walkthrough").run()
+    assert not at.exception
+    titles = [s.value for s in at.subheader]
+    assert titles[0].startswith("1. The original records") and len(titles) >= 4
+    assert len(at.dataframe) == len(titles)  # one highlighted table per step
+    at.slider(key="walk_k").set_value(2).run()
+    assert not at.exception
+
+
+def test_hierarchies_page_shows_an_embedded_dataset_read_only():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.sidebar.radio[0].set_value("Hierarchies").run()
+    assert not at.exception
+    assert at.success and "Valid: height 4" in at.success[0].value  # the registry's age hierarchy
+    at.slider(key="level:age").set_value(3).run()
+    counts = at.dataframe[1].value
+    assert list(counts.columns) == ["level 3 value", "records", "original values"] and counts.records.sum() == 20000
+    at.selectbox(key="h_sample_column").select("postal_code").run()
+    assert not at.exception and at.get("download_button")

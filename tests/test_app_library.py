@@ -146,3 +146,14 @@ def test_the_app_binds_to_localhost_by_default():
 
     assert config["server"]["maxUploadSize"] == MAX_MB
     assert "--server.address localhost" in (root / "Makefile").read_text()
+
+
+def test_cluster_sizes_of_a_local_release_against_counting():
+    raw = {"data": {"sample": "teaching"}, "privacy": {"k": 3}, "engine": {"kind": "local", "algorithm": "partition"}}
+    release = run(study_from_dict(raw)).release
+    sizes = release.cluster_sizes()
+    counted = pd.Series(release.clusters).value_counts().value_counts().sort_index()
+    assert sizes.set_index("size")["clusters"].to_dict() == counted.to_dict()
+    assert sizes.records.sum() == release.n and sizes["size"].min() >= 3
+    lattice = run(study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 3}})).release
+    assert lattice.cluster_sizes() is None

@@ -189,6 +189,15 @@ class Release:
         kept = self.codes[~self.suppressed]
         return int(np.unique(kept, axis=0).shape[0]) if kept.size else 0
 
+    def cluster_sizes(self) -> pd.DataFrame | None:
+        """Local releases: how many clusters have each size (size, clusters, records); None for the lattice
+        engine, whose groups are its equivalence classes."""
+        if self.clusters is None:
+            return None
+        per_cluster = np.bincount(self.clusters)
+        sizes, clusters = np.unique(per_cluster[per_cluster > 0], return_counts=True)
+        return pd.DataFrame({"size": sizes, "clusters": clusters, "records": sizes * clusters})
+
     def smallest_class(self) -> int:
         """Size of the smallest equivalence class (identical released rows) among the kept records."""
         kept = self.codes[~self.suppressed]

@@ -58,6 +58,11 @@ def page(source: Source) -> None:
         st.dataframe([summary["transformation"]], hide_index=True)
         st.caption("proven optimal" if result["proven_optimal"] else "not proven optimal "
                    + (f"({result['note']})" if result["note"] else ""))
+    if result["clusters"] is not None:
+        sizes = result["clusters"]
+        st.subheader(f"Clustering: {int(sizes.clusters.sum()):,} clusters")
+        st.caption("Every record of a cluster is released as the cluster's least upper bound (Katirai 2006).")
+        st.dataframe(sizes, hide_index=True)
     st.subheader("What it costs, under every measure")
     scores = result["scores"]
     for start in range(0, len(scores), 4):

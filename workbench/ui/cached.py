@@ -154,6 +154,7 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
         "scores": [{"measure": s.id, "name": M.MEASURES[s.id].name, "value": s.value, "formula": s.formula,
                     "direction": s.direction} for s in result.scores.values()],
         "preview": release.table(study.suppressed).head(25),
+        "clusters": release.cluster_sizes(),
     }
 
 
