@@ -29,7 +29,8 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 
 UPLOADED = "uploaded"
 PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Export", "Walkthrough"]
-PAGE_FUNCTIONS = {"Anonymize": anonymize.page, "Lattice": lattice.page, "Compare": compare_page.page}
+PAGE_FUNCTIONS = {"Hierarchies": hierarchies.page, "Anonymize": anonymize.page, "Lattice": lattice.page,
+                  "Compare": compare_page.page}  # the pages that work on the chosen dataset
 
 
 def _sample_source(name: str) -> Source:
@@ -57,9 +58,6 @@ def main() -> None:
     page = st.sidebar.radio("Page", PAGES)
     source = own if name == UPLOADED and own is not None else _sample_source(name)
     prefetch.start(source)
-    if page == "Hierarchies":
-        hierarchies.page(source)
-        return
     if page in PAGE_FUNCTIONS:
         PAGE_FUNCTIONS[page](source)
         return
