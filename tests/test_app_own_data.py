@@ -78,6 +78,9 @@ def test_own_data_from_upload_to_export():
     assert "Config with hierarchy files (zip)" in labels and "Value mappings (CSV)" in labels
     at.sidebar.radio[0].set_value("Lattice").run()
     assert not at.exception and at.get("vega_lite_chart")
+    at.sidebar.radio[0].set_value("Compare").run()
+    assert not at.exception
+    assert {"lattice", "local"} <= set(at.dataframe[0].value["engine"])  # both engines on the uploaded table
 
 
 def test_local_engine_on_own_data_with_a_range_poset():
