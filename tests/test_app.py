@@ -134,3 +134,22 @@ def test_hierarchies_page_shows_an_embedded_dataset_read_only():
     assert list(counts.columns) == ["level 3 value", "records", "original values"] and counts.records.sum() == 20000
     at.selectbox(key="h_sample_column").select("postal_code").run()
     assert not at.exception and at.get("download_button")
+
+
+def test_default_flow_on_the_registry_in_one_session():
+    """The issue's default flow, server side: embedded registry -> lattice engine -> lattice picture ->
+    compare -> export, with no exception, and the export re-verified."""
+    at = AppTest.from_file(APP, default_timeout=240).run()
+    assert at.selectbox(key="dataset").value == "registry"
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    at.button[0].click().run()
+    assert not at.exception and "k-anonymous with k = 5" in at.success[0].value
+    at.sidebar.radio[0].set_value("Lattice").run()
+    assert not at.exception
+    assert "3,600 nodes" in " ".join(c.value for c in at.caption)
+    assert len(at.get("vega_lite_chart")) >= 2  # the Hasse diagram and the selected node's class sizes
+    at.sidebar.radio[0].set_value("Compare").run()
+    assert not at.exception
+    assert {"lattice", "local"} <= set(at.dataframe[0].value["engine"])
+    at.sidebar.radio[0].set_value("Export").run()
+    assert not at.exception and "re-verification" in at.success[0].value
