@@ -165,3 +165,32 @@ def test_bundle_round_trip_and_bad_configs():
     assert not at.exception and "not valid TOML" in at.error[0].value
     with pytest.raises(Exception, match="not a zip file"):
         read_config_bytes(b"nope", "x.zip")
+
+
+def test_a_loaded_config_sets_the_quasi_identifier_order_and_the_target():
+    content = _table()
+    toml = b"""[data]
+path = "patients.csv"
+[attributes.sex]
+role = "quasi"
+builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
+[attributes.age]
+role = "quasi"
+builder = { kind = "intervals", widths = [10, 20] }
+[attributes.patient]
+role = "identifying"
+[measures]
+target = "diagnosis"
+"""
+    at = _uploaded(content)
+    at.file_uploader(key="config_upload").upload("study.toml", toml, "application/toml").run()
+    assert not at.exception
+    sha = hashlib.sha256(content).hexdigest()
+    assert at.multiselect(key=f"role:quasi:{sha}").value == ["sex", "age"]  # the config's order
+    assert at.selectbox(key=f"role:target:{sha}").value == "diagnosis"
+    assert at.selectbox(key="dataset").value == "uploaded"
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    at.button[0].click().run()
+    assert not at.exception
+    transformation = at.dataframe[0].value
+    assert list(transformation.columns) == ["sex", "age"]

@@ -176,9 +176,12 @@ def _load_config(ws: dict[str, Any] | None) -> None:
     if missing:
         st.error(f"{loaded.name}: {', '.join(map(repr, missing))} not a column of {ws['name']}")
         return
+    # the config's attribute order is the quasi-identifier order; columns it does not list are insensitive
+    listed = {a.name: a.role or ws["roles"][a.name] for a in study.attributes}
+    if study.target is not None and study.target in ws["roles"]:
+        listed.setdefault(study.target, "target")
+    ws["roles"] = listed | {c: "insensitive" for c in ws["frame"].columns if c not in listed}
     for spec in study.attributes:
-        if spec.role:
-            ws["roles"][spec.name] = spec.role
         if spec.builder is not None:
             ws["hierarchies"][spec.name] = {"mode": "builder", "spec": dict(spec.builder)}
         elif spec.hierarchy is not None:
