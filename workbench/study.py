@@ -145,8 +145,9 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
 
     For the whole lattice the frequency sets come from one bottom-up roll-up pass, each node from its
     predecessor with the fewest classes (El Emam 2009; Issa 2009 ch. 5), without filling the evaluator's
-    cache. BLAS is held to one thread meanwhile: a float dot product over ~10⁴ class sizes (DM*) otherwise
-    wakes BLAS threads at every node, which costs milliseconds per node on a busy machine."""
+    cache. BLAS is held to one thread meanwhile: a small BLAS call per node (DM* used a float dot product
+    before it summed integer squares) wakes BLAS worker threads at every node, which costs milliseconds per
+    node on a busy machine."""
     from threadpoolctl import threadpool_limits
 
     ids = list(ids or M.LATTICE_MEASURES)
