@@ -33,6 +33,28 @@ def register_dataset(key: str, dataset: Dataset) -> None:
     st.session_state[DATASETS] = {key: dataset}
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _sample_dataset(data_json: str) -> Dataset:
+    """An embedded sample's Dataset, loaded once per server (read-only: shared without copying)."""
+    from workbench.study import load_dataset
+
+    return load_dataset(study_from_dict(json.loads(data_json)))
+
+
+def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
+    """The dataset a config runs on: the session's own (``dataset_key``) or the embedded sample, loaded once
+    for every config that reads the same data (data, attributes, target and engine kind; the engine kind
+    decides which attributes need a hierarchy)."""
+    if dataset_key is not None:
+        return session_dataset(dataset_key)
+    raw = json.loads(config_json)
+    data_only = {key: raw[key] for key in ("data", "attributes") if key in raw}
+    data_only["engine"] = {"kind": raw.get("engine", {}).get("kind", "lattice")}
+    data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
+                                               if "target" in raw.get("measures", {}) else {})}
+    return _sample_dataset(json.dumps(data_only, sort_keys=True))
+
+
 def session_dataset(key: str | None) -> Dataset | None:
     """The session dataset named ``key`` (None for an embedded sample)."""
     if key is None:
@@ -117,7 +139,8 @@ def dual_cache(max_entries: int) -> Callable:
     return decorate
 
 
-def _error(exc: Exception) -> dict[str, Any]:
+def error_result(exc: Exception) -> dict[str, Any]:
+    """A library error as the cached calls return it: ``{"error": its first line}``."""
     return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
 
 
@@ -126,9 +149,10 @@ def run_result(config_json: str, dataset_key: str | None, _progress: Progress | 
     """``study.run`` of a JSON config (DESIGN.md §3) as ``{"result": RunResult}``, kept so that the Anonymize
     and Export pages share one run (the config's [release] section does not change a run: leave it out)."""
     try:
-        return {"result": run(study_from_dict(json.loads(config_json)), session_dataset(dataset_key), _progress)}
+        study = study_from_dict(json.loads(config_json))
+        return {"result": run(study, dataset_for(config_json, dataset_key), _progress)}
     except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
+        return error_result(exc)
 
 
 @dual_cache(max_entries=32)
@@ -179,7 +203,7 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
                                             measures={i: s.value for i, s in result.scores.items()},
                                             suppressed_policy=study.suppressed)
     except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
+        return error_result(exc)
     hierarchy_files = {spec["hierarchy"]: result.dataset.hierarchies[name].to_arx()
                        for name, spec in raw.get("attributes", {}).items() if "hierarchy" in spec}
     bundle = config_bundle(raw, hierarchy_files) if dataset_key is not None else None

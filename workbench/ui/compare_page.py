@@ -18,7 +18,7 @@ import streamlit as st
 
 from measures.degradation import CLASSIFIERS
 from workbench.errors import WorkbenchError
-from workbench.ui.cached import dual_cache, session_dataset
+from workbench.ui.cached import dataset_for, dual_cache, error_result
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.source import Source
 
@@ -26,16 +26,10 @@ LOCAL_ALGORITHMS = ("greedy", "partition")
 SWEEP_KS = [2, 3, 5, 10, 20, 50, 100]
 
 
-def _error(exc: Exception) -> dict[str, Any]:
-    return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
-
-
 def _study_and_data(config_json: str, dataset_key: str | None) -> tuple[Any, Any]:
     from workbench.config import study_from_dict
-    from workbench.study import load_dataset
 
-    study = study_from_dict(json.loads(config_json))
-    return study, session_dataset(dataset_key) or load_dataset(study)
+    return study_from_dict(json.loads(config_json)), dataset_for(config_json, dataset_key)
 
 
 @dual_cache(max_entries=32)
@@ -47,20 +41,19 @@ def lattice_rows(config_json: str, candidates: str, dataset_key: str | None) -> 
         study, dataset = _study_and_data(config_json, dataset_key)
         return {"table": compare.lattice_solutions(study, dataset, candidates)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return _error(exc)
+        return error_result(exc)
 
 
 @dual_cache(max_entries=32)
 def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """The local engine's rows (Greedy and Partition); ``config_json`` without a suppression limit. (No
-    progress bar: a cached function must not draw into a block made outside it, st.cache_data replays it.)"""
+    """The local engine's rows (Greedy and Partition); ``config_json`` without a suppression limit."""
     from workbench import compare
 
     try:
         study, dataset = _study_and_data(config_json, dataset_key)
         return {"table": compare.local_solutions(study, dataset, LOCAL_ALGORITHMS)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return _error(exc)
+        return error_result(exc)
 
 
 @dual_cache(max_entries=16)
@@ -131,7 +124,7 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
         out = compare.add_degradation(data["table"], study, dataset, rows=rows, classifiers=("zeror", classifier),
                                       n_jobs=min(2, len(rows)))
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return _error(exc)
+        return error_result(exc)
     return {"summary": compare.degradation_summary(out)}
 
 

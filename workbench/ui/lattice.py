@@ -12,38 +12,15 @@ import streamlit as st
 
 import measures as M
 from workbench.config import study_from_dict
-from workbench.data import Dataset
 from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
-from workbench.ui.cached import dual_cache, session_dataset
+from workbench.ui.cached import dataset_for, dual_cache, error_result
 from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
 
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
-
-
-def _error(exc: Exception) -> dict[str, Any]:
-    return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _sample_dataset(config_json: str) -> Dataset:
-    """An embedded sample's Dataset, loaded once per server (read-only: shared without copying)."""
-    from workbench.study import load_dataset
-
-    return load_dataset(study_from_dict(json.loads(config_json)))
-
-
-def _dataset(config_json: str, dataset_key: str | None) -> Dataset:
-    if dataset_key is not None:
-        return session_dataset(dataset_key)
-    raw = json.loads(config_json)
-    data_only = {key: raw[key] for key in ("data", "attributes") if key in raw}
-    data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
-                                               if "target" in raw.get("measures", {}) else {})}
-    return _sample_dataset(json.dumps(data_only, sort_keys=True))
 
 
 @dual_cache(max_entries=8)
@@ -54,10 +31,10 @@ def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str,
 
     try:
         study = study_from_dict(json.loads(config_json))
-        dataset = _dataset(config_json, dataset_key)
+        dataset = dataset_for(config_json, dataset_key)
         table = lattice_table(evaluator_for(study, dataset))
     except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
+        return error_result(exc)
     names = dataset.quasi_identifiers
     nodes = hasse_layout(table, names)
     return {"nodes": nodes, "names": names, "edges": hasse_edges(nodes, names) if len(nodes) <= EDGES else None}
@@ -74,9 +51,9 @@ def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str 
         return base
     try:
         study = study_from_dict(json.loads(config_json))
-        table, result = lattice_overview(study, _dataset(config_json, dataset_key), table=base["nodes"])
+        table, result = lattice_overview(study, dataset_for(config_json, dataset_key), table=base["nodes"])
     except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
+        return error_result(exc)
     return {**base, "nodes": table, "checks": result.checks, "algorithm": result.algorithm,
             "optimum": result.optimum}
 
@@ -88,9 +65,9 @@ def node_details_cached(config_json: str, node: str, dataset_key: str | None) ->
 
     try:
         study = study_from_dict(json.loads(config_json))
-        return {"details": node_details(study, _dataset(config_json, dataset_key), node)}
+        return {"details": node_details(study, dataset_for(config_json, dataset_key), node)}
     except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
+        return error_result(exc)
 
 
 @dual_cache(max_entries=32)
@@ -100,9 +77,9 @@ def node_diff_cached(config_json: str, a: str, b: str, dataset_key: str | None) 
 
     try:
         study = study_from_dict(json.loads(config_json))
-        return {"diff": node_diff(study, _dataset(config_json, dataset_key), a, b)}
+        return {"diff": node_diff(study, dataset_for(config_json, dataset_key), a, b)}
     except (WorkbenchError, KeyError) as exc:
-        return _error(exc)
+        return error_result(exc)
 
 
 @dual_cache(max_entries=16)
@@ -116,7 +93,7 @@ def by_height_cached(config_json: str, table_json: str, measure: str, dataset_ke
     try:
         return {"summary": lattice_by_height(data["nodes"], [measure] if measure != "status" else [])}
     except WorkbenchError as exc:
-        return _error(exc)
+        return error_result(exc)
 
 
 DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": 5, "max_suppression": 0.02}
