@@ -23,9 +23,17 @@ from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.space import Node
-from workbench.local.lub import LocalProblem
 from workbench.release import Release, _column_code_space
-from workbench.study import LOCAL_ALGORITHMS, NodeScorer, evaluator_for, lattice_table, local_columns, run, target_codes
+from workbench.study import (
+    LOCAL_ALGORITHMS,
+    NodeScorer,
+    check_measures,
+    evaluator_for,
+    lattice_table,
+    local_release,
+    local_setup,
+    target_codes,
+)
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
 
@@ -87,12 +95,6 @@ _COLUMNS = ["k", "engine", "algorithm", "solution"]
 
 def _without_degradation(study: Study) -> Study:
     return replace(study, compare=tuple(m for m in study.compare if m != "degradation"))
-
-
-def _check_measures(study: Study) -> None:
-    for m in study.compare:
-        if m in M.MEASURES and M.MEASURES[m].needs_target and study.target is None:
-            raise ConfigError(f"measure {m!r} needs a target: set [measures].target to a column")
 
 
 def _table(rows: list[dict[str, object]], ids: Sequence[str]) -> pd.DataFrame:
@@ -163,20 +165,12 @@ def _local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
     """The local engine's release per algorithm, all from one ``LocalProblem`` (the posets' LUB tables are
     built once, not once per algorithm); the same releases as ``run`` of ``_local_study``."""
     out: list[tuple[str, Release]] = []
-    problem = columns = None
+    setup = None
     for algorithm in algorithms:
         local = _local_study(study, str(algorithm))
-        if algorithm not in LOCAL_ALGORITHMS or dataset.n < local.k:
-            release = run(local, dataset).release  # raises the run's own error
-        else:
-            if problem is None:
-                columns, states = local_columns(local, dataset)
-                problem = LocalProblem.build(columns, states)
-            assert columns is not None
-            result = LOCAL_ALGORITHMS[algorithm](problem, local.k)
-            release = Release.from_local(dataset, columns, result, local.k)
-        assert release is not None
-        out.append((str(algorithm), release))
+        if setup is None and algorithm in LOCAL_ALGORITHMS and dataset.n >= local.k:
+            setup = local_setup(local, dataset)
+        out.append((str(algorithm), local_release(local, dataset, setup)[0]))  # raises the run's own errors
         if progress:
             progress.tick()
     return out
@@ -185,7 +179,7 @@ def _local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
 def _local_rows(study: Study, dataset: Dataset, algorithms: Sequence[str],
                 progress: _Progress) -> list[dict[str, object]]:
     ids = list(study.compare)
-    _check_measures(study)
+    check_measures(study)
     target = target_codes(study, dataset)
     rows = []
     for algorithm, release in _local_releases(study, dataset, algorithms, progress):

@@ -28,7 +28,7 @@ from workbench.lattice.tagging import TaggedLattice
 from workbench.local import greedy as local_greedy
 from workbench.local import greedy_overlapping as local_greedy_overlapping
 from workbench.local import partition as local_partition
-from workbench.local.lub import LocalColumn, LocalProblem
+from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.posets import FinitePoset, RangePoset, read_poset_file
 from workbench.local.posets_extra import DateOfBirthPoset, MultiValuePoset, PowerPoset
 from workbench.release import Guarantee, Release
@@ -89,7 +89,8 @@ def target_codes(study: Study, dataset: Dataset) -> np.ndarray | None:
     return np.unique(dataset.frame[study.target].to_numpy(dtype=str), return_inverse=True)[1].reshape(-1)
 
 
-def _check_measures(study: Study) -> None:
+def check_measures(study: Study) -> None:
+    """Every measure of ``[measures].compare`` exists, and those that need a target have one."""
     for i in study.compare:
         measure = _lattice_measure(i, "measures.compare")
         if measure.needs_target and study.target is None:
@@ -241,7 +242,7 @@ def _check_runnable(study: Study, algorithm: str) -> None:
             "'exhaustive' or 'bnb' (optimal for any objective), or set engine.allow_non_monotone = true to run "
             "it anyway, labelled not proven optimal"
         )
-    _check_measures(study)
+    check_measures(study)
 
 
 def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> SearchResult:
@@ -329,24 +330,40 @@ def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np
     return columns, np.stack(states, axis=1)
 
 
+def local_setup(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], LocalProblem]:
+    """The posets and the distinct-row problem of the local engine. Its LUB tables depend on neither k nor
+    the algorithm, so one setup serves every local algorithm of a comparison."""
+    columns, states = local_columns(study, dataset)
+    return columns, LocalProblem.build(columns, states)
+
+
+def local_release(study: Study, dataset: Dataset, setup: tuple[list[LocalColumn], LocalProblem] | None = None,
+                  progress: Progress | None = None) -> tuple[Release, LocalResult]:
+    """The release of the study's local algorithm (Katirai 2006), from ``setup`` when given."""
+    report = progress or (lambda fraction, text: None)
+    if study.algorithm not in LOCAL_ALGORITHMS:
+        raise ConfigError(f"engine.algorithm {study.algorithm!r} is not a local algorithm; use one of "
+                          f"{', '.join(LOCAL_ALGORITHMS)}")
+    if dataset.n < study.k:
+        raise ConfigError(f"{dataset.n} records cannot be made {study.k}-anonymous")
+    report(0.15, "building the posets")
+    columns, problem = setup or local_setup(study, dataset)
+    report(0.3, f"clustering with {study.algorithm}")
+    result = LOCAL_ALGORITHMS[study.algorithm](problem, study.k)
+    report(0.6, "building the release")
+    return Release.from_local(dataset, columns, result, study.k), result
+
+
 def run_local(study: Study, dataset: Dataset | None = None, progress: Progress | None = None) -> RunResult:
     """Local recoding (Katirai 2006): Greedy, overlapping Greedy or Partition over the attributes' posets."""
     report = progress or (lambda fraction, text: None)
     if study.algorithm not in LOCAL_ALGORITHMS:
         raise ConfigError(f"engine.algorithm {study.algorithm!r} is not a local algorithm; use one of "
                           f"{', '.join(LOCAL_ALGORITHMS)}")
-    _check_measures(study)
+    check_measures(study)
     report(0.05, "loading the data")
     dataset = dataset or load_dataset(study)
-    if dataset.n < study.k:
-        raise ConfigError(f"{dataset.n} records cannot be made {study.k}-anonymous")
-    report(0.15, "building the posets")
-    columns, states = local_columns(study, dataset)
-    problem = LocalProblem.build(columns, states)
-    report(0.3, f"clustering with {study.algorithm}")
-    result = LOCAL_ALGORITHMS[study.algorithm](problem, study.k)
-    report(0.6, "building the release")
-    release = Release.from_local(dataset, columns, result, study.k)
+    release, result = local_release(study, dataset, progress=report)
     report(0.75, "scoring it under every measure")
     scores = score_release(study, release)
     report(1.0, "done")
@@ -418,7 +435,7 @@ def parse_node(text: str, names: Sequence[str], heights: Sequence[int]) -> Node:
 
 def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) -> list[RunResult]:
     """Evaluate given lattice nodes (``workbench measure``): release, guarantee and scores, checks 0."""
-    _check_measures(study)
+    check_measures(study)
     dataset = dataset or load_dataset(study)
     evaluator = evaluator_for(study, dataset)
     names = dataset.quasi_identifiers
