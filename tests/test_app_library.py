@@ -157,3 +157,16 @@ def test_cluster_sizes_of_a_local_release_against_counting():
     assert sizes.records.sum() == release.n and sizes["size"].min() >= 3
     lattice = run(study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 3}})).release
     assert lattice.cluster_sizes() is None
+
+
+def test_suggested_builders_fit_the_values():
+    from workbench.hierarchy.builders import suggest_builder
+
+    assert suggest_builder(["02139", "02138", ""]) == "masking"  # one length with leading zeros
+    assert suggest_builder(["18", "45", "90"]) == "intervals"
+    assert suggest_builder(["2008-01-01", "2009-12-31"]) == "dates"
+    assert suggest_builder(["flu", "asthma"]) == "groupings"
+    assert suggest_builder(["1/1/2008", "12/31/2009"]) == "groupings"  # not ISO: the user picks the format
+    for values in (["02139", "02138"], ["18", "45"], ["2008-01-01"]):  # each suggestion builds
+        build_hierarchy({"kind": suggest_builder(values), **({"widths": [10]} if values[0] == "18" else {})},
+                        values, "x")

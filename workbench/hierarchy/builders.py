@@ -321,6 +321,25 @@ def groupings(
     return _finished(rows, kind, name)
 
 
+def suggest_builder(values: Iterable[object]) -> str:
+    """A first builder to offer for a column: codes of one length (ZIP codes: leading zeros, or many values)
+    are masked, numbers get intervals, ISO dates (``%Y-%m-%d``) get dates, anything else groupings."""
+    texts = [v for v in _distinct(values) if v != ""]
+    if not texts:
+        return "groupings"
+    lengths = {len(v) for v in texts}
+    if len(lengths) == 1 and lengths.pop() > 2 and (any(v.startswith("0") for v in texts) or len(texts) > 50):
+        return "masking"
+    if all(_number(v) is not None for v in texts):
+        return "intervals"
+    try:
+        for v in texts:
+            datetime.strptime(v, "%Y-%m-%d")
+    except ValueError:
+        return "groupings"
+    return "dates"
+
+
 def groupings_from_table(rows: Sequence[Sequence[object]], *, name: str = "groupings") -> dict[str, object]:
     """The ``groupings`` builder spec of a table with one row per value: ``[value, level-1 group, level-2 group,
     ...]`` (as edited in the app). Raises ConfigError naming every value without a group and every group given

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.errors import WorkbenchError
-from workbench.hierarchy.builders import BUILDER_KINDS, DATE_LEVELS, groupings_from_table
+from workbench.hierarchy.builders import BUILDER_KINDS, DATE_LEVELS, groupings_from_table, suggest_builder
 from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
 from workbench.ui import upload
@@ -44,27 +44,12 @@ def _numbers(text: str, what: str) -> list[float] | str:
         return f"{what} must be numbers separated by commas, got {text!r}"
 
 
-def _suggest(values: pd.Series) -> str:
-    """A first builder to offer: codes of one length (ZIP codes, leading zeros) are masked, numbers get
-    intervals, ISO dates get dates, anything else groupings."""
-    texts = values[values != ""]
-    if not len(texts):
-        return "groupings"
-    if texts.str.len().nunique() == 1 and texts.str.len().iloc[0] > 2 and (
-            texts.str.startswith("0").any() or texts.nunique() > 50):
-        return "masking"
-    if pd.to_numeric(texts, errors="coerce").notna().all():
-        return "intervals"
-    if pd.to_datetime(texts, errors="coerce", format="%Y-%m-%d").notna().all():
-        return "dates"
-    return "groupings"
-
-
 def _builder(column: str, values: pd.Series, current: dict[str, Any] | None) -> dict[str, Any] | str:
     """The builder spec the widgets describe (or an error message)."""
     spec = current["spec"] if current and current["mode"] == "builder" else {}
     kinds = list(BUILDER_KINDS)
-    kind = st.selectbox("Builder", kinds, index=kinds.index(spec.get("kind", _suggest(values))), key=f"kind:{column}")
+    kind = st.selectbox("Builder", kinds, index=kinds.index(spec.get("kind", suggest_builder(values))),
+                        key=f"kind:{column}")
     if kind == "intervals":
         c1, c2, c3 = st.columns(3)
         widths = _numbers(c1.text_input("Widths", ", ".join(map(str, spec.get("widths", [5, 10, 20]))),
