@@ -146,11 +146,7 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
 
     For the whole lattice the frequency sets come from one bottom-up roll-up pass, each node from its
     predecessor with the fewest classes (El Emam 2009; Issa 2009 ch. 5), without filling the evaluator's
-    cache. BLAS is held to one thread meanwhile: a small BLAS call per node (DM* used a float dot product
-    before it summed integer squares) wakes BLAS worker threads at every node, which costs milliseconds per
-    node on a busy machine."""
-    from threadpoolctl import threadpool_limits
-
+    cache."""
     ids = list(ids or M.LATTICE_MEASURES)
     fast = {i: _lattice_measure(i, "measure").node for i in ids}
     missing = [i for i, f in fast.items() if f is None]
@@ -166,14 +162,13 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
         sets = (evaluator.frequency_set(evaluator.evaluate(node).node) for node in nodes)
     levels, classes, suppressed = [], [], []
     values: dict[str, list[float]] = {i: [] for i in ids}
-    with threadpool_limits(limits=1, user_api="blas"):
-        for fs in sets:
-            view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k)
-            levels.append(fs.node)
-            classes.append(fs.classes)
-            suppressed.append(view.suppressed)
-            for i, f in fast.items():
-                values[i].append(f(view))
+    for fs in sets:
+        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k)
+        levels.append(fs.node)
+        classes.append(fs.classes)
+        suppressed.append(view.suppressed)
+        for i, f in fast.items():
+            values[i].append(f(view))
     level_array = np.array(levels, dtype=np.int64).reshape(len(levels), len(names))
     table = pd.DataFrame({"node": [evaluator.lattice.label(node) for node in levels]})
     for j, name in enumerate(names):
