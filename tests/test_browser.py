@@ -89,10 +89,14 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
             timings[f"anonymize run ({attempt})"] = time.perf_counter() - start
         page.screenshot(path=str(ARTIFACTS / "anonymize.png"), full_page=True)
         timings["lattice (first)"] = go("Lattice", "nodes;")
-        charts = page.locator('[data-testid="stVegaLiteChart"]')
-        charts.first.locator("canvas.marks, svg.marks").first.wait_for(timeout=60_000)  # the Hasse diagram is drawn
-        drawn = page.locator('[data-testid="stVegaLiteChart"].vega-embed')  # vega-embed marks a chart it drew
-        assert drawn.count() >= 2, "the Hasse diagram or the class-size histogram did not render"
+        # vega-embed marks a chart it drew; wait for both the Hasse diagram and the class-size histogram
+        # (they render one after the other, so counting at once raced on a loaded CI machine)
+        drawn = page.locator('[data-testid="stVegaLiteChart"].vega-embed')
+        for index, chart in enumerate(("the Hasse diagram", "the class-size histogram")):
+            try:
+                drawn.nth(index).locator("canvas.marks, svg.marks").first.wait_for(timeout=60_000)
+            except playwright.TimeoutError:
+                pytest.fail(f"{chart} did not render within 60 s")
         page.screenshot(path=str(ARTIFACTS / "lattice.png"), full_page=True)
         timings["compare (first)"] = go("Compare", "Which solution each measure would choose", 240_000)
         page.screenshot(path=str(ARTIFACTS / "compare.png"), full_page=True)
