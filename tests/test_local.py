@@ -255,6 +255,29 @@ def test_lub_table_is_the_least_cost_common_ancestor_by_brute_force(seed, monoto
             assert table[v, w] == min(common, key=lambda a: (c[a], a))
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), max_cells=st.sampled_from([1, 50, 4_000_000]))
+def test_group_lubs_are_each_groups_lub(seed, max_cells):
+    """All groups at once (chunked down to one group per step with a tiny ``max_cells``) equal one
+    ``group_lub`` per group, on random DAG posets under random node costs and on range posets."""
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(3, 14))
+    edges = [(f"n{i}", "top") for i in range(size)]
+    edges += [(f"n{c}", f"n{p}") for c in range(size) for p in range(c + 1, size) if rng.random() < 0.25]
+    poset = FinitePoset.from_edges(edges, [f"n{i}" for i in range(size) if not any(p == f"n{i}" for _, p in edges)])
+    cost = rng.normal(size=poset.size).round(1)
+    sizes = rng.integers(1, 6, size=int(rng.integers(1, 12)))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    nodes = rng.integers(0, poset.size, size=int(sizes.sum()))
+    ends = [*starts[1:], len(nodes)]
+    expected = [poset.group_lub(nodes[a:b], cost) for a, b in zip(starts, ends, strict=True)]
+    assert poset.group_lubs(nodes, starts, cost, max_cells=max_cells).tolist() == expected
+    ranges = RangePoset.from_values([str(v) for v in rng.integers(0, 20, size=8)])
+    states = ranges.lub(rng.choice(ranges.leaves, size=len(nodes)), rng.choice(ranges.leaves, size=len(nodes)))
+    expected = [ranges.group_lub(states[a:b]) for a, b in zip(starts, ends, strict=True)]
+    assert ranges.group_lubs(states, starts).tolist() == expected
+
+
 def _greedy_by_the_letter(problem: LocalProblem, k: int) -> list[list[int]]:
     """Katirai Fig. 11 made disjoint, written plainly (no bookkeeping): the clusters' distinct rows."""
     remaining, clusters = problem.counts.copy(), []
@@ -280,13 +303,17 @@ def _greedy_by_the_letter(problem: LocalProblem, k: int) -> list[list[int]]:
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), use_range=st.booleans())
-def test_greedy_picks_what_the_plain_algorithm_picks(seed, k, use_range):
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), use_range=st.booleans(),
+       min_batch=st.sampled_from([256, 1]))
+def test_greedy_picks_what_the_plain_algorithm_picks(seed, k, use_range, min_batch):
+    """``min_batch=1`` drops removed rows from Greedy's pool almost at once, exercising the compaction."""
     ds = random_dataset(seed, max_rows=60, max_qis=3)
     if ds.n < k:
         return
     problem = LocalProblem.build(*_problem(ds, use_range))
-    result = greedy.search(problem, k)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(greedy._Pool, "min_batch", min_batch)
+        result = greedy.search(problem, k)
     expected = _greedy_by_the_letter(problem, k)
     got = [{int(problem.row_of[i]) for i in np.flatnonzero(result.cluster == c)}
            for c in range(int(result.cluster.max()) + 1)]

@@ -33,7 +33,7 @@ def _farthest_pair(problem: LocalProblem, part: np.ndarray) -> tuple[int, int, b
     rows = problem.rows[part]
     if len(part) <= EXACT_PAIR_LIMIT:
         d = problem.pairwise_distance(rows)
-        d[np.tril_indices(len(part))] = -np.inf  # pairs i < j only; argmax takes the first (smallest) pair
+        d[np.tri(len(part), dtype=bool)] = -np.inf  # pairs i < j only; argmax takes the first (smallest) pair
         i, j = np.unravel_index(int(np.argmax(d)), d.shape)
         return int(i), int(j), True
     a = int(np.argmax(_distances(problem, rows[0], rows)))
