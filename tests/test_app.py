@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -129,6 +130,9 @@ def test_hierarchies_page_shows_an_embedded_dataset_read_only():
     at.sidebar.radio[0].set_value("Hierarchies").run()
     assert not at.exception
     assert at.success and "Valid: height 4" in at.success[0].value  # the registry's age hierarchy
+    tree = json.loads(at.get("vega_lite_chart")[0].proto.spec)  # the hierarchy drawn as a tree
+    assert [layer["mark"]["type"] for layer in tree["layer"]] == ["rule", "circle", "text"]
+    assert any("from level 1 up" in c.value for c in at.caption)  # 100 ages are over the 60-node cut
     at.slider(key="level:age").set_value(3).run()
     counts = at.dataframe[1].value
     assert list(counts.columns) == ["level 3 value", "records", "original values"] and counts.records.sum() == 20000

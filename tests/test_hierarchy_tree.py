@@ -82,3 +82,58 @@ def test_adult_hierarchies_are_valid():
         report = Hierarchy.read_arx(path).validate()
         assert report.ok, (path.name, report.errors)
         assert Hierarchy.parse_arx(Hierarchy.read_arx(path).to_arx()).rows == Hierarchy.read_arx(path).rows
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), leaves=st.integers(1, 30), height=st.integers(0, 4),
+       max_leaves=st.integers(1, 12))
+def test_tree_layout_draws_each_node_once_under_its_parent(seed, leaves, height, max_leaves):
+    """Against the level table: every (level, label) of the drawn levels is one node, joined to the parent its
+    rows name; a parent sits within its children's span; children of one parent are adjacent; the records
+    and merged values add up per level; the cut is the lowest level with at most ``max_leaves`` labels."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    h = random_hierarchy(rng, "q", leaves, height)
+    data = list(rng.choice(h.values, size=50))
+    nodes, edges, lowest = h.tree_layout(data, max_leaves=max_leaves)
+    table = h.level_table()
+    distinct = [table[f"level {lv}"].nunique() for lv in range(h.height + 1)]
+    assert lowest == next((lv for lv, d in enumerate(distinct) if d <= max_leaves), h.height)
+    expected = {(lv, label) for lv in range(lowest, h.height + 1) for label in table[f"level {lv}"]}
+    assert set(zip(nodes.level, nodes.label, strict=True)) == expected and len(nodes) == len(expected)
+    y = {(lv, label): v for lv, label, v in zip(nodes.level, nodes.label, nodes.y, strict=True)}
+    parents = {(lv, r[lv]): (lv + 1, r[lv + 1]) for r in h.rows for lv in range(lowest, h.height)}
+    assert len(edges) == len(parents)
+    for child, up in parents.items():
+        assert ((edges.x == child[0]) & (edges.y == y[child]) & (edges.x2 == up[0]) & (edges.y2 == y[up])).any()
+    for up in set(parents.values()):
+        ys = sorted(y[c] for c, p in parents.items() if p == up)
+        assert ys[0] <= y[up] <= ys[-1]
+        if up[0] == lowest + 1:  # drawn leaves of one parent are consecutive positions
+            assert ys == [float(v) for v in range(int(ys[0]), int(ys[0]) + len(ys))]
+    for lv in range(lowest, h.height + 1):
+        at = nodes[nodes.level == lv]
+        assert at.records.sum() == len(data) and at["original values"].sum() == len(h.rows)
+
+
+def test_tree_layout_refuses_a_hierarchy_that_is_not_a_tree():
+    h = Hierarchy.parse_arx("a;A;*\nb;A;*\nc;A;top\n", name="x")  # A has two parents and two roots
+    with pytest.raises(HierarchyError, match="two parents"):
+        h.tree_layout()
+
+
+def test_tree_chart_carries_the_layout():
+    from workbench.samples import load_sample
+    from workbench.ui.charts import hierarchy_tree_chart
+
+    sample = load_sample("registry")
+    nodes, edges, lowest = sample.hierarchies["age"].tree_layout(sample.frame["age"])
+    spec = hierarchy_tree_chart(nodes, edges).to_dict()
+    lines, points, labels = spec["layer"]
+    drawn = spec["datasets"][points["data"]["name"]]
+    assert lowest == 1 and {"0-4", "0-9", "0-19", "*"} <= {r["label"] for r in drawn}  # 100 ages: cut at 1
+    assert sum(r["records"] for r in drawn if r["level"] == 4) == 20000
+    assert len(spec["datasets"][lines["data"]["name"]]) == len(drawn) - 1  # a tree: one edge per non-root
+    assert lines["encoding"]["x"]["field"] == points["encoding"]["x"]["field"] == "level"  # one shared x
+    assert labels["mark"]["type"] == "text" and labels["encoding"]["text"]["field"] == "label"

@@ -212,6 +212,56 @@ class Hierarchy:
         return out.sort_values("records", ascending=False).reset_index().rename(
             columns={"label": f"level {level} value", "values": "original values"})
 
+    def tree_layout(self, data_values: Iterable[str] | None = None,
+                    max_leaves: int = 60) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+        """The hierarchy as a drawable tree, cut from below to at most ``max_leaves`` nodes at its lowest drawn
+        level (thousands of original values are no picture): returns ``nodes`` (level, label, y, records:
+        the data's records under it, original values: how many it merges), ``edges`` (child to parent: x, y,
+        x2, y2) and the lowest level drawn. Nodes are keyed by (level, label), as labels are scoped by level;
+        children of one parent sit next to each other, and a parent is centred on its children."""
+        self.check()  # a ragged or non-tree hierarchy has no tree to draw: HierarchyError lists its problems
+        rows, height = list(self.rows), self.height
+        lowest = next(lv for lv in range(height + 1) if len({r[lv] for r in rows}) <= max_leaves or lv == height)
+        counts = pd.Series(list(data_values), dtype=str).value_counts() if data_values is not None else None
+        records: dict[tuple[int, str], int] = {}
+        merged: dict[tuple[int, str], int] = {}
+        order: list[tuple[str, ...]] = []  # one path (lowest drawn level .. root) per drawn leaf
+        seen: set[str] = set()
+        for row in rows:
+            for lv in range(lowest, height + 1):
+                records[(lv, row[lv])] = records.get((lv, row[lv]), 0) + (int(counts.get(row[0], 0))
+                                                                           if counts is not None else 0)
+                merged[(lv, row[lv])] = merged.get((lv, row[lv]), 0) + 1
+            if row[lowest] not in seen:
+                seen.add(row[lowest])
+                order.append(row[lowest:])
+        # group children under their parents: sort the paths root-first, keeping first-use order at each level
+        rank: dict[tuple[int, str], int] = {}
+        for path in order:
+            for i, label in enumerate(path):
+                rank.setdefault((lowest + i, label), len(rank))
+        order.sort(key=lambda path: [rank[(lowest + i, label)] for i, label in reversed(list(enumerate(path)))])
+        y: dict[tuple[int, str], float] = {(lowest, path[0]): float(i) for i, path in enumerate(order)}
+        parent: dict[tuple[int, str], tuple[int, str]] = {}
+        for path in order:
+            for i in range(len(path) - 1):
+                parent[(lowest + i, path[i])] = (lowest + i + 1, path[i + 1])
+        for lv in range(lowest + 1, height + 1):
+            children: dict[tuple[int, str], list[float]] = {}
+            for child, up in parent.items():
+                if child[0] == lv - 1:
+                    children.setdefault(up, []).append(y[child])
+            for node, ys in children.items():
+                y[node] = (min(ys) + max(ys)) / 2
+        keys = sorted(y, key=lambda key: (key[0], y[key]))
+        nodes = pd.DataFrame({"level": [lv for lv, _ in keys], "label": [label for _, label in keys],
+                              "y": [y[key] for key in keys], "records": [records[key] for key in keys],
+                              "original values": [merged[key] for key in keys]})
+        links = list(parent.items())
+        edges = pd.DataFrame({"x": [c[0] for c, _ in links], "y": [y[c] for c, _ in links],
+                              "x2": [u[0] for _, u in links], "y2": [y[u] for _, u in links]})
+        return nodes, edges, lowest
+
     def level_matrix(self, values: Sequence[str]) -> tuple[np.ndarray, list[list[str]]]:
         """For the given original values (assumed covered): ``codes[i, l]`` = index of value i's level-l
         ancestor among ``labels[l]``, the distinct level-l labels of these values in first-use order."""

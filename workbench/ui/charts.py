@@ -135,6 +135,21 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str) -> 
     return alt.layer(*layers).properties(width=760, height=460).interactive()
 
 
+def hierarchy_tree_chart(nodes: pd.DataFrame, edges: pd.DataFrame) -> alt.LayerChart:
+    """A hierarchy drawn as a tree (``Hierarchy.tree_layout``): levels left to right, the root at the right,
+    each node labelled, with its records and merged values in the tooltip."""
+    x = alt.X("level:Q", title="level (0 = the original value)", axis=alt.Axis(tickMinStep=1, format="d"),
+              scale=alt.Scale(domain=[float(nodes["level"].min()) - 0.9, float(nodes["level"].max()) + 0.3]))
+    y = alt.Y("y:Q", axis=None, scale=alt.Scale(reverse=True))
+    lines = alt.Chart(edges.rename(columns={"x": "level"})).mark_rule(color="#bbbbbb").encode(
+        x=x, y=y, x2="x2", y2="y2")  # the same x field as the nodes: one shared scale
+    base = alt.Chart(nodes).encode(x=x, y=y, tooltip=["label", "level", "records", "original values"])
+    points = base.mark_circle(size=60, color="#4c78a8", opacity=1)
+    labels = base.mark_text(align="right", dx=-7, fontSize=11).encode(text="label")
+    leaves = int((nodes["level"] == nodes["level"].min()).sum())
+    return alt.layer(lines, points, labels).properties(width=700, height=max(120, 18 * leaves))
+
+
 # ---------------------------------------------------------------------------------------------- compare page
 def degradation_chart(summary: pd.DataFrame) -> alt.FacetChart:
     """Model degradation of chosen solutions (``compare.degradation_summary``): accuracy and AUC drops per

@@ -1,5 +1,5 @@
 """Hierarchies page: per quasi-identifier, import an ARX hierarchy file or build one (intervals, masking,
-dates, groupings) with a live preview (level table, records per generalized value), the library's validation
+dates, groupings) with a live preview (tree, level table, records per generalized value), the library's validation
 report inline, an ARX download, and the poset the local engine uses."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from workbench.hierarchy.builders import BUILDER_KINDS, DATE_LEVELS, groupings_f
 from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
 from workbench.ui import upload
+from workbench.ui.charts import hierarchy_tree_chart
 from workbench.ui.source import Source
 
 
@@ -26,6 +27,8 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         st.warning(w)
     if report.ok:
         st.success(f"Valid: height {h.height}, {len(h.rows):,} values, every value of the data covered.")
+    if report.ok:
+        _tree(h, values)
     left, right = st.columns(2)
     left.caption("Level table (one row per original value; the last column is the root)")
     left.dataframe(h.level_table(), hide_index=True, height=300)
@@ -35,6 +38,19 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         right.dataframe(h.generalized_counts(values, level), hide_index=True, height=250)
     st.download_button("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), file_name=f"{key}.csv",
                        mime="text/csv", key=f"arx:{key}")
+
+
+def _tree(h: Hierarchy, values: pd.Series) -> None:
+    """The hierarchy as a tree, cut from below to at most 60 nodes at its lowest drawn level."""
+    try:
+        nodes, edges, lowest = h.tree_layout(values)
+    except WorkbenchError as exc:
+        st.error(str(exc).splitlines()[0])
+        return
+    cut = f", from level {lowest} up (the levels below have over 60 values; the level table shows them)" \
+        if lowest else ""
+    st.caption(f"The hierarchy as a tree{cut}. Hover a node for its records in the data.")
+    st.altair_chart(hierarchy_tree_chart(nodes, edges), width="content")
 
 
 def _numbers(text: str, what: str) -> list[float] | str:
