@@ -194,3 +194,84 @@ target = "diagnosis"
     assert not at.exception
     transformation = at.dataframe[0].value
     assert list(transformation.columns) == ["sex", "age"]
+
+
+def test_a_loaded_config_keeps_a_large_k_the_suppression_limit_and_says_what_it_cannot_carry():
+    """A config's k above any widget bound and a suppression limit over 20 % arrive unchanged (k = 1001 was
+    once run as k = 1); an objective the page does not offer is named in a warning, not silently replaced."""
+    content = _table()
+    toml = b"""[data]
+path = "patients.csv"
+[attributes.sex]
+role = "quasi"
+builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
+[privacy]
+k = 1001
+max_suppression = 0.5
+[engine]
+objective = "nmi"
+[measures]
+target = "diagnosis"
+"""
+    at = _uploaded(content)
+    at.file_uploader(key="config_upload").upload("study.toml", toml, "application/toml").run()
+    assert not at.exception
+    assert any("objective 'nmi' is not offered" in w.value for w in at.warning)
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert at.number_input(key="an_k").value == 1001 and at.slider(key="an_sup").value == 0.5
+    at.button[0].click().run()
+    assert not at.exception and at.error and "1001" in at.error[0].value  # 300 records: a clear refusal
+
+
+def test_anonymize_settings_survive_the_engine_switch_and_other_pages():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.selectbox(key="dataset").select("teaching").run()
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    at.selectbox(key="an_alg").select("bnb").run()
+    at.selectbox(key="an_obj").select("loss").run()
+    at.slider(key="an_sup").set_value(0.15).run()
+    at.number_input(key="an_k").set_value(3).run()
+    at.radio(key="an_engine").set_value("local").run()
+    at.selectbox(key="an_local_alg").select("partition").run()
+    at.radio(key="an_engine").set_value("lattice").run()
+    at.sidebar.radio[0].set_value("Walkthrough").run()
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception
+    assert (at.selectbox(key="an_alg").value, at.selectbox(key="an_obj").value, at.slider(key="an_sup").value,
+            at.number_input(key="an_k").value) == ("bnb", "loss", 0.15, 3)
+    at.radio(key="an_engine").set_value("local").run()
+    assert at.selectbox(key="an_local_alg").value == "partition"
+
+
+def test_anonymize_runs_overlapping_greedy_and_flash_with_a_non_monotone_objective():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.selectbox(key="dataset").select("teaching").run()
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    at.selectbox(key="an_obj").select("loss").run()  # Flash (the default) assumes a monotone objective
+    assert any("not proven optimal" in w.value for w in at.warning)
+    at.button[0].click().run()
+    assert not at.exception and not at.error and "k-anonymous" in at.success[0].value
+    at.radio(key="an_engine").set_value("local").run()
+    at.selectbox(key="an_local_alg").select("greedy_overlapping").run()
+    at.number_input(key="an_k").set_value(2).run()
+    at.button[0].click().run()
+    assert not at.exception and "k-ambiguous with k = 2" in at.success[0].value
+    assert not any(s.value.startswith("Clustering") for s in at.subheader)  # overlapping groups: no clusters
+
+
+def test_a_config_with_a_poset_file_says_the_app_uses_the_tree_poset():
+    content = _table()
+    toml = b"""[data]
+path = "patients.csv"
+[attributes.sex]
+role = "quasi"
+builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
+poset = "matrix"
+poset_file = "sex-poset.toml"
+"""
+    at = _uploaded(content)
+    at.file_uploader(key="config_upload").upload("study.toml", toml, "application/toml").run()
+    assert not at.exception and any("poset 'matrix' of 'sex'" in w.value for w in at.warning)
+    at.sidebar.radio[0].set_value("Hierarchies").run()
+    assert not at.exception  # the poset choice used to fail on a kind it does not list
+    assert at.selectbox(key="poset:sex").value == "tree"

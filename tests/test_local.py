@@ -180,6 +180,33 @@ def test_range_poset_from_config(capsys):
     assert code == 0 and s["k_anonymous"] and s["suppressed"] == 0
 
 
+def test_passthrough_poset_is_refused_with_the_role_to_use(capsys):
+    """Katirai's PassThroughPoset releases a column unchanged: as a quasi-identifier it would break the
+    guarantee (it used to end in a failed re-verification), so the config says what to do instead."""
+    cfg = str(ROOT / "sample_configs" / "registry.toml")
+    assert main(["run", cfg, "--set", "engine.kind=local", "--set", "engine.algorithm=greedy", "--set",
+                 "engine.objective=vinterbo", "--set", "attributes.sex.poset=passthrough"]) == 2
+    err = capsys.readouterr().err
+    assert "attributes.sex.poset = 'passthrough'" in err and "role 'insensitive'" in err
+
+
+def test_overlapping_greedy_release_has_no_clustering_table():
+    """Overlapping Greedy's groups overlap (k-ambiguity): no record has a cluster, so there are no cluster
+    sizes to show (the Anonymize page used to fail on them)."""
+    from workbench.config import study_from_dict
+    from workbench.study import run
+
+    result = run(study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 2},
+                                  "engine": {"kind": "local", "algorithm": "greedy_overlapping",
+                                             "objective": "vinterbo"}}))
+    assert result.guarantee.kind == "k-ambiguity" and result.guarantee.holds
+    assert result.release.cluster_sizes() is None
+    greedy_run = run(study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 2},
+                                      "engine": {"kind": "local", "algorithm": "greedy", "objective": "vinterbo"}}))
+    sizes = greedy_run.release.cluster_sizes()
+    assert sizes.records.sum() == 10 and sizes["size"].min() >= 2
+
+
 def test_local_rejects_lattice_objectives(capsys):
     cfg = str(ROOT / "sample_configs" / "teaching.toml")
     assert main(["run", cfg, "--set", "engine.kind=local", "--set", "engine.algorithm=greedy"]) == 2

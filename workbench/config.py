@@ -244,6 +244,11 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         if "poset" in spec and spec["poset"] not in POSET_KINDS:
             raise ConfigError(f"{where}: attributes.{name}.poset {spec['poset']!r} is not one of "
                               f"{', '.join(POSET_KINDS)}")
+        if spec.get("poset") == "passthrough":
+            raise ConfigError(f"{where}: attributes.{name}.poset = 'passthrough' releases the column unchanged "
+                              f"(Katirai's PassThroughPoset), so it cannot be a quasi-identifier of a k-anonymous "
+                              f"release; give {name!r} the role 'insensitive' to release it as is, or choose "
+                              f"another poset")
         if spec.get("poset") in ("matrix", "multivalue") and "poset_file" not in spec:
             raise ConfigError(f"{where}: attributes.{name}.poset = {spec['poset']!r} needs a poset_file (TOML or JSON)")
         if spec.get("power_mode", "per_bit") not in ("per_bit", "and"):

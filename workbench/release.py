@@ -191,8 +191,9 @@ class Release:
 
     def cluster_sizes(self) -> pd.DataFrame | None:
         """Local releases: how many clusters have each size (size, clusters, records); None for the lattice
-        engine, whose groups are its equivalence classes."""
-        if self.clusters is None:
+        engine, whose groups are its equivalence classes, and for overlapping Greedy, whose groups overlap
+        (every record's cluster is -1: the release is k-ambiguous, not a partition into clusters)."""
+        if self.clusters is None or (self.clusters < 0).any():
             return None
         per_cluster = np.bincount(self.clusters)
         sizes, clusters = np.unique(per_cluster[per_cluster > 0], return_counts=True)

@@ -73,7 +73,7 @@ def load_dataset(study: Study) -> Dataset:
                               "a target among the features would leak the answer")
         roles.setdefault(study.target, "target")
     poset_only = [a.name for a in study.attributes
-                  if a.poset in ("range", "matrix", "passthrough", "power", "date_of_birth", "multivalue")]
+                  if a.poset in ("range", "matrix", "power", "date_of_birth", "multivalue")]
     dataset = Dataset.create(frame, roles, hierarchies, source=source,
                              without_hierarchy=poset_only if study.engine == "local" else ())
     if not dataset.quasi_identifiers:
@@ -296,8 +296,6 @@ def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np
             poset = FinitePoset.from_tree(dataset.hierarchies[qi], values)
         elif kind == "range":
             poset = RangePoset.from_values(values, spec.max_diff if spec else None)
-        elif kind == "passthrough":
-            poset = FinitePoset.passthrough(values)
         elif kind == "matrix":
             assert spec is not None and spec.poset_file is not None
             poset = FinitePoset.from_edges(read_poset_file(spec.poset_file), values)

@@ -10,8 +10,9 @@ generalized to. Every poset kind implements the same vectorized operations on st
 - ``cost(states)``: the Vinterbo-1.0 cell measure ``h / M`` in [0, 1] (0 at a leaf, 1 at the top);
 - ``label``, ``height``, ``covers`` for releasing and measuring the result.
 
-``FinitePoset`` covers the ``tree`` (every ARX hierarchy), ``matrix`` (a DAG given by edges) and
-``passthrough`` kinds: the ancestor-or-self closure is precomputed (the toolkit's "LEQ precomputed for all
+``FinitePoset`` covers the ``tree`` (every ARX hierarchy) and ``matrix`` (a DAG given by edges) kinds
+(Katirai's ``passthrough`` releases a column unchanged, so the config refuses it for a quasi-identifier):
+the ancestor-or-self closure is precomputed (the toolkit's "LEQ precomputed for all
 pairs", which "changed our run times from hours to minutes"), and so is the table of pairwise LUBs, so a LUB
 is one lookup. ``RangePoset`` covers numeric intervals, whose LUB is ``[min, max]`` in closed form.
 """
@@ -46,7 +47,6 @@ class FinitePoset:
     parents: tuple[tuple[int, ...], ...]
     leaves: tuple[int, ...]
     values: tuple[str, ...]
-    weight_zero: bool = False  # passthrough: never generalized, measure 0
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ construction
@@ -100,12 +100,6 @@ class FinitePoset:
             raise HierarchyError(f"poset has no node for {len(missing)} data value(s): "
                                  f"{', '.join(map(repr, missing[:5]))}")
         return cls._finish(kind, names, parents, [index[v] for v in values], values)
-
-    @classmethod
-    def passthrough(cls, values: Sequence[str]) -> FinitePoset:
-        """Never generalized, measure 0 (Katirai's PassThroughPoset): each value is its own top."""
-        return cls("passthrough", tuple(values), tuple(() for _ in values), tuple(range(len(values))),
-                   tuple(values), weight_zero=True)
 
     @classmethod
     def _finish(cls, kind: str, names: list[str], parents: list[set[int]], leaves: list[int],
@@ -186,8 +180,8 @@ class FinitePoset:
 
     @cached_property
     def cost_table(self) -> np.ndarray:
-        """Vinterbo-1.0 cell measure of every node: h / M (0 for passthrough)."""
-        if self.weight_zero or self.max_height == 0:
+        """Vinterbo-1.0 cell measure of every node: h / M (0 when the poset is a single level)."""
+        if self.max_height == 0:
             return np.zeros(self.size)
         return self.heights / self.max_height
 

@@ -27,14 +27,19 @@ def page(source: Source) -> None:
         algorithm = left.selectbox("Algorithm", list(ALGORITHMS), key="an_alg",
                                    format_func=lambda a: f"{a} ({'optimal' if ALGORITHMS[a].optimal else 'heuristic'})")
         objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES), key="an_obj")
-        max_suppression = left.slider("Suppression limit (share of records)", 0.0, 0.2, step=0.01, key="an_sup")
+        max_suppression = left.slider("Suppression limit (share of records)", 0.0, 1.0, step=0.01, key="an_sup")
     else:
         algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key="an_local_alg")
         objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj")
         max_suppression = 0.0
-    k = right.number_input("k", min_value=1, max_value=1000, step=1, key="an_k")
+    k = right.number_input("k", min_value=1, step=1, key="an_k")
+    extra = {}
+    if engine == "lattice" and ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:
+        extra["allow_non_monotone"] = True  # as the Lattice page does: run it, and say what that means
+        st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is k-anonymous "
+                   "but not proven optimal; exhaustive and bnb are optimal for any objective.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
-                                     algorithm=algorithm, objective=objective)
+                                     algorithm=algorithm, objective=objective, **extra)
     if not st.button("Run", type="primary"):
         return
     bar = st.progress(0.0, text="starting")

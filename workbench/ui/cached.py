@@ -167,7 +167,10 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
     if result.release is None:
         return {"error": f"no solution is k-anonymous for k = {study.k} within the suppression limit"}
     release = result.release
-    guarantee = result.guarantee
+    try:
+        guarantee = result.guarantee  # re-verified from the released table
+    except WorkbenchError as exc:  # a release that fails its own verification is an error to show, not a crash
+        return error_result(exc)
     search = result.search
     return {
         "summary": result.summary(),

@@ -145,7 +145,8 @@ def _edit(ws: dict[str, Any], column: str) -> None:
     _preview(h, values, column)
     kinds = list(upload.POSETS)
     ws["posets"][column] = st.selectbox("Poset for the local engine", kinds,
-                                        index=kinds.index(ws["posets"].get(column, "tree")),
+                                        index=kinds.index(ws["posets"].get(column, "tree"))
+                                        if ws["posets"].get(column, "tree") in kinds else 0,
                                         format_func=lambda p: f"{p}: {upload.POSETS[p]}", key=f"poset:{column}")
 
 

@@ -40,8 +40,22 @@ def _sample_source(name: str) -> Source:
                   quasi_identifiers=tuple(sample.quasi_identifiers))
 
 
+# settings that keep their value while their page is not shown (Streamlit drops the state of a widget that a run
+# does not draw; writing the value back as session state keeps it): fixed-choice widgets only
+PERSISTENT_SETTINGS = ("an_engine", "an_alg", "an_obj", "an_sup", "an_k", "an_local_alg", "an_local_obj",
+                       "lat_alg", "lat_obj", "lat_k", "lat_sup", "lat_color",
+                       "cmp_k", "cmp_sup", "cmp_cand", "cmp_local")
+
+
+def _keep_settings() -> None:
+    for key in PERSISTENT_SETTINGS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 def main() -> None:
     st.set_page_config(page_title="k-anonymity workbench", layout="wide")
+    _keep_settings()
     st.title("k-anonymity workbench")
     st.caption("De-identify tabular health data and see what each de-identification costs.")
     own = upload.session_source()

@@ -11,7 +11,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.config import read_config_bytes
+import measures as M
+from workbench.config import LOCAL_OBJECTIVES, read_config_bytes
 from workbench.data import Dataset, profile, read_table_bytes
 from workbench.errors import WorkbenchError
 from workbench.hierarchy.builders import build_hierarchy
@@ -22,7 +23,6 @@ from workbench.ui.source import Source
 MAX_MB = 200  # Streamlit's server.maxUploadSize default
 WORKSPACE = "workspace"
 POSETS = {"tree": "the hierarchy as a tree (default)", "range": "numeric ranges [a, b] (Katirai)",
-          "passthrough": "a value or suppressed, nothing between",
           "power": "sets of bits (Katirai's power poset)", "date_of_birth": "dates of birth: granularity + age band"}
 
 
@@ -157,13 +157,25 @@ def _load_config(ws: dict[str, Any] | None) -> None:
     marker = hashlib.sha256(loaded.getvalue()).hexdigest()
     if st.session_state.get("config_loaded") == marker:
         st.caption(f"{loaded.name} is loaded.")
+        for note in st.session_state.get("config_notes", []):  # kept across the reruns a load triggers
+            st.warning(note)
         return
     local = study.engine == "local"
+    offered = LOCAL_OBJECTIVES if local else M.LATTICE_MEASURES  # the Anonymize page's objective choices
     st.session_state.update({"an_k": study.k, "an_engine": study.engine,  # the Anonymize page's settings
-                             "an_local_alg" if local else "an_alg": study.algorithm,
-                             "an_local_obj" if local else "an_obj": study.objective})
+                             "an_local_alg" if local else "an_alg": study.algorithm})
+    notes = []
+    if study.objective in offered:
+        st.session_state["an_local_obj" if local else "an_obj"] = study.objective
+    else:
+        notes.append(f"{loaded.name}: objective {study.objective!r} is not offered on the Anonymize page (it has "
+                     f"no fast path there); choose one of {', '.join(offered)}, or run the config with "
+                     "`workbench run`.")
+    st.session_state["config_notes"] = notes
+    for note in notes:
+        st.warning(note)
     if not local:
-        st.session_state["an_sup"] = min(0.2, round(study.max_suppression, 2))
+        st.session_state["an_sup"] = round(study.max_suppression, 2)
     if study.sample is not None:
         st.session_state["pending_dataset"] = study.sample  # the Dataset box is already drawn in this run
         st.session_state["config_loaded"] = marker
@@ -191,8 +203,13 @@ def _load_config(ws: dict[str, Any] | None) -> None:
                            "on the Hierarchies page")
                 continue
             ws["hierarchies"][spec.name] = {"mode": "arx", "text": files[rel], "file": rel.split("/")[-1]}
-        if spec.poset:
+        if spec.poset in POSETS:
             ws["posets"][spec.name] = spec.poset
+        elif spec.poset:
+            notes.append(f"{loaded.name}: poset {spec.poset!r} of {spec.name!r} needs a poset file, which the app "
+                         f"does not take; {spec.name!r} uses the tree poset here (`workbench run` runs the config "
+                         "as written).")
+            st.warning(notes[-1])
     _set_role_widgets(ws)
     st.session_state["config_loaded"] = marker
     st.success(f"{loaded.name} loaded: roles, hierarchies and settings applied.")
