@@ -36,6 +36,18 @@ def test_parquet_and_excel_cells_become_text(tmp_path):
         assert got["w"].tolist() == ["1.5", "2", "3.25"], path
 
 
+def test_excel_and_parquet_dates_become_iso_dates(tmp_path):
+    """Excel date cells arrive as datetime.datetime, Parquet's as timestamps: both read as 2020-04-03 (not
+    "2020-04-03 00:00:00"), so the dates builder fits them; a time of day is kept."""
+    import datetime
+
+    typed = pd.DataFrame({"admitted": [datetime.datetime(2020, 4, 3), datetime.datetime(2021, 12, 31, 8, 30)]})
+    typed.to_parquet(tmp_path / "d.parquet")
+    typed.to_excel(tmp_path / "d.xlsx", index=False)
+    for path in (tmp_path / "d.parquet", tmp_path / "d.xlsx"):
+        assert read_table(path)["admitted"].tolist() == ["2020-04-03", "2021-12-31T08:30:00"], path
+
+
 def test_missing_value_is_a_value_the_hierarchy_covers():
     ds = Dataset.create(FRAME, {"age": "quasi", "sex": "quasi", "id": "identifying"}, {"age": AGE, "sex": SEX})
     age = ds.encoded[0]

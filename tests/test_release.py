@@ -135,3 +135,21 @@ def test_export_bytes_and_config_toml_round_trip(tmp_path):
     (tmp_path / "c.toml").write_text(to_toml(raw))
     again = load_study(tmp_path / "c.toml")
     assert again.k == 3 and again.algorithm == "flash" and again.seed == 11 and again.sample == "teaching"
+
+
+def test_excel_release_holds_values_never_formulas():
+    """A released text starting with "=" stays text in the .xlsx (openpyxl would store it as a formula that
+    Excel evaluates)."""
+    import io
+
+    from openpyxl import load_workbook
+
+    s = load_sample("teaching")
+    frame = s.frame.copy()
+    frame["note"] = ["=1+1", "=HYPERLINK(\"http://x\")", "plain", *["ok"] * (len(frame) - 3)]
+    ds = Dataset.create(frame, {**s.roles, "note": "sensitive"}, s.hierarchies, source="teaching")
+    files = Release.from_node(ds, (0, 0, 1), 3, 0.3).export_bytes(seed=1, fmt="xlsx")
+    sheet = load_workbook(io.BytesIO(files["release"])).active
+    cells = [cell for row in sheet.iter_rows() for cell in row]
+    assert all(cell.data_type != "f" for cell in cells)
+    assert {"=1+1", "=HYPERLINK(\"http://x\")"} <= {cell.value for cell in cells}

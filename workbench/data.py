@@ -8,6 +8,7 @@ The user's file and DataFrame are never modified: a Dataset keeps its own read-o
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -32,7 +33,8 @@ def _as_text(value: object) -> str:
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    if isinstance(value, pd.Timestamp):
+    if isinstance(value, datetime.date):  # Excel dates come as datetime.datetime, Parquet's as pd.Timestamp
+        value = pd.Timestamp(value)
         return value.date().isoformat() if value == value.normalize() else value.isoformat()
     return str(value)
 

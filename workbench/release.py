@@ -326,7 +326,7 @@ class Release:
         elif fmt == "parquet":
             out.to_parquet(buffer, index=False)
         else:
-            out.to_excel(buffer, index=False)
+            _write_xlsx_as_text(out, buffer)
         prov = self.provenance_record(seed=seed, config=config, measures=measures, guarantee=guarantee,
                                       suppressed_policy=suppressed_policy)
         return {"release": buffer.getvalue(),
@@ -388,3 +388,14 @@ def _version() -> str:
         return metadata.version("k-anonymity-workbench")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _write_xlsx_as_text(table: pd.DataFrame, buffer: io.BytesIO) -> None:
+    """The table as an Excel sheet whose cells are all values: openpyxl stores a text starting with "=" as a
+    formula, which Excel would evaluate (a released cell "=1+1" would show 2, or run something worse)."""
+    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
+        table.to_excel(writer, index=False)
+        for row in writer.sheets["Sheet1"].iter_rows():
+            for cell in row:
+                if cell.data_type == "f":
+                    cell.data_type = "s"
