@@ -275,3 +275,38 @@ poset_file = "sex-poset.toml"
     at.sidebar.radio[0].set_value("Hierarchies").run()
     assert not at.exception  # the poset choice used to fail on a kind it does not list
     assert at.selectbox(key="poset:sex").value == "tree"
+
+
+def _wide(quasi: int) -> tuple[AppTest, bytes]:
+    """200 rows, ``quasi`` quasi-identifiers of 3 values under a 2-level hierarchy: 3**quasi lattice nodes."""
+    rng = np.random.default_rng(15)
+    content = pd.DataFrame({f"c{i}": rng.choice(["a", "b", "c"], 200) for i in range(quasi)}).to_csv(
+        index=False).encode()
+    at = _uploaded(content, "wide.csv")
+    at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(
+        [f"c{i}" for i in range(quasi)]).run()
+    at.sidebar.radio[0].set_value("Hierarchies").run()
+    for i in range(quasi):
+        at.selectbox(key="h_column").select(f"c{i}").run()
+        at.radio(key=f"mode:c{i}").set_value("Import an ARX file").run()
+        at.file_uploader(key=f"arxfile:c{i}").upload(f"c{i}.csv", b"a;ab;*\nb;ab;*\nc;c;*\n", "text/csv").run()
+    assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
+    return at, content
+
+
+def test_a_huge_lattice_is_refused_by_the_whole_lattice_pages_and_searched_within_a_time_limit():
+    """12 quasi-identifiers: 531,441 nodes. The Lattice and Compare pages (which evaluate every node) say so
+    instead of running for minutes; Anonymize names the size, refuses exhaustive (no time limit) and runs
+    Flash within its time limit."""
+    at, _ = _wide(12)
+    for name in ("Lattice", "Compare"):
+        at.sidebar.radio[0].set_value(name).run()
+        assert not at.exception and at.error and "531,441 nodes" in at.error[0].value
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert any("531,441 nodes" in c.value for c in at.caption)
+    at.selectbox(key="an_alg").select("exhaustive").run()
+    assert at.error and "no time limit" in at.error[0].value and not at.button
+    at.selectbox(key="an_alg").select("flash").run()
+    at.number_input(key="an_time").set_value(5).run()
+    at.button[0].click().run()
+    assert not at.exception and "k-anonymous" in at.success[0].value

@@ -8,7 +8,7 @@ import streamlit as st
 import measures as M
 from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
 from workbench.lattice.search import ALGORITHMS
-from workbench.ui.cached import run_config
+from workbench.ui.cached import MAX_TABLE_NODES, lattice_size, run_config
 from workbench.ui.source import Source
 
 DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_sup": 0.02, "an_k": 5,
@@ -33,7 +33,19 @@ def page(source: Source) -> None:
         objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj")
         max_suppression = 0.0
     k = right.number_input("k", min_value=1, step=1, key="an_k")
-    extra = {}
+    extra: dict[str, object] = {}
+    if engine == "lattice":
+        size = lattice_size(source)
+        if ALGORITHMS[algorithm].anytime:
+            extra["time_limit"] = float(right.number_input(
+                "Time limit (s)", min_value=1, value=60, step=10, key="an_time",
+                help=f"{algorithm} stops when time is up and returns the best k-anonymous node it found, marked "
+                     "not proven optimal"))
+        elif size > MAX_TABLE_NODES:
+            st.error(f"{algorithm} has no time limit and may check up to {size:,} lattice nodes; choose flash, ola "
+                     "or bnb, which stop at a time limit with the best node found so far.")
+            return
+        st.caption(f"The generalization lattice has {size:,} nodes.")
     if engine == "lattice" and ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:
         extra["allow_non_monotone"] = True  # as the Lattice page does: run it, and say what that means
         st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is k-anonymous "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from workbench.config import study_from_dict
 from workbench.data import Dataset
 from workbench.errors import WorkbenchError
 from workbench.study import Progress, run
+from workbench.ui.source import Source
 
 DATASETS = "session_datasets"  # st.session_state key: dataset_key -> Dataset
 _MEMO = "session_results"
@@ -53,6 +55,28 @@ def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
     data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
                                                if "target" in raw.get("measures", {}) else {})}
     return _sample_dataset(json.dumps(data_only, sort_keys=True))
+
+
+MAX_TABLE_NODES = 50_000  # the Lattice and Compare pages evaluate every node: about 40 s at this size
+
+
+def lattice_size(source: Source) -> int:
+    """Nodes of the source's generalization lattice: Π (hierarchy height + 1) over the quasi-identifiers."""
+    dataset = dataset_for(source.config_json(k=2, compare=[]), source.dataset_key)
+    return math.prod(c.height + 1 for c in dataset.encoded)
+
+
+def too_large_for_tables(source: Source) -> str | None:
+    """Why the pages that evaluate every lattice node refuse this source (None when they need not)."""
+    try:
+        size = lattice_size(source)
+    except (WorkbenchError, KeyError):  # the page's own call reports a config or data problem
+        return None
+    if size <= MAX_TABLE_NODES:
+        return None
+    return (f"This lattice has {size:,} nodes. This page evaluates every node and stops at {MAX_TABLE_NODES:,} "
+            "(about 40 s): use fewer quasi-identifiers or shallower hierarchies. The Anonymize page's Flash, OLA "
+            "and bnb search part of the lattice, within a time limit.")
 
 
 def session_dataset(key: str | None) -> Dataset | None:

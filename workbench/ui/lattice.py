@@ -14,7 +14,7 @@ import measures as M
 from workbench.config import study_from_dict
 from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
-from workbench.ui.cached import dataset_for, dual_cache, error_result
+from workbench.ui.cached import dataset_for, dual_cache, error_result, too_large_for_tables
 from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
@@ -107,6 +107,10 @@ def prefetch(source: Source) -> None:
 
 def page(source: Source) -> None:
     st.header("Lattice")
+    refusal = too_large_for_tables(source)
+    if refusal:
+        st.error(refusal)
+        return
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
                                key="lat_alg")

@@ -19,14 +19,15 @@ __all__ = ["ALGORITHMS", "NO_LIMITS", "AlgorithmSpec", "Limits", "Objective", "S
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """A registered search: ``optimal`` (returns a proven optimum) or heuristic, and whether that proof
-    needs a monotone objective."""
+    """A registered search: ``optimal`` (returns a proven optimum) or heuristic, whether that proof needs a
+    monotone objective, and whether it is ``anytime`` (stops at ``Limits.time_limit`` with its best so far)."""
 
     id: str
     search: Callable[[TaggedLattice, Objective, Limits], SearchResult]
     optimal: bool
     requires_monotone: bool
     citation: str
+    anytime: bool = False
 
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
@@ -38,10 +39,11 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                       "Sweeney 1997; MaxSup stopping rule of El Emam et al. 2009"),
         AlgorithmSpec("samarati", samarati.search, False, False, "Samarati 2001 (binary search on height)"),
         AlgorithmSpec("incognito", incognito.search, True, False, "LeFevre, DeWitt & Ramakrishnan 2005"),
-        AlgorithmSpec("ola", ola.search, True, True, "El Emam et al. 2009; Issa 2009 (corrected GetOSC)"),
+        AlgorithmSpec("ola", ola.search, True, True, "El Emam et al. 2009; Issa 2009 (corrected GetOSC)",
+                      anytime=True),
         AlgorithmSpec("flash", flash.search, True, True,
-                      "Kohlmayer et al. 2012; with antichain stores, Kohlmayer, Prasser et al. 2016"),
+                      "Kohlmayer et al. 2012; with antichain stores, Kohlmayer, Prasser et al. 2016", anytime=True),
         AlgorithmSpec("bnb", bnb.search, True, False,
-                      "Kohlmayer, Prasser et al. 2016 (best-first branch-and-bound)"),
+                      "Kohlmayer, Prasser et al. 2016 (best-first branch-and-bound)", anytime=True),
     ]
 }
