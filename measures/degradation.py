@@ -219,6 +219,10 @@ def degradation(
         raise ValueError("the target needs at least two classes")
     counts = np.bincount(y, minlength=K)
     minority = int(np.argmin(counts))  # ties: the first (smallest) label
+    if counts[minority] < folds:
+        raise ValueError(f"the target's class {labels[minority]!r} has {counts[minority]} record(s) of {n:,}; "
+                         f"stratified {folds}-fold cross-validation needs at least {folds} records in each of "
+                         f"its {K:,} classes (a numeric target needs binning into categories first)")
     Xo = original.astype(str).to_numpy(dtype=object)
     Xr = released.astype(str).to_numpy(dtype=object)
     none = np.zeros(n, dtype=bool)

@@ -268,3 +268,12 @@ def test_console_script_measure(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["measures"]["dm"] for r in rows] == [79, 55]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "algorithms"])
+def test_k_above_the_records_is_refused_even_with_full_suppression(command: str, capsys) -> None:
+    """With a 100 % suppression limit every node would pass for k = 11 on 10 records, releasing nothing (the
+    Compare page once listed that empty release as a candidate): refused with the reason."""
+    config = str(Path(__file__).resolve().parents[1] / "sample_configs" / "teaching.toml")
+    code = cli.main([command, config, "--set", "privacy.k=11", "--set", "privacy.max_suppression=1.0"])
+    assert code == 2 and "10 records cannot be made 11-anonymous" in capsys.readouterr().err

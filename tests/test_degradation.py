@@ -135,3 +135,6 @@ def test_multiclass_and_bad_input(data):
         degradation(df, df, y3, None, classifiers=("svm",))
     with pytest.raises(ValueError, match="length"):
         degradation(df, df.iloc[:10], y3, None)
+    continuous = np.arange(len(df)).astype(str)  # every record its own class: a numeric target left unbinned
+    with pytest.raises(ValueError, match=f"needs at least 3 records in each of its {len(df):,} classes"):
+        degradation(df, df, continuous, None, folds=3)

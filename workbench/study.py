@@ -221,7 +221,16 @@ class RunResult:
         }
 
 
+def check_k(study: Study, dataset: Dataset) -> None:
+    """k above the number of records leaves no release that keeps a record (with a suppression limit of 100 %
+    every node would pass, releasing nothing): refused by both engines."""
+    if dataset.n < study.k:
+        raise ConfigError(f"{dataset.n:,} records cannot be made {study.k}-anonymous: k exceeds the number of "
+                          "records")
+
+
 def evaluator_for(study: Study, dataset: Dataset) -> NodeEvaluator:
+    check_k(study, dataset)
     return NodeEvaluator(dataset.encoded, study.k, study.max_suppression)
 
 
@@ -337,8 +346,7 @@ def local_release(study: Study, dataset: Dataset, setup: tuple[list[LocalColumn]
     if study.algorithm not in LOCAL_ALGORITHMS:
         raise ConfigError(f"engine.algorithm {study.algorithm!r} is not a local algorithm; use one of "
                           f"{', '.join(LOCAL_ALGORITHMS)}")
-    if dataset.n < study.k:
-        raise ConfigError(f"{dataset.n} records cannot be made {study.k}-anonymous")
+    check_k(study, dataset)
     report(0.15, "building the posets")
     columns, problem = setup or local_setup(study, dataset)
     report(0.3, f"clustering with {study.algorithm}")
