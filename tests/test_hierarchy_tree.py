@@ -137,3 +137,11 @@ def test_tree_chart_carries_the_layout():
     assert len(spec["datasets"][lines["data"]["name"]]) == len(drawn) - 1  # a tree: one edge per non-root
     assert lines["encoding"]["x"]["field"] == points["encoding"]["x"]["field"] == "level"  # one shared x
     assert labels["mark"]["type"] == "text" and labels["encoding"]["text"]["field"] == "label"
+
+
+def test_a_separator_ending_every_line_is_not_a_level_and_a_comma_file_gets_a_hint():
+    h = Hierarchy.parse_arx("F;*;\nM;*;\n", name="sex")
+    assert h.rows == (("F", "*"), ("M", "*")) and h.height == 1 and h.validate(["F", "M"]).ok
+    assert Hierarchy.parse_arx("F;*;\nM;*;*\n").height == 2  # an empty label not on every line stays
+    report = Hierarchy.parse_arx("F,*\nM,*\n", name="sex").validate(["F", "M"])
+    assert not report.ok and any("';'-separated" in w for w in report.warnings)

@@ -99,6 +99,8 @@ class Hierarchy:
                 continue
             rows.append(tuple(row))
             lines.append(reader.line_num)
+        if rows and all(len(r) > 1 and r[-1] == "" for r in rows):  # a separator ending every line, not a level
+            rows = [r[:-1] for r in rows]
         return cls(name=name, rows=tuple(rows), lines=tuple(lines), blank_lines=tuple(blanks))
 
     def to_arx(self, separator: str = ";") -> str:
@@ -174,6 +176,9 @@ class Hierarchy:
                         f"{first_up!r} ({self._where(first_i)}) and {up!r} ({self._where(i)})"
                     )
                     reported.add(label)
+        if self.height == 0 and any(sep in r[0] for r in self.rows for sep in (",", "\t")):
+            warnings.append(f"{where} has a single column whose values contain commas or tabs: ARX hierarchy "
+                            "files are ';'-separated")
         roots = self.level_labels(self.height)
         if self.height > 0 and len(roots) > 1:
             warnings.append(f"{where} has {len(roots)} roots ({_listing(roots)}); a single root is usual")
