@@ -346,3 +346,16 @@ def test_greedy_picks_what_the_plain_algorithm_picks(seed, k, use_range, min_bat
            for c in range(int(result.cluster.max()) + 1)]
     assert len(got) == len(expected)  # leftover rows (fewer than k at the end) only join existing clusters
     assert all(set(e) <= g for e, g in zip(expected, got, strict=True))
+
+
+def test_range_labels_keep_the_datas_own_text():
+    """ZIP codes keep their leading zero in a released value or interval; a number written two ways (1.5 and
+    1.50) is shown as a number. The labels still read back as covering their values."""
+    zips = RangePoset.from_values(["02139", "02138", "02141", "02139"])
+    leaves = np.asarray(zips.leaves)
+    assert zips.label(leaves).tolist() == ["02139", "02138", "02141", "02139"]
+    merged = zips.lub(leaves[1], leaves[2])
+    assert zips.label(np.array([merged])).tolist() == ["[02138, 02141]"]
+    assert zips.label_covers(np.array(["[02138, 02141]"] * 3), np.array(["02138", "02139", "02141"])).all()
+    mixed = RangePoset.from_values(["1.5", "1.50", "2"])
+    assert mixed.label(np.asarray(mixed.leaves)).tolist() == ["1.5", "1.5", "2"]

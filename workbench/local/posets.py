@@ -304,10 +304,19 @@ class RangePoset:
         span = self.points[-1] - self.points[0]
         return width / span if span > 0 else np.zeros(np.shape(width))
 
+    @cached_property
+    def point_texts(self) -> np.ndarray:
+        """Each point as the data wrote it when all its values share one text (ZIP 02139 stays 02139), else as
+        a number (1.5 and 1.50 both become 1.5)."""
+        texts: dict[int, set[str]] = {}
+        for value, state in zip(self.values, self.leaves, strict=True):
+            texts.setdefault(state // self.m, set()).add(value.strip())
+        return np.array([next(iter(texts[i])) if len(texts.get(i, ())) == 1 else _number_text(x)
+                         for i, x in enumerate(self.points)], dtype=object)
+
     def label(self, states: np.ndarray) -> np.ndarray:
         lo, hi = self.ends(states)
-        fmt = np.vectorize(_number_text, otypes=[object])
-        lo_t, hi_t = fmt(self.points[lo]), fmt(self.points[hi])
+        lo_t, hi_t = self.point_texts[lo], self.point_texts[hi]
         return np.where(lo == hi, lo_t, "[" + lo_t + ", " + hi_t + "]")
 
     def height(self, states: np.ndarray) -> np.ndarray:
