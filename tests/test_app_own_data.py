@@ -310,3 +310,10 @@ def test_a_huge_lattice_is_refused_by_the_whole_lattice_pages_and_searched_withi
     at.number_input(key="an_time").set_value(5).run()
     at.button[0].click().run()
     assert not at.exception and "k-anonymous" in at.success[0].value
+
+
+def test_pages_say_when_they_work_on_the_sample_because_the_upload_is_not_ready():
+    at = _uploaded(_table())  # no roles, no hierarchies yet
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception and "not ready yet" in at.warning[0].value
+    assert any(c.value.startswith("Dataset: registry") for c in at.caption)

@@ -17,6 +17,7 @@ DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_
 
 def page(source: Source) -> None:
     st.header("Anonymize")
+    st.caption(f"Dataset: {source.label}")
     for key, default in DEFAULTS.items():  # defaults through the session state, so a loaded config can set them
         st.session_state.setdefault(key, default)
     engine = st.radio("Engine", ["lattice", "local"], horizontal=True, key="an_engine",

@@ -73,6 +73,9 @@ def main() -> None:
     source = own if name == UPLOADED and own is not None else _sample_source(name)
     prefetch.start(source)
     if page in PAGE_FUNCTIONS:
+        if page != "Hierarchies" and own is None and upload.workspace() is not None:
+            st.warning(f"Your uploaded table is not ready yet (the Hierarchies page says what is missing): this "
+                       f"page works on the embedded {name!r} dataset.")
         PAGE_FUNCTIONS[page](source)
         return
     if page == "Export":
