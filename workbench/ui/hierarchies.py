@@ -27,7 +27,6 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         st.warning(w)
     if report.ok:
         st.success(f"Valid: height {h.height}, {len(h.rows):,} values, every value of the data covered.")
-    if report.ok:
         _tree(h, values)
     left, right = st.columns(2)
     left.caption("Level table (one row per original value; the last column is the root)")
