@@ -61,6 +61,17 @@ def _hierarchies(at: AppTest) -> AppTest:
     return at
 
 
+def _with_config(rest: str) -> tuple[AppTest, bytes]:
+    """The table uploaded, then a config loaded: ``patients.csv`` with sex (groupings) as the first
+    quasi-identifier, followed by ``rest`` (more sex keys, other attributes, sections)."""
+    content = _table()
+    at = _uploaded(content)
+    toml = ('[data]\npath = "patients.csv"\n[attributes.sex]\nrole = "quasi"\n'
+            'builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }\n' + rest).encode()
+    at.file_uploader(key="config_upload").upload("study.toml", toml, "application/toml").run()
+    return at, content
+
+
 def test_own_data_from_upload_to_export():
     content = _table()
     at = _hierarchies(_with_roles(_uploaded(content), content))
@@ -168,22 +179,14 @@ def test_bundle_round_trip_and_bad_configs():
 
 
 def test_a_loaded_config_sets_the_quasi_identifier_order_and_the_target():
-    content = _table()
-    toml = b"""[data]
-path = "patients.csv"
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-[attributes.age]
+    at, content = _with_config("""[attributes.age]
 role = "quasi"
 builder = { kind = "intervals", widths = [10, 20] }
 [attributes.patient]
 role = "identifying"
 [measures]
 target = "diagnosis"
-"""
-    at = _uploaded(content)
-    at.file_uploader(key="config_upload").upload("study.toml", toml, "application/toml").run()
+""")
     assert not at.exception
     sha = hashlib.sha256(content).hexdigest()
     assert at.multiselect(key=f"role:quasi:{sha}").value == ["sex", "age"]  # the config's order
@@ -199,22 +202,14 @@ target = "diagnosis"
 def test_a_loaded_config_keeps_a_large_k_the_suppression_limit_and_says_what_it_cannot_carry():
     """A config's k above any widget bound and a suppression limit over 20 % arrive unchanged (k = 1001 was
     once run as k = 1); an objective the page does not offer is named in a warning, not silently replaced."""
-    content = _table()
-    toml = b"""[data]
-path = "patients.csv"
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-[privacy]
+    at, _ = _with_config("""[privacy]
 k = 1001
 max_suppression = 0.5
 [engine]
 objective = "nmi"
 [measures]
 target = "diagnosis"
-"""
-    at = _uploaded(content)
-    at.file_uploader(key="config_upload").upload("study.toml", toml, "application/toml").run()
+""")
     assert not at.exception
     assert any("objective 'nmi' is not offered" in w.value for w in at.warning)
     at.sidebar.radio[0].set_value("Anonymize").run()
@@ -260,17 +255,7 @@ def test_anonymize_runs_overlapping_greedy_and_flash_with_a_non_monotone_objecti
 
 
 def test_a_config_with_a_poset_file_says_the_app_uses_the_tree_poset():
-    content = _table()
-    toml = b"""[data]
-path = "patients.csv"
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-poset = "matrix"
-poset_file = "sex-poset.toml"
-"""
-    at = _uploaded(content)
-    at.file_uploader(key="config_upload").upload("study.toml", toml, "application/toml").run()
+    at, _ = _with_config('poset = "matrix"\nposet_file = "sex-poset.toml"\n')
     assert not at.exception and any("poset 'matrix' of 'sex'" in w.value for w in at.warning)
     at.sidebar.radio[0].set_value("Hierarchies").run()
     assert not at.exception  # the poset choice used to fail on a kind it does not list

@@ -78,7 +78,7 @@ class Release:
     engine: str
     algorithm: str
     transformation: dict[str, int] | None = None
-    clusters: np.ndarray | None = None
+    clusters: np.ndarray | None = None  # local engine's disjoint clusters per record (None: no partition)
     guarantee_kind: str = "k-anonymity"
     provenance: dict[str, object] = field(default_factory=dict)
     view_columns: tuple[GeneralizedColumn, ...] | None = None  # local releases: cells measured as released
@@ -152,7 +152,8 @@ class Release:
             dataset=dataset, labels=pd.DataFrame(labels, index=dataset.frame.index),
             heights=np.stack(heights, axis=1), codes=np.stack(codes, axis=1),
             suppressed=np.zeros(dataset.n, dtype=bool), k=k, max_suppression=0.0, engine="local",
-            algorithm=result.algorithm, clusters=result.cluster, guarantee_kind=result.guarantee,
+            algorithm=result.algorithm, guarantee_kind=result.guarantee,
+            clusters=result.cluster if (result.cluster >= 0).all() else None,  # overlapping Greedy: -1, groups overlap
             view_columns=tuple(view_columns), label_checks=checks,
         )
 
@@ -192,8 +193,8 @@ class Release:
     def cluster_sizes(self) -> pd.DataFrame | None:
         """Local releases: how many clusters have each size (size, clusters, records); None for the lattice
         engine, whose groups are its equivalence classes, and for overlapping Greedy, whose groups overlap
-        (every record's cluster is -1: the release is k-ambiguous, not a partition into clusters)."""
-        if self.clusters is None or (self.clusters < 0).any():
+        (the release is k-ambiguous, not a partition into clusters)."""
+        if self.clusters is None:
             return None
         per_cluster = np.bincount(self.clusters)
         sizes, clusters = np.unique(per_cluster[per_cluster > 0], return_counts=True)

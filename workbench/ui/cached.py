@@ -19,7 +19,7 @@ from typing import Any
 import streamlit as st
 
 import measures as M
-from workbench.config import study_from_dict
+from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
 from workbench.errors import WorkbenchError
 from workbench.study import Progress, run
@@ -55,6 +55,11 @@ def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
     data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
                                                if "target" in raw.get("measures", {}) else {})}
     return _sample_dataset(json.dumps(data_only, sort_keys=True))
+
+
+def study_and_dataset(config_json: str, dataset_key: str | None) -> tuple[Study, Dataset]:
+    """The study of a JSON config and the dataset it runs on (``dataset_for``)."""
+    return study_from_dict(json.loads(config_json)), dataset_for(config_json, dataset_key)
 
 
 MAX_TABLE_NODES = 50_000  # the Lattice and Compare pages evaluate every node: about 40 s at this size
@@ -173,8 +178,7 @@ def run_result(config_json: str, dataset_key: str | None, _progress: Progress | 
     """``study.run`` of a JSON config (DESIGN.md §3) as ``{"result": RunResult}``, kept so that the Anonymize
     and Export pages share one run (the config's [release] section does not change a run: leave it out)."""
     try:
-        study = study_from_dict(json.loads(config_json))
-        return {"result": run(study, dataset_for(config_json, dataset_key), _progress)}
+        return {"result": run(*study_and_dataset(config_json, dataset_key), _progress)}
     except (WorkbenchError, KeyError) as exc:
         return error_result(exc)
 

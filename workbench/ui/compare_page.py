@@ -18,18 +18,12 @@ import streamlit as st
 
 from measures.degradation import CLASSIFIERS
 from workbench.errors import WorkbenchError
-from workbench.ui.cached import dataset_for, dual_cache, error_result, too_large_for_tables
+from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.source import Source
 
 LOCAL_ALGORITHMS = ("greedy", "partition")
 SWEEP_KS = [2, 3, 5, 10, 20, 50, 100]
-
-
-def _study_and_data(config_json: str, dataset_key: str | None) -> tuple[Any, Any]:
-    from workbench.config import study_from_dict
-
-    return study_from_dict(json.loads(config_json)), dataset_for(config_json, dataset_key)
 
 
 @dual_cache(max_entries=32)
@@ -38,7 +32,7 @@ def lattice_rows(config_json: str, candidates: str, dataset_key: str | None) -> 
     from workbench import compare
 
     try:
-        study, dataset = _study_and_data(config_json, dataset_key)
+        study, dataset = study_and_dataset(config_json, dataset_key)
         return {"table": compare.lattice_solutions(study, dataset, candidates)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
@@ -50,7 +44,7 @@ def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     from workbench import compare
 
     try:
-        study, dataset = _study_and_data(config_json, dataset_key)
+        study, dataset = study_and_dataset(config_json, dataset_key)
         return {"table": compare.local_solutions(study, dataset, LOCAL_ALGORITHMS)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
@@ -120,7 +114,7 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
         return data
     rows = json.loads(rows_json)
     try:
-        study, dataset = _study_and_data(config_json, dataset_key)
+        study, dataset = study_and_dataset(config_json, dataset_key)
         out = compare.add_degradation(data["table"], study, dataset, rows=rows, classifiers=("zeror", classifier),
                                       n_jobs=min(2, len(rows)))
     except (WorkbenchError, KeyError, ValueError) as exc:

@@ -5,16 +5,14 @@ a band of heights, or one row per height instead of a picture."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import streamlit as st
 
 import measures as M
-from workbench.config import study_from_dict
 from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
-from workbench.ui.cached import dataset_for, dual_cache, error_result, too_large_for_tables
+from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
@@ -30,8 +28,7 @@ def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str,
     from workbench.study import evaluator_for, lattice_table
 
     try:
-        study = study_from_dict(json.loads(config_json))
-        dataset = dataset_for(config_json, dataset_key)
+        study, dataset = study_and_dataset(config_json, dataset_key)
         table = lattice_table(evaluator_for(study, dataset))
     except (WorkbenchError, KeyError) as exc:
         return error_result(exc)
@@ -50,8 +47,7 @@ def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str 
     if "error" in base:
         return base
     try:
-        study = study_from_dict(json.loads(config_json))
-        table, result = lattice_overview(study, dataset_for(config_json, dataset_key), table=base["nodes"])
+        table, result = lattice_overview(*study_and_dataset(config_json, dataset_key), table=base["nodes"])
     except (WorkbenchError, KeyError) as exc:
         return error_result(exc)
     return {**base, "nodes": table, "checks": result.checks, "algorithm": result.algorithm,
@@ -64,8 +60,7 @@ def node_details_cached(config_json: str, node: str, dataset_key: str | None) ->
     from workbench.node_details import node_details
 
     try:
-        study = study_from_dict(json.loads(config_json))
-        return {"details": node_details(study, dataset_for(config_json, dataset_key), node)}
+        return {"details": node_details(*study_and_dataset(config_json, dataset_key), node)}
     except (WorkbenchError, KeyError) as exc:
         return error_result(exc)
 
@@ -76,8 +71,7 @@ def node_diff_cached(config_json: str, a: str, b: str, dataset_key: str | None) 
     from workbench.node_details import node_diff
 
     try:
-        study = study_from_dict(json.loads(config_json))
-        return {"diff": node_diff(study, dataset_for(config_json, dataset_key), a, b)}
+        return {"diff": node_diff(*study_and_dataset(config_json, dataset_key), a, b)}
     except (WorkbenchError, KeyError) as exc:
         return error_result(exc)
 
