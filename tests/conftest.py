@@ -1,4 +1,4 @@
-"""Shared fixtures: the ../shared folder (Adult data, ARX conformance values) when it is present."""
+"""Shared fixtures: the embedded Adult sample and ARX's conformance values (tests/fixtures/conformance)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,8 @@ import pytest
 os.environ.setdefault("WORKBENCH_PREFETCH", "0")  # AppTest timings are their own; test_prefetch turns it on
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-ADULT = SHARED / "data" / "adult"
-CONFORMANCE = SHARED / "conformance" / "arx-adult-8qi-k5-node-values.json"
-
-needs_shared = pytest.mark.skipif(
-    not (ADULT / "adult.csv").exists() or not CONFORMANCE.exists(),
-    reason="../shared (Adult data and ARX conformance values) is not beside this checkout",
-)
+ADULT = ROOT / "workbench" / "samples" / "adult"  # the embedded Adult data and ARX's hierarchy files
+CONFORMANCE = ROOT / "tests" / "fixtures" / "conformance" / "arx-adult-8qi-k5-node-values.json"
 
 
 @pytest.fixture(scope="session")

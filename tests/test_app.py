@@ -27,6 +27,21 @@ def test_app_switches_to_the_teaching_table():
     assert at.metric[0].value == "10" and at.metric[2].value == "30"
 
 
+def test_app_offers_the_embedded_adult_data():
+    """ARX's Adult ships with the app: 30,162 records, 8 quasi-identifiers (4,320 nodes) or 9 (12,960)."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.selectbox[0].select("adult").run()
+    assert not at.exception
+    assert [m.value for m in at.metric] == ["30,162", "8", "4,320"]
+    at.selectbox[0].select("adult9").run()
+    assert not at.exception
+    assert [m.value for m in at.metric] == ["30,162", "9", "12,960"]
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.success and "k-anonymous with k = 5" in at.success[0].value
+
+
 def _anonymize(dataset: str = "registry") -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.selectbox[0].select(dataset).run()

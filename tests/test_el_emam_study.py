@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from tests.conftest import ROOT, needs_shared
+from tests.conftest import ROOT
 from workbench.experiments.el_emam_2009 import comparison, finding_violations
 from workbench.ui.charts import relative_loss_chart
 
 
-@needs_shared
 def test_paper_finding_on_adult(adult_dataset):
     from workbench.config import load_study
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import measures as M
 from tests._random_tables import random_dataset
-from tests.conftest import CONFORMANCE, needs_shared
+from tests.conftest import CONFORMANCE
 from workbench.data import Dataset
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
@@ -100,14 +100,11 @@ def test_scores_are_normalized_where_bounded():
 
 # ------------------------------------------------------------------------------------ ARX conformance
 def _conformance_cases():
-    if not CONFORMANCE.exists():
-        return []
     data = json.loads(CONFORMANCE.read_text())
     return [(c["measure"], tuple(c["transformation"][q] for q in data["quasi_identifiers"]), c["value"])
             for c in data["cases"]]
 
 
-@needs_shared
 def test_conformance_file_shape():
     data = json.loads(CONFORMANCE.read_text())
     assert data["quasi_identifiers"] == ["sex", "age", "race", "marital-status", "education", "native-country",
@@ -115,7 +112,6 @@ def test_conformance_file_shape():
     assert len(data["cases"]) >= 60 and {c["k"] for c in data["cases"]} == {5}
 
 
-@needs_shared
 @pytest.mark.parametrize(("measure", "node", "value"), _conformance_cases())
 def test_arx_adult_conformance(adult_dataset, measure, node, value):
     """ARX's own values on Adult (8 QIs, k = 5, 0 %), to a relative 1e-9, by both implementations."""

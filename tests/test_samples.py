@@ -13,6 +13,7 @@ import pytest
 from workbench.errors import ConfigError
 from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import SAMPLES, Sample, load_sample
+from workbench.samples import adult as adult_module
 from workbench.samples import registry as registry_module
 
 ROLES = {"quasi", "sensitive", "insensitive", "identifying", "target"}
@@ -38,19 +39,20 @@ def dm_star(sample: Sample, node: tuple[int, ...]) -> int:
 
 # ---------------------------------------------------------------------------------------------- api
 def test_samples_are_listed_with_descriptions():
-    assert set(SAMPLES) == {"teaching", "registry"}
+    assert set(SAMPLES) == {"teaching", "registry", "adult", "adult9"}
     assert all(isinstance(d, str) and d and "\n" not in d for d in SAMPLES.values())
 
 
 def test_unknown_sample_lists_known_ones():
-    with pytest.raises(ConfigError, match=r"unknown sample 'adult' \(known: teaching, registry\)"):
-        load_sample("adult")
+    with pytest.raises(ConfigError, match=r"unknown sample 'nosuch' \(known: teaching, registry, adult, adult9\)"):
+        load_sample("nosuch")
 
 
 @pytest.mark.parametrize(
     ("name", "params", "match"),
     [
         ("teaching", {"n": 5}, "takes no parameters"),
+        ("adult", {"n": 5}, "takes no parameters"),
         ("registry", {"rows": 5}, r"unknown parameter 'rows' \(known: n, seed\)"),
         ("registry", {"n": 0}, "n must be an integer"),
         ("registry", {"n": 2.5}, "n must be an integer"),
@@ -72,7 +74,7 @@ def test_caller_cannot_corrupt_the_cache():
     assert second.frame.loc[0, "age"] == "18" and second.roles["age"] == "quasi"
 
 
-@pytest.mark.parametrize("name", ["teaching", "registry"])
+@pytest.mark.parametrize("name", ["teaching", "registry", "adult", "adult9"])
 def test_sample_contract(name):
     s = load_sample(name)
     assert list(s.roles) == list(s.frame.columns)
@@ -86,6 +88,22 @@ def test_sample_contract(name):
         assert isinstance(h, Hierarchy)
         h.check(s.frame[col].unique())
         assert Hierarchy.parse_arx(h.to_arx()).rows == h.rows
+
+
+# ---------------------------------------------------------------------------------------------- adult
+def test_adult_sample_as_arx_uses_it():
+    """ARX's Adult: 30,162 records; the 8 quasi-identifiers of ARX's conformance runs in ARX's order (adult9
+    adds occupation in column order); each hierarchy file has one row per value of the data or more (age: 100 rows for
+    the 72 ages in the data, the domain ARX's loss divides by)."""
+    eight, nine = load_sample("adult"), load_sample("adult9")
+    order = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
+    assert eight.frame.shape == (30162, 9) and eight.quasi_identifiers == order
+    assert nine.quasi_identifiers == [*order[:7], "occupation", "salary-class"]
+    assert eight.roles["occupation"] == "insensitive"
+    assert eight.frame.equals(nine.frame)
+    assert len(eight.hierarchies["age"].rows) == 100 and eight.frame["age"].nunique() == 72
+    assert len(eight.hierarchies["workclass"].rows) == 8 and eight.frame["workclass"].nunique() == 7
+    assert len(adult_module.research_subset()) == 3016
 
 
 # ---------------------------------------------------------------------------------------------- teaching

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests._random_tables import random_dataset
-from tests.conftest import ROOT, needs_shared
+from tests.conftest import ROOT
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits, tie_key
 from workbench.lattice.tagging import TaggedLattice
@@ -112,7 +112,6 @@ def test_anytime_result_is_admissible_and_labelled():
             assert result.note == ""
 
 
-@needs_shared
 def test_prunes_on_adult(adult_dataset):
     """Adult, 8 quasi-identifiers, k = 5, no suppression: fewer checks than the lattice has nodes."""
     from workbench.config import load_study
@@ -127,7 +126,6 @@ def test_prunes_on_adult(adult_dataset):
     assert result.value == pytest.approx(0.625)  # exhaustive's optimum (0,4,1,2,3,2,0,0)
 
 
-@needs_shared
 def test_anytime_on_adult9():
     """Adult, 9 quasi-identifiers, 0.2 s: the greedy dive yields a node early, the best node so far is
     admissible, and the result says whether it is proven optimal."""

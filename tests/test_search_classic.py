@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tests._random_tables import random_dataset
-from tests.conftest import ROOT, needs_shared
+from tests.conftest import ROOT
 from workbench.data import Dataset
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
@@ -144,7 +144,6 @@ def test_incognito_finds_exactly_the_k_anonymous_nodes():
     assert pruned_somewhere
 
 
-@needs_shared
 def test_incognito_on_adult_within_arx_budget(adult_dataset):
     from workbench.config import load_study
     from workbench.study import search

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests._random_tables import random_dataset
-from tests.conftest import ROOT, needs_shared
+from tests.conftest import ROOT
 from workbench.lattice import undecided
 from workbench.lattice.evaluate import NodeEvaluation, NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits, Objective, flash, ola
@@ -123,7 +123,6 @@ def test_time_limit_returns_unproven(algorithm):
     assert complete.proven_optimal and complete.k_minimal == ((1, 1, 1, 1, 1, 0, 0, 1),)
 
 
-@needs_shared
 def test_adult_matches_exhaustive_within_150_checks(adult_dataset):
     from workbench.config import load_study
     from workbench.study import search

@@ -1,4 +1,5 @@
-"""Embedded datasets: the El Emam et al. (2009) teaching table and a synthetic inpatient registry.
+"""Embedded datasets: the El Emam et al. (2009) teaching table, a synthetic inpatient registry and UCI Adult with
+ARX's hierarchies (8 or 9 quasi-identifiers).
 
 ``load_sample(name, **params)`` returns a :class:`Sample` (text cells, ``""`` for missing, attribute
 roles in quasi-identifier order, one hierarchy per quasi-identifier). Generation is deterministic, so
@@ -17,11 +18,13 @@ import pandas as pd
 
 from workbench.errors import ConfigError
 from workbench.hierarchy.tree import Hierarchy
-from workbench.samples import registry, teaching
+from workbench.samples import adult, registry, teaching
 
 SAMPLES: dict[str, str] = {
     "teaching": teaching.DESCRIPTION,
     "registry": registry.DESCRIPTION,
+    "adult": adult.DESCRIPTION,
+    "adult9": adult.DESCRIPTION_9,
 }
 
 
@@ -43,10 +46,12 @@ def _is_int(x: object) -> bool:
     return isinstance(x, Integral) and not isinstance(x, bool)
 
 
-def _teaching_params(params: dict[str, Any]) -> tuple:
-    if params:
-        raise ConfigError(f"sample 'teaching' takes no parameters, got {', '.join(map(repr, params))}")
-    return ()
+def _no_params(name: str) -> Callable[[dict[str, Any]], tuple]:
+    def check(params: dict[str, Any]) -> tuple:
+        if params:
+            raise ConfigError(f"sample {name!r} takes no parameters, got {', '.join(map(repr, params))}")
+        return ()
+    return check
 
 
 def _registry_params(params: dict[str, Any]) -> tuple:
@@ -65,8 +70,10 @@ def _registry_params(params: dict[str, Any]) -> tuple:
 
 
 _LOADERS: dict[str, tuple[Callable[[dict[str, Any]], tuple], Callable[..., tuple]]] = {
-    "teaching": (_teaching_params, teaching.build),
+    "teaching": (_no_params("teaching"), teaching.build),
     "registry": (_registry_params, registry.build),
+    "adult": (_no_params("adult"), lambda: adult.build(8)),
+    "adult9": (_no_params("adult9"), lambda: adult.build(9)),
 }
 
 
