@@ -45,7 +45,7 @@ def test_adult_config_runs_anywhere(tmp_path):
 
 
 def test_no_file_points_outside_the_repository():
-    """A user's clone has no ../shared: no tracked file of the project may point there."""
+    """A user's clone has only the repository: no tracked file may point to the folder beside it."""
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     needles = ["../" + "shared", "shared/" + "data/adult", "shared/" + "conformance"]  # not found in this file
     offenders = []
