@@ -4,8 +4,9 @@ birth and sets of codes.
 They follow the protocol of ``workbench.local.posets``. States are int64 and every operation broadcasts. Each
 class offers ``leaves`` (the state of each data value, in the order of ``values``), ``lub``, ``group_lub``,
 ``cost`` (in [0, 1]: 0 at an original value, 1 at the top), ``label``, ``height``/``max_height``,
-``label_covers`` (does a released label generalize the original value beside it, read from the text), and
-``leaf_count`` (how many of the poset's data values each released state's label covers).
+``label_covers`` (does a released label generalize the original value beside it, read from the text),
+``leaf_count`` (how many of the poset's data values each released state's label covers) and ``describe``
+(the column as the measures read it, from the labels: ``workbench.local.posets.describe_by_labels``).
 
 - ``PowerPoset`` (kind ``"power"``): flags such as ``"011"``. The LUB is per bit (``"0*1"``) or, as in the
   thesis, bitwise AND.
@@ -28,7 +29,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from workbench.errors import HierarchyError
-from workbench.local.posets import ROOT, FinitePoset
+from workbench.local.posets import ROOT, ColumnCells, FinitePoset, describe_by_labels
 
 __all__ = ["DateOfBirthPoset", "MultiValuePoset", "PowerPoset"]
 
@@ -169,6 +170,9 @@ class PowerPoset:
         character equals the value's bit. AND: every 1 of the label is a 1 of the value."""
         return np.array([self._label_ok(str(lab).strip(), str(v).strip())
                          for lab, v in zip(labels, values, strict=True)], dtype=bool)
+
+    def describe(self, states: np.ndarray) -> ColumnCells:
+        return describe_by_labels(self, states)
 
     def leaf_count(self, states: np.ndarray) -> np.ndarray:
         """How many of the poset's data values each state's label covers (label semantics of the mode)."""
@@ -411,6 +415,9 @@ class DateOfBirthPoset:
                 out[i] = parse_date(text) == born and _ISO.match(text) is not None
         return out
 
+    def describe(self, states: np.ndarray) -> ColumnCells:
+        return describe_by_labels(self, states)
+
     def leaf_count(self, states: np.ndarray) -> np.ndarray:
         """How many of the poset's data values each state's label covers."""
         vband, vmi, vday = (x[None, :] for x in self._value_fields)
@@ -646,6 +653,9 @@ class MultiValuePoset:
                 continue
             out[i] = self._covers([self._name_ids[n] for n in names], [self._code_leaf[c] for c in codes])
         return out
+
+    def describe(self, states: np.ndarray) -> ColumnCells:
+        return describe_by_labels(self, states)
 
     def leaf_count(self, states: np.ndarray) -> np.ndarray:
         """How many of the poset's data values (cells) each state covers."""
