@@ -218,6 +218,10 @@ class FinitePoset:
             return np.zeros(self.size)
         return self.heights / self.max_height
 
+    def cost(self, states: np.ndarray) -> np.ndarray:
+        """Vinterbo-1.0 cell measure of each state (``cost_table`` looked up)."""
+        return self.cost_table[np.asarray(states, dtype=np.int64)]
+
     def lub_table(self, cost: np.ndarray | None = None) -> np.ndarray:
         """``table[v, w]``: the least-cost common ancestor-or-self of v and w (ties: lowest node id), and
         ``table[v, v] = v``.

@@ -455,8 +455,8 @@ class MultiValuePoset:
 
     **Cost**: the mean Vinterbo cost ``h / M`` of the elements, and 0 for the empty set. It is monotone:
     ``cost(lub(A, B)) >= max(cost(A), cost(B))``, because every matched LUB costs at least its two codes and
-    every padded ``*`` costs 1. ``height`` is the mean element height rounded half up (integer, in [0, M]).
-    ``max_height`` is the code poset's M.
+    every padded ``*`` costs 1. ``height`` is the mean element height (in [0, M]), ``max_height`` the code
+    poset's M, so that ``height / max_height`` is the cost the engine minimizes and the measures read.
 
     **Idempotent and commutative.** The LUB is exact in both properties. Idempotence holds because the
     identity matching is the unique cheapest one up to swapping equal codes, since the code heights are
@@ -598,12 +598,12 @@ class MultiValuePoset:
         return self._cost_array[_i64(states)]
 
     def height(self, states: np.ndarray | int) -> np.ndarray:
+        """The mean height of the elements (0 for the empty set), so ``height / max_height`` is the cost."""
         s = _i64(states)
-        out = np.empty(s.size, dtype=np.int64)
+        out = np.empty(s.size, dtype=float)
         for i, state in enumerate(s.ravel().tolist()):
             nodes = self._sets[state]
-            total = int(self._heights[list(nodes)].sum()) if nodes else 0
-            out[i] = (2 * total + len(nodes)) // (2 * len(nodes)) if nodes else 0
+            out[i] = float(self._heights[list(nodes)].mean()) if nodes else 0.0
         return out.reshape(s.shape)
 
     @property
