@@ -29,36 +29,75 @@ class GeneralizedColumn:
 
     ``released`` codes index ``leaf_count`` (a column-wide code space: two cells share a code exactly when
     they were released as the same generalized value). ``original`` codes are 0..m-1 over the distinct
-    original values of the column.
+    original values of the column. ``height`` and ``max_height`` are in the hierarchy's or poset's own units
+    (levels; a range poset's interval widths), so ``height / max_height`` is the cell's Vinterbo-1.0 cost.
+
+    ``covers`` (released code × original code, bool: g generalizes o) is Katirai's augmented table (§1.9):
+    every record counts under every released value above its original value, whatever the record itself was
+    released as. A local release gives it (a record under g may be released as something else); without it
+    each record counts under its own released code only, which is the same thing under full-domain
+    recoding (every record under g at the node's level carries code g, suppressed records included).
+    ``share`` (per released code, in [0, 1]) is the fraction of the domain a value covers in the poset's own
+    units; without it, Iyengar's ``(leaves(g) − 1) / (|domain| − 1)``.
     """
 
     name: str
     original: np.ndarray
     released: np.ndarray
     height: np.ndarray
-    max_height: int
+    max_height: float
     leaf_count: np.ndarray
-    generalized_count: np.ndarray | None = None  # per released code: records whose ORIGINAL value is under it
+    covers: np.ndarray | None = None
+    share: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        for attr in ("original", "released", "height", "leaf_count"):
+        for attr in ("original", "released", "leaf_count"):
             object.__setattr__(self, attr, _frozen(getattr(self, attr), np.int64))
-        if self.generalized_count is not None:
-            object.__setattr__(self, "generalized_count", _frozen(self.generalized_count, np.int64))
+        height = np.asarray(self.height)
+        object.__setattr__(self, "height", _frozen(height, np.int64 if np.issubdtype(height.dtype, np.integer)
+                                                   else np.float64))
+        if self.covers is not None:
+            covers = _frozen(self.covers, bool)
+            if covers.ndim != 2 or covers.shape[0] <= (int(self.released.max()) if self.released.size else -1) \
+                    or covers.shape[1] <= (int(self.original.max()) if self.original.size else -1):
+                raise ValueError(f"column {self.name!r}: covers must have a row per released code and a column "
+                                 "per original code")
+            if not covers[self.released, self.original].all():
+                raise ValueError(f"column {self.name!r}: some record's released value does not cover its "
+                                 "original value in `covers`")
+            object.__setattr__(self, "covers", covers)
+        if self.share is not None:
+            object.__setattr__(self, "share", _frozen(self.share, np.float64))
+
+    def counts_under(self, classes: np.ndarray | None = None, n_classes: int = 1) -> np.ndarray:
+        """Records whose ORIGINAL value lies under each released code (Katirai's augmented table), split by
+        ``classes`` (one code 0..n_classes-1 per record): codes × n_classes."""
+        y = np.zeros(self.original.size, dtype=np.int64) if classes is None else np.asarray(classes, np.int64)
+        if self.covers is None:  # full-domain recoding: every record under g carries code g
+            size = max(int(self.leaf_count.size), int(self.released.max()) + 1 if self.released.size else 0)
+            return np.bincount(self.released * n_classes + y, minlength=size * n_classes).reshape(size, n_classes)
+        m = self.covers.shape[1]
+        per_value = np.bincount(self.original * n_classes + y, minlength=m * n_classes).reshape(m, n_classes)
+        return (self.covers.astype(np.int64) @ per_value).astype(np.int64)
 
     @cached_property
     def f_bar(self) -> np.ndarray:
-        """f̄(g) of every released code: the records whose original value lies under g (Gionis & Tassa 2009).
-        Without ``generalized_count`` it is the records released as g, which is the same under full-domain
-        recoding (every record under g is released as g) but not under local recoding."""
-        if self.generalized_count is not None:
-            return self.generalized_count
-        return np.bincount(self.released)
+        """f̄(g) of every released code: the records whose original value lies under g (Gionis & Tassa 2009;
+        Katirai's augmented table), see ``counts_under``."""
+        return self.counts_under()[:, 0]
 
     @cached_property
     def domain_size(self) -> int:
         """Distinct original values of the column (Iyengar's |domain_j|)."""
         return int(np.unique(self.original).size)
+
+    @cached_property
+    def shares(self) -> np.ndarray:
+        """Per released code: the share of the domain it covers, ``share`` or ``(leaves(g) − 1)/(|domain| − 1)``."""
+        if self.share is not None:
+            return self.share
+        m = self.domain_size
+        return (self.leaf_count - 1) / (m - 1) if m > 1 else np.zeros(self.leaf_count.size)
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,8 +12,12 @@ from the table (Katirai §2.3), logarithms base 2.
   988.8, Age 3.02, ...) are MI ratios (digest §2.3, erratum 21): ``kind="mi_ratio"`` reproduces those.
 - ``pmi`` (Value-MI): each released cell scored ``−|PMI(g, c)|`` with ``PMI(g, c) = log2(p(g,c) / (p(g) p(c)))``,
   summed over cells. p(g) is the share of ALL records whose original value lies under the released value g
-  (the thesis' augmented table, §1.9), so the root / a suppressed cell has p = 1 and scores 0, the worst
-  score; informative values, associated or disassociated, score below 0. It is not monotone in
+  (the thesis' augmented table, §1.9: "we also added implied rows to form an augmented table ... This
+  allowed us to calculate a mutual information score for each level of generalization in all Posets"),
+  so the root / a suppressed cell has p = 1 and scores 0, the worst score; informative values, associated
+  or disassociated, score below 0. The local engine minimizes exactly these cell scores
+  (``pmi_node_costs``), and the reported measure reads the same augmented table from the release's view
+  (``GeneralizedColumn.counts_under``), for local and lattice releases alike. It is not monotone in
   generalization (the thesis relaxes monotonicity for it): never prune on it.
 
 The thesis leaves the target value c open (digest §2.4): ``target_value=None`` (default) takes the target
@@ -263,48 +267,28 @@ def pmi_interval_costs(lo: np.ndarray, hi: np.ndarray, point_per_record: np.ndar
 
 
 def column_pmi_scores(col: GeneralizedColumn, target_codes: np.ndarray, target_value: TargetValue = None,
-                      under: np.ndarray | None = None, alpha: float = 0.5) -> np.ndarray:
-    """Value-MI score of every released code of one column.
-
-    With ``under`` (released codes × original codes, bool: does released code g generalize original code
-    o), p(g) counts every record whose ORIGINAL value lies under g (the augmented table of §1.9). Without it
-    (fallback), p(g) counts the records whose view code is g, suppressed rows included (the view keeps
-    their generalized code). The fallback is exact for a full-domain (lattice) release, where every record
-    under g at the node's level carries code g; on a local recoding it counts only the records recoded to
-    g, so it understates p(g) and the scores differ."""
-    if under is None:  # each record counts under its own view code only
-        G = max(int(col.leaf_count.size), int(col.released.max()) + 1 if col.released.size else 0)
-        if col.released.size == 0:
-            return np.zeros(G)
-        y, class_counts, which = _prepare_target(target_codes, col.released.size, target_value)
-        K = class_counts.size
-        joint = np.bincount(col.released * K + y, minlength=G * K).reshape(G, K)
-        return _pmi_scores(joint.sum(axis=1), joint, class_counts, which, alpha)
-    under = np.asarray(under, dtype=bool)
-    if under.ndim != 2 or under.shape[0] <= (int(col.released.max()) if col.released.size else -1):
-        raise ValueError(f"column {col.name!r}: under must have a row per released code")
-    if col.original.size and int(col.original.max()) >= under.shape[1]:
-        raise ValueError(f"column {col.name!r}: under must have a column per original code")
-    if not under[col.released, col.original].all():
-        raise ValueError(f"column {col.name!r}: some record's released code does not generalize its original "
-                         "code under `under` (are both in the view's code order?)")
-    return pmi_node_costs(under, col.original, target_codes, target_value, alpha)
+                      alpha: float = 0.5) -> np.ndarray:
+    """Value-MI score of every released code of one column, on Katirai's augmented table (§1.9): p(g) is
+    the share of ALL records whose original value lies under g (``GeneralizedColumn.counts_under``), not of
+    the records released as g. This is the cost the local engine minimizes (``pmi_node_costs`` over the
+    poset's cover matrix): the same numbers, for any release of either engine."""
+    if col.original.size == 0:
+        return np.zeros(max(int(col.leaf_count.size), 1))
+    y, class_counts, which = _prepare_target(target_codes, col.original.size, target_value)
+    joint = col.counts_under(y, class_counts.size)
+    return _pmi_scores(joint.sum(axis=1), joint, class_counts, which, alpha)
 
 
-def pmi(view: Generalized, target_codes: np.ndarray, target_value: TargetValue = None,
-        under: Sequence[np.ndarray | None] | None = None, alpha: float = 0.5) -> float:
+def pmi(view: Generalized, target_codes: np.ndarray, target_value: TargetValue = None, alpha: float = 0.5) -> float:
     """Value-MI / PMI (Katirai 2006 §2.4, Method 3): ``Σ_i Σ_j −|PMI(g_ij, c)|`` (≤ 0, lower is better).
 
-    ``g_ij`` is record i's released value in column j; a suppressed record's cells are the root ``*`` and
-    score 0. ``under[j]`` (optional, per column, may be None) is column j's released code × original code
-    cover matrix; without it p(g) falls back to the records carrying code g (``column_pmi_scores``). Not
-    monotone in generalization."""
-    if under is not None and len(under) != view.r:
-        raise ValueError(f"{len(under)} cover matrices for {view.r} quasi-identifiers")
+    ``g_ij`` is record i's released value in column j, scored on the augmented table
+    (``column_pmi_scores``): the root ``*`` covers every record, so p(*) = 1 and it scores 0, the worst; a
+    suppressed record's cells are the root and score 0. Not monotone in generalization."""
     kept = ~view.suppressed
     total = 0.0
-    for j, col in enumerate(view.columns):
-        scores = column_pmi_scores(col, target_codes, target_value, None if under is None else under[j], alpha)
+    for col in view.columns:
+        scores = column_pmi_scores(col, target_codes, target_value, alpha)
         total += float(np.sum(scores[col.released[kept]]))
     return total
 

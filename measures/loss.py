@@ -11,15 +11,15 @@ def loss(view: Generalized) -> float:
     """Cell loss (leaves(g) − 1)/(|domain_j| − 1); a suppressed record's cells cost 1.
 
     ``leaves(g)`` counts the distinct original values of the column that lie under g, and
-    ``|domain_j|`` the distinct original values of column j, so the root costs exactly 1.
+    ``|domain_j|`` the distinct original values of column j, so the root costs exactly 1. The view gives
+    this share per released value (``GeneralizedColumn.shares``); a range poset gives Iyengar's numeric
+    ``(U_b − L_b)/(U − L)`` instead.
     """
     if view.n == 0 or view.r == 0:
         return 0.0
     total = 0.0
     for c in view.columns:
-        m = c.domain_size
-        cell = (c.leaf_count[c.released] - 1) / (m - 1) if m > 1 else np.zeros(view.n)
-        total += float(np.sum(np.where(view.suppressed, 1.0, cell)))
+        total += float(np.sum(np.where(view.suppressed, 1.0, c.shares[c.released])))
     return total / (view.n * view.r)
 
 

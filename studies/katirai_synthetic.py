@@ -1,6 +1,8 @@
 """Katirai 2006's synthetic-data finding (Greedy beats Partition on Vinterbo when fields are independent),
-on the embedded registry made independent by shuffling each column, vs the registry itself.
-Writes studies/results/katirai_synthetic.csv. Run: .venv/bin/python studies/katirai_synthetic.py
+on the embedded registry made independent by shuffling each column, vs the registry itself. The thesis's
+Greedy (overlapping groups, ``greedy_overlapping``) and the workbench's disjoint variant (``greedy``) both run,
+labelled, with Partition. Writes studies/results/katirai_synthetic.csv.
+Run: .venv/bin/python studies/katirai_synthetic.py
 """
 
 from __future__ import annotations

@@ -288,4 +288,4 @@ def test_node_view_is_the_releases_view(seed, k, sup):
             assert (a.name, a.max_height) == (b.name, b.max_height)
             for attr in ("original", "released", "height", "leaf_count"):
                 assert np.array_equal(getattr(a, attr), getattr(b, attr)), attr
-            assert a.generalized_count is None and b.generalized_count is None
+            assert a.covers is None and b.covers is None

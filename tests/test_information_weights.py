@@ -212,38 +212,47 @@ def test_pmi_is_not_monotone():
     assert scores[4] == pytest.approx(0.0)
 
 
-def _view(released, suppressed=None) -> Generalized:
+def _view(released, suppressed=None, covers=None) -> Generalized:
     released = np.asarray(released)
     height = (released == 2).astype(int)
-    col = _col("x", ORIGINAL, released, height, 1, np.array([1, 1, 2]))
+    col = GeneralizedColumn("x", ORIGINAL, released, height, 1, np.array([1, 1, 2]), covers)
     sup = np.zeros(10, bool) if suppressed is None else np.asarray(suppressed, bool)
     return Generalized((col,), sup, 2)
 
 
 def test_pmi_view_leaves_root_and_suppression():
-    leaves = _view(ORIGINAL)
-    for under in (None, [UNDER]):
-        assert pmi(leaves, TARGET, under=under, alpha=0.0) == pytest.approx(5 * -LOG2_1_5 + 5 * -1.0)
-        assert pmi(_view([2] * 10), TARGET, under=under, alpha=0.0) == pytest.approx(0.0)
+    for covers in (None, UNDER):
+        leaves = _view(ORIGINAL, covers=covers)
+        assert pmi(leaves, TARGET, alpha=0.0) == pytest.approx(5 * -LOG2_1_5 + 5 * -1.0)
+        assert pmi(_view([2] * 10, covers=covers), TARGET, alpha=0.0) == pytest.approx(0.0)
         sup = np.zeros(10, bool)
         sup[[0, 5]] = True  # suppressed records' cells are the root: score 0
-        assert pmi(_view(ORIGINAL, sup), TARGET, under=under, alpha=0.0) == pytest.approx(
-            4 * -LOG2_1_5 + 4 * -1.0)
+        assert pmi(_view(ORIGINAL, sup, covers), TARGET, alpha=0.0) == pytest.approx(4 * -LOG2_1_5 + 4 * -1.0)
 
 
-def test_pmi_fallback_differs_from_under_on_local_recoding():
-    # records 0, 1 (a, both positive) recoded to the root, the rest kept as leaves
-    view = _view([2, 2, 0, 0, 0, 1, 1, 1, 1, 1])
-    with_under = pmi(view, TARGET, under=[UNDER], alpha=0.0)
-    assert with_under == pytest.approx(3 * -LOG2_1_5 + 5 * -1.0)  # the root covers all: 0
-    # fallback: the root stands for records 0, 1 only (p(1|*) = 1, PMI log2 2.5); a for records 2-4
-    # (p(1|a) = 1/3, |PMI| = log2 1.2); b unchanged
-    fallback = pmi(view, TARGET, alpha=0.0)
-    assert fallback == pytest.approx(2 * -math.log2(2.5) + 3 * -math.log2(1.2) + 5 * -1.0)
-    assert fallback != pytest.approx(with_under)
+def test_pmi_of_a_local_recoding_counts_every_record_under_a_value_by_hand():
+    """Katirai §1.9/§2.4: p(g) comes from the augmented table (every record whose original value lies under
+    g), not from the records that happen to be released as g. Records 0, 1 (a, both positive) are recoded to
+    the root, the others keep their leaves. By hand, with add-½ smoothing (α = 0.5, K = 2 classes):
+      p(1)     = (4 + ½) / (10 + 1)            = 4.5/11
+      p(1 | a) = (3 + ½) / (5 + 1)   = 3.5/6   (a still covers records 0-4: 3 positives)
+      p(1 | b) = (1 + ½) / (5 + 1)   = 1.5/6
+      p(1 | *) = (4 + ½) / (10 + 1)  = p(1)     → PMI 0, the worst score
+    pmi = 3 · −|log2(p(1|a)/p(1))| + 5 · −|log2(p(1|b)/p(1))| + 2 · 0."""
+    view = _view([2, 2, 0, 0, 0, 1, 1, 1, 1, 1], covers=UNDER)
+    p1 = 4.5 / 11
+    score_a, score_b = -abs(math.log2((3.5 / 6) / p1)), -abs(math.log2((1.5 / 6) / p1))
+    assert pmi(view, TARGET) == pytest.approx(3 * score_a + 5 * score_b)
+    scores = column_pmi_scores(view.columns[0], TARGET)
+    assert scores == pytest.approx([score_a, score_b, 0.0], abs=1e-12)
+    assert scores[2] > scores[0] and scores[2] > scores[1]  # * scores worse than both informative labels
+    # the same cover matrix gives the engine's node costs (one definition for the engine and the report)
+    assert scores == pytest.approx(pmi_node_costs(UNDER, ORIGINAL, TARGET))
 
 
-def test_pmi_fallback_exact_on_full_domain_release():
+def test_pmi_without_covers_is_exact_on_full_domain_release():
+    """A lattice view has no cover matrix: each record counts under its own code, which is the augmented
+    table at a full-domain node (every record under g carries g, suppressed ones included)."""
     level_codes = np.array([[0, 0, 0], [1, 0, 0], [2, 1, 0]])
     under = under_from_levels(level_codes)
     assert under.shape == (6, 3)
@@ -254,24 +263,23 @@ def test_pmi_fallback_exact_on_full_domain_release():
     offsets = [0, 3, 5]
     for level in range(3):
         released = offsets[level] + level_codes[original, level]
-        col = _col("x", original, released, [level] * 12, 2, under.sum(axis=1))
         sup = np.zeros(12, bool)
         sup[[2, 9]] = True  # suppressed rows keep their generalized code in the view
-        view = Generalized((col,), sup, 2)
-        assert pmi(view, target) == pytest.approx(pmi(view, target, under=[under]))
-        assert column_pmi_scores(col, target)[released] == pytest.approx(
-            column_pmi_scores(col, target, under=under)[released])
+        views = [Generalized((GeneralizedColumn("x", original, released, [level] * 12, 2, under.sum(axis=1),
+                                                covers),), sup, 2) for covers in (None, under)]
+        assert pmi(views[0], target) == pytest.approx(pmi(views[1], target))
+        assert column_pmi_scores(views[0].columns[0], target)[released] == pytest.approx(
+            column_pmi_scores(views[1].columns[0], target)[released])
 
 
-def test_pmi_under_validation():
-    view = _view(ORIGINAL)
+def test_view_covers_validation():
     wrong = np.array([[0, 1], [1, 0], [1, 1]], dtype=bool)  # a and b swapped: released a does not cover a
-    with pytest.raises(ValueError, match="generalize"):
-        pmi(view, TARGET, under=[wrong])
-    with pytest.raises(ValueError, match="cover matrices"):
-        pmi(view, TARGET, under=[UNDER, UNDER])
+    with pytest.raises(ValueError, match="cover"):
+        _view(ORIGINAL, covers=wrong)
+    with pytest.raises(ValueError, match="row per released code"):
+        _view(ORIGINAL, covers=UNDER[:1])
     with pytest.raises(ValueError, match="records"):
-        pmi(view, TARGET[:-1])
+        pmi(_view(ORIGINAL), TARGET[:-1])
 
 
 def test_pmi_interval_costs_equal_cover_matrix():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -262,7 +263,8 @@ def test_col_mi_weights_option_reaches_measure_and_engine(capsys):
 @given(st.integers(0, 10_000), st.booleans())
 def test_lub_table_is_the_least_cost_common_ancestor_by_brute_force(seed, monotone):
     """On random DAG posets with one top, under the Vinterbo cost or arbitrary (PMI-like) node costs: each
-    entry is the (cost, id)-least node above both, checked pair by pair from the ancestor relation."""
+    entry is the (cost, id)-least node above both, checked pair by pair from the ancestor relation, and a
+    value's LUB with itself is the value (a cheaper ancestor under a non-monotone cost does not count)."""
     rng = np.random.default_rng(seed)
     size = int(rng.integers(3, 14))
     edges = [(f"n{i}", "top") for i in range(size)]
@@ -279,7 +281,7 @@ def test_lub_table_is_the_least_cost_common_ancestor_by_brute_force(seed, monoto
     for v in range(poset.size):
         for w in range(poset.size):
             common = [a for a in range(poset.size) if anc[v, a] and anc[w, a]]
-            assert table[v, w] == min(common, key=lambda a: (c[a], a))
+            assert table[v, w] == (v if v == w else min(common, key=lambda a: (c[a], a)))
 
 
 @settings(max_examples=30, deadline=None)
@@ -305,47 +307,109 @@ def test_group_lubs_are_each_groups_lub(seed, max_cells):
     assert ranges.group_lubs(states, starts).tolist() == expected
 
 
-def _greedy_by_the_letter(problem: LocalProblem, k: int) -> list[list[int]]:
-    """Katirai Fig. 11 made disjoint, written plainly (no bookkeeping): the clusters' distinct rows."""
-    remaining, clusters = problem.counts.copy(), []
-    for d in np.flatnonzero(remaining >= k):
-        clusters.append([int(d)])
-        remaining[d] = 0
-    for seed in range(len(problem.rows)):
-        if remaining[seed] == 0:
-            continue
-        group, state, need = [seed], problem.rows[seed].copy(), k - int(remaining[seed])
+class _BruteForceColumns:
+    """Costs and labels of group LUBs straight from the hierarchy's paths (or, for a range column, from the
+    numbers), with none of the engine's posets, tables or helpers: the LUB of a group of values in a tree is
+    the lowest level at which their paths agree (Vinterbo-1.0 cost level / H), of a range the interval
+    [min, max] (cost width / span)."""
+
+    def __init__(self, ds, range_first: bool) -> None:
+        self.kinds, self.paths, self.tops, self.spans = [], [], [], []
+        for j, c in enumerate(ds.encoded):
+            if range_first and j == 0:  # _problem's numeric stand-ins: value code i is the number i
+                self.kinds.append("range")
+                self.paths.append(None)
+                self.spans.append(len(c.labels[0]) - 1)
+                self.tops.append(None)
+                continue
+            rows = {row[0]: row for row in ds.hierarchies[c.name].rows}
+            paths = [rows[v] for v in c.labels[0]]
+            height = len(paths[0]) - 1
+            if height == 0 and len(paths) > 1:  # several roots: the poset adds a top for suppression
+                paths, height = [(*p, "*") for p in paths], 1
+            self.kinds.append("tree")
+            self.paths.append(paths)
+            self.tops.append(height)
+            self.spans.append(None)
+
+    def lub(self, j: int, codes: list[int]) -> tuple[float, str]:
+        """(cost, label) of the LUB of the given value codes in column j."""
+        if self.kinds[j] == "range":
+            lo, hi = min(codes), max(codes)
+            return ((hi - lo) / self.spans[j] if self.spans[j] else 0.0), (str(lo) if lo == hi else f"[{lo}, {hi}]")
+        paths, top = self.paths[j], self.tops[j]
+        level = next(lv for lv in range(top + 1) if len({paths[c][lv] for c in codes}) == 1)
+        return (level / top if top else 0.0), paths[codes[0]][level]
+
+    def cost(self, group: list[tuple[int, ...]]) -> float:
+        return sum(self.lub(j, [row[j] for row in group])[0] for j in range(len(self.kinds)))
+
+
+def _disjoint_greedy_brute_force(ds, k: int, range_first: bool) -> tuple[list[Counter], list[tuple[str, ...]]]:
+    """Greedy as its docstring states it (Katirai Fig. 11 made disjoint), on the records' value codes:
+    distinct rows in code order; k or more identical records are a cluster at once; then seed a cluster
+    with the first row with records left and add the row (with records left) whose LUB with the cluster
+    costs least, ties to the first, taking as many of its copies as the cluster still needs, until it holds
+    k records; a last cluster short of k is dissolved and each of its rows, copies and all, joins the
+    cluster whose LUB cost it increases least (ties: the first cluster). Returns each cluster's records
+    (a Counter of code rows) and its released labels."""
+    oracle = _BruteForceColumns(ds, range_first)
+    records = [tuple(int(c.codes[i]) for c in ds.encoded) for i in range(ds.n)]
+    counts = Counter(records)
+    rows = sorted(counts)
+    remaining = dict(counts)
+    clusters: list[Counter] = [Counter({r: remaining.pop(r)}) for r in rows if counts[r] >= k]
+    remaining = {r: remaining[r] for r in rows if r in remaining}
+    leftover: list[tuple[tuple[int, ...], int]] = []
+    while any(remaining.values()):
+        seed = next(r for r in rows if remaining.get(r, 0) > 0)
+        group, need = Counter({seed: remaining[seed]}), k - remaining[seed]
         remaining[seed] = 0
-        while need > 0 and remaining.any():
-            candidates = np.flatnonzero(remaining)
-            best = int(candidates[np.argmin(problem.cost_of_lub(state, problem.rows[candidates]))])
-            take = min(need, int(remaining[best]))
-            group.append(best)
+        while need > 0 and any(remaining.values()):
+            live = [r for r in rows if remaining.get(r, 0) > 0]
+            best = min(live, key=lambda r: (oracle.cost([*group, r]), rows.index(r)))
+            take = min(need, remaining[best])
+            group[best] += take
             remaining[best] -= take
             need -= take
-            state = problem.lub_rows(state, problem.rows[best][None, :])[0]
-        if need == 0:
+        if need > 0:
+            leftover.extend(group.items())
+        else:
             clusters.append(group)
-    return clusters
+    if leftover and not clusters:
+        clusters.append(Counter(dict(leftover)))
+    else:
+        for row, copies in leftover:
+            best = min(range(len(clusters)),
+                       key=lambda c: (oracle.cost([*clusters[c], row]) - oracle.cost(list(clusters[c])), c))
+            clusters[best][row] += copies
+    labels = [tuple(oracle.lub(j, [r[j] for r in cl])[1] for j in range(len(ds.encoded))) for cl in clusters]
+    return clusters, labels
 
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), use_range=st.booleans(),
        min_batch=st.sampled_from([256, 1]))
-def test_greedy_picks_what_the_plain_algorithm_picks(seed, k, use_range, min_batch):
-    """``min_batch=1`` drops removed rows from Greedy's pool almost at once, exercising the compaction."""
+def test_greedy_equals_a_brute_force_of_its_definition(seed, k, use_range, min_batch):
+    """Greedy's clusters (which records, in which order) and released labels equal a brute force written
+    from its definition. ``min_batch=1`` drops removed rows from Greedy's pool almost at once, exercising
+    the compaction."""
     ds = random_dataset(seed, max_rows=60, max_qis=3)
     if ds.n < k:
         return
-    problem = LocalProblem.build(*_problem(ds, use_range))
+    columns, leaf_states = _problem(ds, use_range)
+    problem = LocalProblem.build(columns, leaf_states)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(greedy._Pool, "min_batch", min_batch)
         result = greedy.search(problem, k)
-    expected = _greedy_by_the_letter(problem, k)
-    got = [{int(problem.row_of[i]) for i in np.flatnonzero(result.cluster == c)}
+    expected, expected_labels = _disjoint_greedy_brute_force(ds, k, use_range)
+    records = [tuple(int(c.codes[i]) for c in ds.encoded) for i in range(ds.n)]
+    got = [Counter(records[i] for i in np.flatnonzero(result.cluster == c))
            for c in range(int(result.cluster.max()) + 1)]
-    assert len(got) == len(expected)  # leftover rows (fewer than k at the end) only join existing clusters
-    assert all(set(e) <= g for e, g in zip(expected, got, strict=True))
+    assert got == expected
+    labels = np.stack([col.poset.label(result.released[:, j]) for j, col in enumerate(columns)], axis=1)
+    for c, want in enumerate(expected_labels):
+        assert {tuple(row) for row in labels[result.cluster == c]} == {want}
 
 
 def test_range_labels_keep_the_datas_own_text():
@@ -359,3 +423,123 @@ def test_range_labels_keep_the_datas_own_text():
     assert zips.label_covers(np.array(["[02138, 02141]"] * 3), np.array(["02138", "02139", "02141"])).all()
     mixed = RangePoset.from_values(["1.5", "1.50", "2"])
     assert mixed.label(np.asarray(mixed.leaves)).tolist() == ["1.5", "1.5", "2"]
+
+
+# ------------------------------------------------------------------ measures of a local release (Katirai 2006)
+ZIP_PATHS = {"02138": ["0213", "021", "*"], "02139": ["0213", "021", "*"], "02140": ["0214", "021", "*"],
+             "02141": ["0214", "021", "*"]}
+
+
+def _local_study(tmp_path, frame: pd.DataFrame, attributes: dict[str, dict[str, object]], **engine):
+    """A study over ``frame`` written to ``tmp_path``; attributes with ``paths`` get an ARX hierarchy file."""
+    from workbench.config import study_from_dict
+
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    specs = {}
+    for name, spec in attributes.items():
+        spec = dict(spec)
+        if "paths" in spec:
+            paths = spec.pop("paths")
+            (tmp_path / f"{name}.csv").write_text("".join(";".join([v, *p]) + "\n" for v, p in paths.items()))
+            spec["hierarchy"] = f"{name}.csv"
+        specs[name] = {"role": "quasi", **spec}
+    raw = {"data": {"path": "d.csv"}, "attributes": specs, "privacy": {"k": engine.pop("k", 2)},
+           "engine": {"kind": "local", "algorithm": "greedy", "objective": "vinterbo", **engine},
+           "measures": {"compare": ["vinterbo", "height", "precision", "loss"]}}
+    if "y" in frame.columns:
+        raw["measures"] = {"compare": ["vinterbo", "pmi"], "target": "y"}
+    return study_from_dict(raw, base_dir=tmp_path)
+
+
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+@pytest.mark.parametrize("k", [2, 3])
+def test_pmi_of_a_local_release_is_the_engines_value_mi_by_hand(tmp_path, algorithm, k):
+    """Katirai §1.9/§2.4: a released value g is scored −|PMI(g, c)| with p(g) the share of ALL records whose
+    original value lies under g (the augmented table with its implied rows), c the less frequent target
+    class (here y = 1: 3 of 8), add-½ smoothing. The reported measure equals the engine's own Value-MI of
+    the release it built, and a brute force from the released labels and the hierarchy's paths."""
+    from workbench.study import load_dataset, local_release, local_setup, score_release
+
+    frame = pd.DataFrame({"zip": ["02138", "02138", "02139", "02139", "02140", "02141", "02141", "02140"],
+                          "sex": ["M", "F", "M", "M", "F", "F", "M", "F"],
+                          "y": ["1", "1", "0", "1", "0", "0", "0", "0"]})
+    study = _local_study(tmp_path, frame, {"zip": {"paths": ZIP_PATHS}, "sex": {"paths": {"M": ["*"], "F": ["*"]}}},
+                         algorithm=algorithm, objective="pmi", k=k)
+    dataset = load_dataset(study)
+    columns, problem = local_setup(study, dataset)
+    release, result = local_release(study, dataset, (columns, problem))
+    reported = score_release(study, release)["pmi"].value
+    assert reported == pytest.approx(float(problem.cost(result.released).sum()))  # the engine's Value-MI
+
+    paths = {"zip": {v: {v, *p} for v, p in ZIP_PATHS.items()}, "sex": {"M": {"M", "*"}, "F": {"F", "*"}}}
+    positive = frame["y"].to_numpy() == "1"
+    p1 = (positive.sum() + 0.5) / (len(frame) + 1)
+    expected, stars = 0.0, 0
+    for qi in ("zip", "sex"):
+        for label in release.labels[qi]:
+            under = np.array([label in paths[qi][v] for v in frame[qi]])  # every record whose value is under g
+            p1_given_g = ((positive & under).sum() + 0.5) / (under.sum() + 1)
+            expected += -abs(np.log2(p1_given_g / p1))
+            stars += label == "*"
+    assert reported == pytest.approx(expected)
+    star = -abs(np.log2(((positive.sum() + 0.5) / (len(frame) + 1)) / p1))
+    assert star == 0.0 and stars > 0  # the root scores 0, the worst (the case exercises it)
+
+
+def test_identical_records_stay_unchanged_under_pmi(tmp_path):
+    """Greedy's promise under the non-monotone Value-MI: k identical records are released unchanged, and a
+    cluster's column whose records all hold one value releases that value. Here the leaf a is neutral
+    (p(1 | a) = p(1) = ½, score 0) while its parent ab is informative (p(1 | ab) = 2/3 + smoothing), so
+    Def. 3 read literally would generalize a's records to ab although they agree."""
+    from workbench.study import load_dataset, local_release
+
+    paths = {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["cd", "*"], "d": ["cd", "*"]}
+    frame = pd.DataFrame({"v": ["a"] * 4 + ["b"] * 2 + ["c"] * 2 + ["d"] * 4,
+                          "y": ["1", "1", "0", "0", "1", "1", "0", "0", "0", "0", "1", "1"]})
+    for algorithm in sorted(ALGORITHMS):
+        study = _local_study(tmp_path, frame, {"v": {"paths": paths}}, algorithm=algorithm, objective="pmi", k=2)
+        release, _ = local_release(study, load_dataset(study))
+        released = release.labels["v"].to_numpy()
+        if algorithm != "partition":  # Greedy: 2 or more identical records form their own cluster
+            assert (released == frame["v"].to_numpy()).all(), (algorithm, released)
+        if release.clusters is not None:
+            for c in np.unique(release.clusters):
+                values = set(frame["v"][release.clusters == c])
+                if len(values) == 1:
+                    assert set(released[release.clusters == c]) == values, (algorithm, c)
+
+
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+@pytest.mark.parametrize("max_diff", [None, 20.0])
+def test_range_poset_measures_are_in_the_posets_own_units(tmp_path, algorithm, max_diff):
+    """Katirai §2.3: Vinterbo-1.0 divides a range cell's width by "the highest possible range in a
+    RangePoset" (max_diff, else the data's span), which is what the engine minimizes. Unevenly spaced ages
+    make index spans and widths disagree. Each measure is recomputed from the released labels: width of
+    "[a, b]" (capped at max_diff), sex 0 or 1 level; loss takes Iyengar's numeric (U_b − L_b)/(U − L)."""
+    from workbench.study import load_dataset, local_release, local_setup, score_release
+
+    ages = ["20", "21", "22", "40", "41", "65", "66", "90", "20", "90", "41", "22"]
+    sex = ["M", "F", "M", "F", "M", "F", "M", "F", "F", "M", "F", "M"]
+    frame = pd.DataFrame({"age": ages, "sex": sex})
+    age_spec: dict[str, object] = {"poset": "range"} if max_diff is None else {"poset": "range", "max_diff": max_diff}
+    study = _local_study(tmp_path, frame, {"age": age_spec, "sex": {"paths": {"M": ["*"], "F": ["*"]}}},
+                         algorithm=algorithm, k=3)
+    dataset = load_dataset(study)
+    columns, problem = local_setup(study, dataset)
+    release, result = local_release(study, dataset, (columns, problem))
+    scores = {m: s.value for m, s in score_release(study, release).items()}
+
+    top = max_diff if max_diff is not None else 90.0 - 20.0
+    widths = []
+    for label in release.labels["age"]:
+        lo, hi = (float(x) for x in label.strip("[]").split(",")) if label.startswith("[") else (float(label),) * 2
+        widths.append(hi - lo)
+    age_height = np.minimum(widths, top)
+    sex_height = (release.labels["sex"].to_numpy() == "*").astype(float)
+    n = len(frame)
+    assert scores["vinterbo"] == pytest.approx(float(np.sum(age_height / top + sex_height)))
+    assert scores["vinterbo"] == pytest.approx(float(problem.cost(result.released).sum()))  # the objective
+    assert scores["height"] == pytest.approx(float(np.sum(age_height + sex_height)) / n)
+    assert scores["precision"] == pytest.approx(float(np.mean([np.mean(age_height / top), np.mean(sex_height)])))
+    assert scores["loss"] == pytest.approx(float(np.sum(age_height / top + sex_height)) / (2 * n))
+    assert (np.asarray(widths) > 0).any()  # the case generalizes some age

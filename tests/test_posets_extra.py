@@ -219,6 +219,44 @@ def check_lattice_properties(poset, values, ga, gb, exact_fold: bool, perm_seed:
                for i, j in itertools.product(range(3), range(len(leaves))))
     assert poset.cost(table).shape == table.shape
     assert np.all(poset.leaf_count(np.array([c])) >= 1)
+    check_describe(poset, np.array([a, b, c, g, *leaves.tolist()], dtype=np.int64))
+
+
+def check_describe(poset, states: np.ndarray) -> None:
+    """``describe`` (what the measures read) agrees with what the engine minimizes and releases: height /
+    max_height is the cost, cells share a code exactly when they share a state, and a code covers exactly the
+    values its label covers (read back from the text)."""
+    cells = poset.describe(states)
+    if cells.max_height > 0:
+        assert cells.height / cells.max_height == pytest.approx(poset.cost(states))
+    else:
+        assert np.all(poset.cost(states) == 0)
+    assert np.array_equal(cells.codes[:, None] == cells.codes[None, :], states[:, None] == states[None, :])
+    values = np.asarray(poset.values, dtype=object)
+    for code, state in zip(cells.codes.tolist(), states.tolist(), strict=True):
+        from_text = poset.label_covers(np.repeat(poset.label(np.array([state])), len(values)), values)
+        assert cells.covers[code].tolist() == from_text.tolist()
+        assert cells.leaf_count[code] == from_text.sum()
+    if cells.share is not None:
+        assert np.all((0 <= cells.share) & (cells.share <= 1))
+
+
+@pytest.mark.parametrize("kind", ["tree", "matrix", "range", "range_max_diff"])
+@given(seed=st.integers(0, 10_000))
+@settings(max_examples=25, deadline=None)
+def test_describe_of_finite_and_range_posets(kind, seed):
+    rng = np.random.default_rng(seed)
+    if kind == "matrix":
+        poset = FinitePoset.from_edges(ICD_EDGES, ICD_CODES)
+    elif kind == "tree":
+        poset = FinitePoset.from_edges(ZIP_EDGES, ["02138", "02139", "02140", "02141"], kind="tree")
+    else:
+        numbers = sorted({str(int(x)) for x in rng.choice([0, 1, 2, 5, 9, 30, 31, 80], size=5)})
+        poset = RangePoset.from_values(numbers, max_diff=10.0 if kind == "range_max_diff" else None)
+    leaves = np.asarray(poset.leaves, dtype=np.int64)
+    pairs = rng.choice(leaves, size=(6, 2))
+    states = np.concatenate([leaves, [int(poset.group_lub(p)) for p in pairs]]).astype(np.int64)
+    check_describe(poset, states)
 
 
 @PROPS

@@ -27,7 +27,6 @@ from workbench.data import Dataset, EncodedColumn
 from workbench.errors import ConfigError, VerificationError
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
-from workbench.local.posets import FinitePoset, RangePoset
 
 SUPPRESSED = "*"  # ARX's mark for a suppressed record's quasi-identifiers
 EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
@@ -127,27 +126,13 @@ class Release:
             _, original = np.unique(values, return_inverse=True)
             labels[col.name] = poset.label(states)
             checks[col.name] = poset.label_covers
-            value_counts = np.bincount(original.reshape(-1))  # records per distinct original value
-            if isinstance(poset, FinitePoset):
-                h, code, leaf_count = poset.heights[states], states, poset.leaf_count
-                # covers is over the poset's data values, in the order of ``values`` = np.unique order
-                under = poset.covers[:, _value_order(poset.values, values)] @ value_counts
-            elif isinstance(poset, RangePoset):
-                uniq, code = np.unique(states, return_inverse=True)
-                lo, hi = poset.ends(uniq)
-                h, leaf_count = poset.height(states), hi - lo + 1
-                cumulative = np.concatenate([[0], np.cumsum(_point_counts(poset, values))])
-                under = cumulative[hi + 1] - cumulative[lo]
-            else:  # power, date of birth, multivalue: which values a released label covers, from its text
-                uniq, code = np.unique(states, return_inverse=True)
-                h, leaf_count = poset.height(states), poset.leaf_count(uniq)
-                distinct = np.unique(values)
-                grid = poset.label_covers(np.repeat(poset.label(uniq), len(distinct)), np.tile(distinct, len(uniq)))
-                under = grid.reshape(len(uniq), len(distinct)) @ value_counts
-            heights.append(h)
-            codes.append(code)
-            view_columns.append(GeneralizedColumn(col.name, original.reshape(-1), code, h, poset.max_height,
-                                                  leaf_count, under))
+            cells = poset.describe(states)  # the poset's own account of the column, in its own units
+            # covers is over the poset's data values; the view's original codes follow np.unique's order
+            covers = cells.covers[:, _value_order(poset.values, values)]
+            heights.append(cells.height)
+            codes.append(cells.codes)
+            view_columns.append(GeneralizedColumn(col.name, original.reshape(-1), cells.codes, cells.height,
+                                                  cells.max_height, cells.leaf_count, covers, cells.share))
         return cls(
             dataset=dataset, labels=pd.DataFrame(labels, index=dataset.frame.index),
             heights=np.stack(heights, axis=1), codes=np.stack(codes, axis=1),
@@ -376,12 +361,6 @@ def _value_order(poset_values: Sequence[str], data_values: np.ndarray) -> np.nda
     """Index, among the poset's values, of each distinct data value (sorted, as np.unique returns them)."""
     where = {v: i for i, v in enumerate(poset_values)}
     return np.array([where[v] for v in np.unique(data_values)], dtype=np.int64)
-
-
-def _point_counts(poset: object, data_values: np.ndarray) -> np.ndarray:
-    """Records at each point of a range poset."""
-    numbers = np.array([float(v) for v in data_values])
-    return np.bincount(np.searchsorted(poset.points, numbers), minlength=len(poset.points))
 
 
 def _version() -> str:

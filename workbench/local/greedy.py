@@ -8,7 +8,9 @@ whose LUB they increase least. Clusters partition the table and every record of 
 the cluster's exact group LUB, so the release is k-anonymous.
 
 Rows with identical quasi-identifiers are taken together (a distinct row with c copies adds up to c records
-at once, at no cost): ``k`` or more identical records form a cluster by themselves, released unchanged.
+at once, at no cost): ``k`` or more identical records form a cluster by themselves, released unchanged. This
+holds under every objective, the non-monotone Value-MI included, because the LUB of a value with itself is
+the value (``FinitePoset.lub_table``).
 """
 
 from __future__ import annotations

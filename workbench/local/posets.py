@@ -8,7 +8,10 @@ generalized to. Every poset kind implements the same vectorized operations on st
 - ``group_lub(states)``: the exact least-measure common ancestor of a whole group (Katirai §1.6: the fold
   can be order-dependent in a general poset; the exact group LUB is not);
 - ``cost(states)``: the Vinterbo-1.0 cell measure ``h / M`` in [0, 1] (0 at a leaf, 1 at the top);
-- ``label``, ``height``, ``covers`` for releasing and measuring the result.
+- ``label`` for releasing the result, and ``describe(states)``: the one way a poset tells the measures what a
+  released column is (``ColumnCells``: per cell its code and height, in the poset's own units, so that
+  ``height / max_height`` is exactly the ``cost`` the engine minimized; per released value its leaf count
+  and the data values it covers, Katirai's augmented table).
 
 ``FinitePoset`` covers the ``tree`` (every ARX hierarchy) and ``matrix`` (a DAG given by edges) kinds
 (Katirai's ``passthrough`` releases a column unchanged, so the config refuses it for a quasi-identifier):
@@ -32,6 +35,36 @@ from workbench.errors import HierarchyError
 from workbench.hierarchy.tree import Hierarchy
 
 ROOT = "*"
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnCells:
+    """A generalized column as a poset describes it to the measures (``describe``).
+
+    ``codes[i]``: cell i's released value, numbered within the column (two cells share a code exactly when
+    they were released as the same state). ``height[i]`` and ``max_height`` are in the poset's own units,
+    ``height / max_height`` being the poset's ``cost`` (Vinterbo-1.0: Katirai's ``h_i / M_i``, with ``M_i``
+    "the highest possible range in a RangePoset"). Per released code: ``leaf_count`` (data values under it),
+    ``covers`` (code × the poset's ``values``: does it generalize that value; Katirai §1.9's augmented
+    table) and ``share`` (the fraction of the domain it covers, in [0, 1], where the poset measures that in
+    its own units, else None: the view then derives it from ``leaf_count``)."""
+
+    codes: np.ndarray
+    height: np.ndarray
+    max_height: float
+    leaf_count: np.ndarray
+    covers: np.ndarray
+    share: np.ndarray | None = None
+
+
+def describe_by_labels(poset: object, states: np.ndarray) -> ColumnCells:
+    """``describe`` for posets whose cover relation is read from the released text (power, date of birth,
+    multivalue): codes are the distinct states, heights the poset's ``height``."""
+    uniq, codes = np.unique(states, return_inverse=True)
+    labels, values = poset.label(uniq), np.asarray(poset.values, dtype=object)
+    covers = poset.label_covers(np.repeat(labels, len(values)), np.tile(values, len(uniq)))
+    return ColumnCells(codes.reshape(-1), poset.height(states), poset.max_height, poset.leaf_count(uniq),
+                       covers.reshape(len(uniq), len(values)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,12 +218,22 @@ class FinitePoset:
             return np.zeros(self.size)
         return self.heights / self.max_height
 
+    def cost(self, states: np.ndarray) -> np.ndarray:
+        """Vinterbo-1.0 cell measure of each state (``cost_table`` looked up)."""
+        return self.cost_table[np.asarray(states, dtype=np.int64)]
+
     def lub_table(self, cost: np.ndarray | None = None) -> np.ndarray:
-        """``table[v, w]``: the least-cost common ancestor-or-self of v and w (ties: lowest node id).
+        """``table[v, w]``: the least-cost common ancestor-or-self of v and w (ties: lowest node id), and
+        ``table[v, v] = v``.
 
         Nodes are visited by (cost, id); each claims the still-unassigned pairs of its down-set, so every
         pair gets the first, i.e. least-cost, node above both. Work is Σ_a |down(a)|², about size² × height
-        for a tree, instead of size³."""
+        for a tree, instead of size³.
+
+        The LUB of a value with itself is the value (order-theoretic idempotence, as in every closed-form
+        poset of the toolkit: Katirai's DateOfBirth LUB of equal dates is the date). Under a monotone cost
+        this is what Def. 3 gives anyway; under Value-MI, which is not monotone, Def. 3 read literally could
+        pick a cheaper proper ancestor and generalize identical records, which need no generalization."""
         cost = self.cost_table if cost is None else cost
         below = self.ancestors.T  # below[a, v]: v lies under a (or is a)
         table = np.full((self.size, self.size), -1, dtype=np.int32)
@@ -201,20 +244,25 @@ class FinitePoset:
                 continue
             block[block < 0] = a
             table[np.ix_(down, down)] = block
+        np.fill_diagonal(table, np.arange(self.size))
         return table
 
     def group_lub(self, nodes: np.ndarray, cost: np.ndarray | None = None) -> int:
-        """The exact least-cost common ancestor-or-self of all given nodes (Katirai §1.6, exact mode)."""
+        """The exact least-cost common ancestor-or-self of all given nodes (Katirai §1.6, exact mode); a
+        group of one value (however many copies) is that value, as in ``lub_table``."""
         cost = self.cost_table if cost is None else cost
-        common = self.ancestors[np.unique(nodes)].all(axis=0)
+        distinct = np.unique(nodes)
+        if distinct.size == 1:
+            return int(distinct[0])
+        common = self.ancestors[distinct].all(axis=0)
         candidates = np.flatnonzero(common)
         return int(candidates[np.lexsort((candidates, cost[candidates]))[0]])
 
     def group_lubs(self, nodes: np.ndarray, starts: np.ndarray, cost: np.ndarray | None = None,
                    max_cells: int = 4_000_000) -> np.ndarray:
         """``group_lub`` of every group ``nodes[starts[g]:starts[g + 1]]`` at once: the groups' common
-        ancestors by one logical-and reduction, then the first in (cost, id) order. Chunked so that no step
-        holds more than about ``max_cells`` booleans."""
+        ancestors by one logical-and reduction, then the first in (cost, id) order; a group of one value is
+        that value. Chunked so that no step holds more than about ``max_cells`` booleans."""
         cost = self.cost_table if cost is None else cost
         order = np.lexsort((np.arange(self.size), cost))
         ancestors = self.ancestors[:, order]  # columns in (cost, id) order: the first common one wins
@@ -226,10 +274,18 @@ class FinitePoset:
             lo, hi = starts[g0], starts[g1] if g1 < len(starts) else len(nodes)
             common = np.logical_and.reduceat(ancestors[nodes[lo:hi]], starts[g0:g1] - lo, axis=0)
             out[g0:g1] = order[common.argmax(axis=1)]
+        if nodes.size:  # groups of a single value keep it
+            same = np.minimum.reduceat(nodes, starts) == np.maximum.reduceat(nodes, starts)
+            out[same] = nodes[starts[same]]
         return out
 
     def label(self, nodes: np.ndarray) -> np.ndarray:
         return np.asarray(self.names, dtype=object)[nodes]
+
+    def describe(self, states: np.ndarray) -> ColumnCells:
+        """Codes are node ids; heights the longest-path heights (``cost_table = heights / max_height``)."""
+        states = np.asarray(states, dtype=np.int64)
+        return ColumnCells(states, self.heights[states], self.max_height, self.leaf_count, self.covers)
 
     def label_covers(self, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Does each released label generalize the original value beside it? (read from the text alone)"""
@@ -245,10 +301,12 @@ class FinitePoset:
 class RangePoset:
     """Numeric intervals (Katirai's RangePoset): LUB([a,b],[c,d]) = [min(a,c), max(b,d)].
 
-    A state packs the indices of the interval's ends among the sorted distinct data values. The cell measure
-    is ``min(1, (hi − lo) / max_diff)`` when ``max_diff`` (the width at which a value counts as fully general,
-    the toolkit's MaxDiff) is given, else ``(hi − lo) / (max − min)`` of the data. Height, for measures that
-    need one, is the number of distinct data values the interval spans minus one.
+    A state packs the indices of the interval's ends among the sorted distinct data values. Heights are in
+    the data's units: an interval's height is its width ``hi − lo``, capped at ``max_diff`` when given (the
+    width at which a value counts as fully general, the toolkit's MaxDiff), and ``max_height`` is
+    ``max_diff``, else the data's span ``max − min`` (Katirai §2.3: M is "the highest possible range in a
+    RangePoset"). The cell measure is ``height / max_height``: ``min(1, (hi − lo) / max_diff)`` or
+    ``(hi − lo) / (max − min)``. Every measure of the release reads these same heights (``describe``).
     """
 
     points: np.ndarray  # sorted distinct numeric values
@@ -297,12 +355,9 @@ class RangePoset:
         return self.pack(np.minimum.reduceat(lo, starts), np.maximum.reduceat(hi, starts))
 
     def cost(self, states: np.ndarray) -> np.ndarray:
-        lo, hi = self.ends(states)
-        width = self.points[hi] - self.points[lo]
-        if self.max_diff is not None:
-            return np.minimum(1.0, width / self.max_diff)
-        span = self.points[-1] - self.points[0]
-        return width / span if span > 0 else np.zeros(np.shape(width))
+        """``height / max_height`` (0 when every data value is the same number)."""
+        height, top = self.height(states), self.max_height
+        return height / top if top > 0 else np.zeros(np.shape(height))
 
     @cached_property
     def point_texts(self) -> np.ndarray:
@@ -320,8 +375,10 @@ class RangePoset:
         return np.where(lo == hi, lo_t, "[" + lo_t + ", " + hi_t + "]")
 
     def height(self, states: np.ndarray) -> np.ndarray:
+        """Width of each interval in the data's units, capped at ``max_diff`` when given."""
         lo, hi = self.ends(states)
-        return hi - lo
+        width = self.points[hi] - self.points[lo]
+        return np.minimum(width, self.max_diff) if self.max_diff is not None else width
 
     def label_covers(self, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Does each released interval label ("[a, b]" or "a") contain the original value beside it?"""
@@ -337,8 +394,21 @@ class RangePoset:
         return out
 
     @property
-    def max_height(self) -> int:
-        return max(self.m - 1, 0)
+    def max_height(self) -> float:
+        """``max_diff`` when given, else the span of the data (``max − min``)."""
+        if self.max_diff is not None:
+            return float(self.max_diff)
+        return float(self.points[-1] - self.points[0]) if self.m else 0.0
+
+    def describe(self, states: np.ndarray) -> ColumnCells:
+        """Codes are the distinct intervals released; height is the (capped) width, ``share`` the cost, so
+        that Iyengar's numeric loss ``(U_b − L_b) / (U − L)`` is measured in the same units."""
+        uniq, codes = np.unique(states, return_inverse=True)
+        lo, hi = self.ends(uniq)
+        value_point = np.asarray(self.leaves, dtype=np.int64) // self.m
+        covers = (lo[:, None] <= value_point[None, :]) & (value_point[None, :] <= hi[:, None])
+        return ColumnCells(codes.reshape(-1), self.height(states), self.max_height, hi - lo + 1, covers,
+                           self.cost(uniq))
 
     def covers_value(self, states: np.ndarray, value_index: np.ndarray) -> np.ndarray:
         lo, hi = self.ends(states)

@@ -4,8 +4,9 @@ birth and sets of codes.
 They follow the protocol of ``workbench.local.posets``. States are int64 and every operation broadcasts. Each
 class offers ``leaves`` (the state of each data value, in the order of ``values``), ``lub``, ``group_lub``,
 ``cost`` (in [0, 1]: 0 at an original value, 1 at the top), ``label``, ``height``/``max_height``,
-``label_covers`` (does a released label generalize the original value beside it, read from the text), and
-``leaf_count`` (how many of the poset's data values each released state's label covers).
+``label_covers`` (does a released label generalize the original value beside it, read from the text),
+``leaf_count`` (how many of the poset's data values each released state's label covers) and ``describe``
+(the column as the measures read it, from the labels: ``workbench.local.posets.describe_by_labels``).
 
 - ``PowerPoset`` (kind ``"power"``): flags such as ``"011"``. The LUB is per bit (``"0*1"``) or, as in the
   thesis, bitwise AND.
@@ -28,7 +29,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from workbench.errors import HierarchyError
-from workbench.local.posets import ROOT, FinitePoset
+from workbench.local.posets import ROOT, ColumnCells, FinitePoset, describe_by_labels
 
 __all__ = ["DateOfBirthPoset", "MultiValuePoset", "PowerPoset"]
 
@@ -169,6 +170,9 @@ class PowerPoset:
         character equals the value's bit. AND: every 1 of the label is a 1 of the value."""
         return np.array([self._label_ok(str(lab).strip(), str(v).strip())
                          for lab, v in zip(labels, values, strict=True)], dtype=bool)
+
+    def describe(self, states: np.ndarray) -> ColumnCells:
+        return describe_by_labels(self, states)
 
     def leaf_count(self, states: np.ndarray) -> np.ndarray:
         """How many of the poset's data values each state's label covers (label semantics of the mode)."""
@@ -411,6 +415,9 @@ class DateOfBirthPoset:
                 out[i] = parse_date(text) == born and _ISO.match(text) is not None
         return out
 
+    def describe(self, states: np.ndarray) -> ColumnCells:
+        return describe_by_labels(self, states)
+
     def leaf_count(self, states: np.ndarray) -> np.ndarray:
         """How many of the poset's data values each state's label covers."""
         vband, vmi, vday = (x[None, :] for x in self._value_fields)
@@ -448,8 +455,8 @@ class MultiValuePoset:
 
     **Cost**: the mean Vinterbo cost ``h / M`` of the elements, and 0 for the empty set. It is monotone:
     ``cost(lub(A, B)) >= max(cost(A), cost(B))``, because every matched LUB costs at least its two codes and
-    every padded ``*`` costs 1. ``height`` is the mean element height rounded half up (integer, in [0, M]).
-    ``max_height`` is the code poset's M.
+    every padded ``*`` costs 1. ``height`` is the mean element height (in [0, M]), ``max_height`` the code
+    poset's M, so that ``height / max_height`` is the cost the engine minimizes and the measures read.
 
     **Idempotent and commutative.** The LUB is exact in both properties. Idempotence holds because the
     identity matching is the unique cheapest one up to swapping equal codes, since the code heights are
@@ -591,12 +598,12 @@ class MultiValuePoset:
         return self._cost_array[_i64(states)]
 
     def height(self, states: np.ndarray | int) -> np.ndarray:
+        """The mean height of the elements (0 for the empty set), so ``height / max_height`` is the cost."""
         s = _i64(states)
-        out = np.empty(s.size, dtype=np.int64)
+        out = np.empty(s.size, dtype=float)
         for i, state in enumerate(s.ravel().tolist()):
             nodes = self._sets[state]
-            total = int(self._heights[list(nodes)].sum()) if nodes else 0
-            out[i] = (2 * total + len(nodes)) // (2 * len(nodes)) if nodes else 0
+            out[i] = float(self._heights[list(nodes)].mean()) if nodes else 0.0
         return out.reshape(s.shape)
 
     @property
@@ -646,6 +653,9 @@ class MultiValuePoset:
                 continue
             out[i] = self._covers([self._name_ids[n] for n in names], [self._code_leaf[c] for c in codes])
         return out
+
+    def describe(self, states: np.ndarray) -> ColumnCells:
+        return describe_by_labels(self, states)
 
     def leaf_count(self, states: np.ndarray) -> np.ndarray:
         """How many of the poset's data values (cells) each state covers."""
