@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ def _cards(codes: np.ndarray, cards: Sequence[int] | None) -> list[int]:
         if codes.size and int(codes.min()) < 0:
             raise ValueError("codes must be non-negative")
         return [int(codes[:, j].max()) + 1 if codes.shape[0] else 1 for j in range(codes.shape[1])]
-    cards = [int(c) for c in cards]
+    cards = [int(c) for c in cards]  # Python ints: the product must not wrap around as numpy ints would
     if len(cards) != codes.shape[1]:
         raise ValueError(f"{len(cards)} cardinalities for {codes.shape[1]} columns")
     return cards
@@ -40,9 +40,10 @@ def _dense(keys: np.ndarray) -> tuple[np.ndarray, int]:
 def row_keys(codes: np.ndarray, cards: Sequence[int] | None = None) -> tuple[np.ndarray, int]:
     """An ``int64`` key per row of ``codes`` and the key space ``S`` (keys lie in ``[0, S)``).
 
-    Equal rows get equal keys, and keys order rows lexicographically. ``cards[j]`` bounds column j's codes
-    (default: its largest code + 1). Exact for any key space: when ``prod(cards)`` would exceed
-    ``KEY_LIMIT``, the partial key is re-encoded into dense ids before the next column is appended.
+    Equal rows get equal keys, and keys order rows lexicographically. Codes are non-negative and
+    ``cards[j]`` bounds column j's (default: its largest code + 1). Exact for any key space: when
+    ``prod(cards)`` would exceed ``KEY_LIMIT``, the partial key is re-encoded into dense ids before the next
+    column is appended.
     """
     codes = np.asarray(codes)
     if codes.ndim != 2:
@@ -51,12 +52,13 @@ def row_keys(codes: np.ndarray, cards: Sequence[int] | None = None) -> tuple[np.
     n = codes.shape[0]
     if not cards:
         return np.zeros(n, dtype=np.int64), 1
-    if math.prod(cards) <= KEY_LIMIT:  # the common case: one pass, no re-encoding
+    space = math.prod(cards)
+    if space <= KEY_LIMIT:  # the common case: one pass, no re-encoding
         keys = codes[:, 0].astype(np.int64)
         for j in range(1, len(cards)):
             keys *= cards[j]
             keys += codes[:, j]
-        return keys, math.prod(cards)
+        return keys, space
     keys, space = codes[:, 0].astype(np.int64), cards[0]
     if space > KEY_LIMIT:
         keys, space = _dense(keys)
@@ -71,8 +73,7 @@ def row_keys(codes: np.ndarray, cards: Sequence[int] | None = None) -> tuple[np.
     return keys, space
 
 
-@dataclass(frozen=True)
-class Groups:
+class Groups(NamedTuple):
     """Rows grouped by equal codes, groups in lexicographic order of their codes.
 
     ``first[g]``: index of one row of group g (all its rows share their codes); ``counts[g]``: the group's
@@ -100,8 +101,8 @@ def group_rows(codes: np.ndarray, cards: Sequence[int] | None = None, weights: n
 
 def _group_keys(keys: np.ndarray, space: int, weights: np.ndarray | None, with_inverse: bool) -> Groups:
     n = keys.size
-    if weights is not None and np.shape(weights) != (n,):
-        raise ValueError(f"weights must have one entry per row ({n}), got shape {np.shape(weights)}")
+    if weights is not None and len(weights) != n:
+        raise ValueError(f"weights must have one entry per row ({n}), got {len(weights)}")
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return Groups(empty, empty.copy(), empty.copy() if with_inverse else None)
