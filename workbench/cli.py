@@ -156,6 +156,11 @@ def _write_trace(result: RunResult, path: Path) -> Path:
     return path
 
 
+def _warn(warnings: list[str]) -> None:
+    for w in warnings:
+        print(f"workbench: warning: {w}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from workbench import study as study_mod
@@ -167,11 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             result = study_mod.run(study)
             warnings = dependency_warnings(result.dataset)
-            for w in warnings:
-                print(f"workbench: warning: {w}", file=sys.stderr)
             if result.release is None:
                 if args.trace and result.search is not None:
                     _write_trace(result, args.trace)
+                _warn(warnings)
                 print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = "
                       f"{study.max_suppression} ({result.dataset.n} records)", file=sys.stderr)
                 return 1
@@ -184,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             if args.trace:
                 paths.append(_write_trace(result, args.trace))
+            _warn(warnings)  # after the writes: a status-2 failure stays one line on stderr
             if args.json:
                 print(json.dumps(summary))
             else:
