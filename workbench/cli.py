@@ -1,6 +1,7 @@
 """The ``workbench`` command (DESIGN.md §4): ``run`` and ``measure``.
 
-Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong.
+Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong. ``run``
+warns on stderr (and under ``"warnings"`` in its JSON) when a released column determines a quasi-identifier.
 """
 
 from __future__ import annotations
@@ -155,22 +156,30 @@ def _write_trace(result: RunResult, path: Path) -> Path:
     return path
 
 
+def _warn(warnings: list[str]) -> None:
+    for w in warnings:
+        print(f"workbench: warning: {w}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from workbench import study as study_mod
     from workbench.config import load_study
+    from workbench.dependencies import dependency_warnings
 
     try:
         study = load_study(args.config, args.overrides)
         if args.command == "run":
             result = study_mod.run(study)
+            warnings = dependency_warnings(result.dataset)
             if result.release is None:
                 if args.trace and result.search is not None:
                     _write_trace(result, args.trace)
+                _warn(warnings)
                 print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = "
                       f"{study.max_suppression} ({result.dataset.n} records)", file=sys.stderr)
                 return 1
-            summary = result.summary()
+            summary = result.summary() | ({"warnings": warnings} if warnings else {})
             try:
                 paths = _write_release(result, args.out) if args.out else []
             except OSError as exc:  # e.g. --out names an existing file, or a folder we may not write to
@@ -179,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             if args.trace:
                 paths.append(_write_trace(result, args.trace))
+            _warn(warnings)  # after the writes: a status-2 failure stays one line on stderr
             if args.json:
                 print(json.dumps(summary))
             else:

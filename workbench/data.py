@@ -242,7 +242,17 @@ class Dataset:
     @cached_property
     def encoded(self) -> tuple[EncodedColumn, ...]:
         """The quasi-identifiers as integer codes, in quasi-identifier order."""
-        return tuple(self._encode(a) for a in self.quasi_identifiers)
+        return tuple(self.encoded_column(a) for a in self.quasi_identifiers)
+
+    @cached_property
+    def _encoded_columns(self) -> dict[str, EncodedColumn]:
+        return {}
+
+    def encoded_column(self, attribute: str) -> EncodedColumn:
+        """One quasi-identifier that has a hierarchy, as integer codes (computed once)."""
+        if attribute not in self._encoded_columns:
+            self._encoded_columns[attribute] = self._encode(attribute)
+        return self._encoded_columns[attribute]
 
     def _encode(self, attribute: str) -> EncodedColumn:
         h = self.hierarchies[attribute]

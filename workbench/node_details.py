@@ -25,6 +25,7 @@ import measures as M
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.errors import ConfigError
+from workbench.grouping import group_rows
 from workbench.lattice.space import Lattice, Node
 from workbench.release import Release
 
@@ -133,7 +134,7 @@ def class_size_distribution(release: Release) -> pd.DataFrame:
     if release.codes.shape[1] == 0:
         sizes = np.array([release.n])
     else:
-        sizes = np.unique(release.codes, axis=0, return_counts=True)[1]
+        sizes = group_rows(release.codes).counts
     size, classes = np.unique(sizes, return_counts=True)
     return pd.DataFrame({"size": size.astype(np.int64), "classes": classes.astype(np.int64),
                          "records": (size * classes).astype(np.int64), "suppressed": size < release.k})

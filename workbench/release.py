@@ -25,6 +25,7 @@ import pandas as pd
 from measures import ColumnDomain, Generalized, GeneralizedColumn
 from workbench.data import Dataset, EncodedColumn
 from workbench.errors import ConfigError, VerificationError
+from workbench.grouping import class_sizes, group_rows
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
 
@@ -98,8 +99,7 @@ class Release:
             heights.append(np.full(dataset.n, v, dtype=np.int64))
             codes.append(offsets[v] + level_code)
         codes_arr = np.stack(codes, axis=1) if codes else np.zeros((dataset.n, 0), dtype=np.int64)
-        _, inverse, sizes = np.unique(codes_arr, axis=0, return_inverse=True, return_counts=True)
-        suppressed = sizes[inverse.reshape(-1)] < k
+        suppressed = class_sizes(codes_arr) < k
         return cls(
             dataset=dataset,
             labels=pd.DataFrame(labels, index=dataset.frame.index),
@@ -173,7 +173,7 @@ class Release:
     def classes(self) -> int:
         """Number of equivalence classes among the released (not suppressed) records."""
         kept = self.codes[~self.suppressed]
-        return int(np.unique(kept, axis=0).shape[0]) if kept.size else 0
+        return group_rows(kept).size if kept.size else 0
 
     def cluster_sizes(self) -> pd.DataFrame | None:
         """Local releases: how many clusters have each size (size, clusters, records); None for the lattice
@@ -190,7 +190,7 @@ class Release:
         kept = self.codes[~self.suppressed]
         if not kept.size:
             return 0
-        return int(np.unique(kept, axis=0, return_counts=True)[1].min())
+        return int(group_rows(kept).counts.min())
 
     def table(self, suppressed: str = "mark") -> pd.DataFrame:
         """The release as a reader sees it: input column order, identifying columns dropped, released

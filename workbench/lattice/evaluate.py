@@ -3,8 +3,8 @@
 A node's equivalence classes are formed over **all** n records; records in classes smaller than k are
 suppressed, and the node is k-anonymous when ``suppressed <= floor(max_suppression * n)`` (El Emam 2009;
 MEASURES.md). Frequency sets (class codes + counts, LeFevre 2005; Issa 2009 ch. 5) are computed from
-integer codes with a mixed-radix key and can be rolled up from any node below, which is much smaller than
-the data.
+integer codes with a mixed-radix key (``workbench.grouping``, exact for any key space) and can be rolled up
+from any node below, which is much smaller than the data.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.data import EncodedColumn
+from workbench.grouping import class_sizes, distinct_rows
 from workbench.lattice.space import Lattice, Node
 
-_DENSE_FACTOR = 4  # use a dense bincount when the key space is at most this many times the class count
 _SCAN_LIMIT = 512  # with at most this many cached sets, roll up from the smallest cached node below
 _CACHE_CLASSES = 4_000_000  # classes kept in the frequency-set cache (about 150 MB with 8 columns)
 
@@ -28,7 +28,7 @@ _CACHE_CLASSES = 4_000_000  # classes kept in the frequency-set cache (about 150
 @dataclass(frozen=True, eq=False)
 class FrequencySet:
     """The equivalence classes of a node: ``codes[e, j]`` = class e's code in column j at level
-    ``node[j]``; ``counts[e]`` = its size. Classes are sorted by their mixed-radix key."""
+    ``node[j]``; ``counts[e]`` = its size. Classes are in lexicographic order of their codes."""
 
     node: Node
     codes: np.ndarray
@@ -50,41 +50,6 @@ class NodeEvaluation:
     classes: int
     suppressed: int
     k_anonymous: bool
-
-
-def _keys(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
-    """Mixed-radix key of each row of ``codes`` (column j has ``cards[j]`` codes)."""
-    keys = codes[:, 0].astype(np.int64)
-    for j in range(1, len(cards)):
-        keys *= cards[j]
-        keys += codes[:, j]
-    return keys
-
-
-def _group(codes: np.ndarray, counts: np.ndarray, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Group rows of ``codes`` (per-column codes with the given cardinalities), summing ``counts``.
-
-    Rows are keyed by a mixed-radix number over the columns; groups come out sorted by key, each with the
-    codes of one of its rows (all rows of a group share their codes, so no key needs decoding).
-    """
-    r = len(cards)
-    if r == 0:
-        return np.zeros((1, 0), dtype=np.int32), np.array([int(counts.sum())], dtype=np.int64)
-    space = math.prod(cards)
-    if space >= 2**62:
-        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
-        return uniq.astype(np.int32), np.bincount(inverse.reshape(-1), weights=counts).astype(np.int64)
-    keys = _keys(codes, cards)
-    if space <= _DENSE_FACTOR * len(keys) + 1024:
-        summed = np.bincount(keys, weights=counts, minlength=space)
-        uniq_keys = np.flatnonzero(summed)
-        representative = np.empty(space, dtype=np.int64)
-        representative[keys] = np.arange(keys.size)
-        return codes[representative[uniq_keys]], summed[uniq_keys].astype(np.int64)
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    starts = np.flatnonzero(np.concatenate([[True], sorted_keys[1:] != sorted_keys[:-1]]))
-    return codes[order[starts]], np.add.reduceat(counts[order], starts).astype(np.int64)
 
 
 class NodeEvaluator:
@@ -130,7 +95,7 @@ class NodeEvaluator:
         return [c.cardinality(v) for c, v in zip(self.columns, node, strict=True)]
 
     def _build(self, node: Node, codes: np.ndarray, counts: np.ndarray) -> FrequencySet:
-        new_codes, new_counts = _group(codes, counts, self.cardinalities(node))
+        new_codes, new_counts = distinct_rows(codes, self.cardinalities(node), counts)
         new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
         new_codes.setflags(write=False)
         new_counts.setflags(write=False)
@@ -208,12 +173,10 @@ class NodeEvaluator:
 
     def suppressed_mask(self, node: Node) -> np.ndarray:
         """Per record: is it in a class smaller than k at ``node``?"""
-        fs = self.frequency_set(node)
-        return self.record_class_sizes(node, fs) < self.k
+        return self.record_class_sizes(node) < self.k
 
-    def record_class_sizes(self, node: Node, fs: FrequencySet | None = None) -> np.ndarray:
+    def record_class_sizes(self, node: Node) -> np.ndarray:
         """Per record: the size of its equivalence class at ``node``."""
-        fs = fs or self.frequency_set(node)
-        codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)], axis=1)
-        cards = self.cardinalities(node)
-        return fs.counts[np.searchsorted(_keys(fs.codes, cards), _keys(codes, cards))]
+        codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)], axis=1) \
+            if self.columns else np.zeros((self.n, 0), dtype=np.int64)
+        return class_sizes(codes, self.cardinalities(node))

@@ -167,8 +167,11 @@ ROLES = {
     "sex": "quasi",
     "ethnicity": "quasi",
     "postal_code": "quasi",
-    "district_lat": "insensitive",
-    "district_lon": "insensitive",
+    # the district centroid is a recoding of the postal code's first two digits: released beside a masked
+    # postal code it would give the district back (workbench.dependencies), and a lattice cannot tie its
+    # generalization to the postal code's, so it is withheld from every release like a direct identifier
+    "district_lat": "identifying",
+    "district_lon": "identifying",
     "admission_date": "quasi",
     "diagnosis": "quasi",
     "length_of_stay": "sensitive",

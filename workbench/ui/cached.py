@@ -21,6 +21,7 @@ import streamlit as st
 import measures as M
 from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
+from workbench.dependencies import dependency_warnings as find_dependency_warnings
 from workbench.errors import WorkbenchError
 from workbench.study import Progress, run
 from workbench.ui.source import Source
@@ -171,6 +172,16 @@ def dual_cache(max_entries: int) -> Callable:
 def error_result(exc: Exception) -> dict[str, Any]:
     """A library error as the cached calls return it: ``{"error": its first line}``."""
     return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+
+
+@dual_cache(max_entries=8)
+def dependency_warnings(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """``{"warnings": [...]}``: the released columns that determine a quasi-identifier or its generalization
+    (``workbench.dependencies``), or ``{"error": message}``."""
+    try:
+        return {"warnings": find_dependency_warnings(dataset_for(config_json, dataset_key))}
+    except (WorkbenchError, KeyError) as exc:
+        return error_result(exc)
 
 
 @dual_cache(max_entries=16)

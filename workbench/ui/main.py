@@ -97,6 +97,7 @@ def main() -> None:
     cols[2].metric("lattice nodes", f"{lattice_size:,}")
     st.subheader("Attributes")
     st.dataframe(attributes, hide_index=True)
+    upload.dependency_warnings(source)
     st.subheader("First rows")
     st.dataframe(preview, hide_index=True)
     st.info("From a shell: `workbench run sample_configs/registry.toml` finds the optimal k-anonymous "

@@ -17,6 +17,7 @@ from workbench.data import Dataset, profile, read_table_bytes
 from workbench.errors import WorkbenchError
 from workbench.hierarchy.builders import build_hierarchy
 from workbench.hierarchy.tree import Hierarchy
+from workbench.ui import cached
 from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
 
@@ -132,6 +133,13 @@ def session_source() -> Source | None:
     target = next((c for c, r in ws["roles"].items() if r == "target"), None)
     return Source(label=f"your data: {ws['name']} ({len(ws['frame']):,} rows)", dataset_key=digest,
                   data_path=ws["name"], attributes=attributes, target=target, quasi_identifiers=tuple(quasi))
+
+
+def dependency_warnings(source: Source) -> None:
+    """Warn about every released column that determines a quasi-identifier or its generalization."""
+    outcome = cached.dependency_warnings(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
+    for w in outcome.get("warnings", []):
+        st.warning(w)
 
 
 def select_when_ready(was_ready: bool) -> None:
@@ -276,6 +284,9 @@ def section() -> None:
     st.dataframe(table, hide_index=True)
     for w in warnings:
         st.warning(w)
+    own = session_source()
+    if own is not None:  # every quasi-identifier has its hierarchy: released columns that give one back
+        dependency_warnings(own)
     st.dataframe(frame.head(20), hide_index=True)
     select_when_ready(st.session_state.get("own_ready", False))
     todo = problems(ws)

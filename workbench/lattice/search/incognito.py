@@ -14,37 +14,17 @@ All k-anonymous full nodes are found, so the minimum is optimal for any objectiv
 from __future__ import annotations
 
 import itertools
-import math
 import time
 
 import numpy as np
 
+from workbench.grouping import distinct_rows
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude
 from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
 
 Attrs = tuple[int, ...]
-_DENSE_FACTOR = 4
-
-
-def _group(codes: np.ndarray, counts: np.ndarray, cards: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Group the rows of ``codes`` (column j has ``cards[j]`` codes), summing ``counts``."""
-    space = math.prod(cards)
-    if space >= 2**62:
-        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
-        return uniq, np.bincount(inverse.reshape(-1), weights=counts).astype(np.int64)
-    keys = codes[:, 0].astype(np.int64)
-    for j in range(1, len(cards)):
-        keys = keys * cards[j] + codes[:, j]
-    if space <= _DENSE_FACTOR * keys.size + 1024:
-        summed = np.bincount(keys, weights=counts, minlength=space)
-        uniq_keys = np.flatnonzero(summed)
-        representative = np.empty(space, dtype=np.int64)
-        representative[keys] = np.arange(keys.size)
-        return codes[representative[uniq_keys]], summed[uniq_keys].astype(np.int64)
-    uniq_keys, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return codes[first], np.bincount(inverse.reshape(-1), weights=counts, minlength=uniq_keys.size).astype(np.int64)
 
 
 class _SubsetFrequencies:
@@ -73,7 +53,7 @@ class _SubsetFrequencies:
         """Frequency set over ``attrs`` at ``levels``, from the bottom frequency set."""
         codes = np.stack([self.columns[j].level_codes[self.codes[:, j], v] for j, v in zip(attrs, levels,
                                                                                            strict=True)], axis=1)
-        return _group(codes, self.counts, self._cards(attrs, levels))
+        return distinct_rows(codes, self._cards(attrs, levels), self.counts)
 
     def rollup(self, attrs: Attrs, source: Node, fs: tuple[np.ndarray, np.ndarray],
                levels: Node) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +63,7 @@ class _SubsetFrequencies:
         for i, (j, a, b) in enumerate(zip(attrs, source, levels, strict=True)):
             if a != b:
                 mapped[:, i] = self._map(j, a, b)[codes[:, i]]
-        return _group(mapped, counts, self._cards(attrs, levels))
+        return distinct_rows(mapped, self._cards(attrs, levels), counts)
 
     def _cards(self, attrs: Attrs, levels: Node) -> list[int]:
         return [self.columns[j].cardinality(v) for j, v in zip(attrs, levels, strict=True)]

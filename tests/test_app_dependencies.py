@@ -1,0 +1,51 @@
+"""The Data page warns when a released column gives a quasi-identifier back (workbench.dependencies)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from tests.test_app_own_data import APP, _hierarchies, _uploaded, _with_roles
+
+
+def _table_with_town(n: int = 200, seed: int = 5) -> bytes:
+    rng = np.random.default_rng(seed)
+    zips = rng.choice(["02139", "02138", "02141", "02142", "02445", "02446"], n)
+    frame = pd.DataFrame({
+        "patient": [f"P{i:04d}" for i in range(n)],
+        "age": rng.integers(20, 80, n).astype(str),
+        "zip": zips,
+        "town": np.where(np.char.startswith(zips.astype(str), "021"), "Cambridge", "Brookline"),
+        "sex": rng.choice(["F", "M"], n),
+        "diagnosis": rng.choice(["flu", "asthma", "diabetes"], n),
+    })
+    return frame.to_csv(index=False).encode()
+
+
+def _dependency_warnings(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning if "determines quasi-identifier" in w.value]
+
+
+def test_the_embedded_registry_shows_no_dependency_warning():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception and at.selectbox(key="dataset").value == "registry"
+    assert _dependency_warnings(at) == []
+
+
+def test_data_page_warns_about_a_column_that_determines_a_generalized_quasi_identifier():
+    """'town' (left insensitive) is Cambridge for every 021xx zip and Brookline for every 024xx: it tells the
+    zip masked to three digits (level 2 of the masking hierarchy 02139 -> 0213* -> 021** -> ...), though not
+    to four (0213* and 0214* are both Cambridge)."""
+    content = _table_with_town()
+    at = _hierarchies(_with_roles(_uploaded(content), content))
+    at.sidebar.radio[0].set_value("Data").run()
+    assert not at.exception
+    [warning] = _dependency_warnings(at)
+    assert warning.startswith("'town' (insensitive, released unchanged) determines quasi-identifier 'zip' at "
+                              "level 2 (2 distinct values, e.g. '021**')")
+    sha = hashlib.sha256(content).hexdigest()
+    at.multiselect(key=f"role:identifying:{sha}").set_value(["patient", "town"]).run()  # withheld: no warning
+    assert not at.exception and _dependency_warnings(at) == []
