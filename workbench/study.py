@@ -115,7 +115,7 @@ class NodeScorer:
 
     def __init__(self, evaluator: NodeEvaluator) -> None:
         self.evaluator = evaluator
-        self.domains = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in evaluator.columns)
+        self.domains = tuple(c.column_domain() for c in evaluator.columns)
 
     def view(self, node: Node) -> M.NodeClasses:
         """The measures' fast-path view of a node, from its (cached) frequency set."""
