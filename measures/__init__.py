@@ -20,15 +20,22 @@ from measures.height import height, height_node
 from measures.hierarchy_weights import vinterbo, vinterbo_node
 from measures.information import nmi
 from measures.information_weights import col_mi, pmi
-from measures.loss import geometric_aggregate, loss, loss_bound_node, loss_by_attribute, loss_node
+from measures.loss import (
+    geometric_aggregate,
+    loss,
+    loss_bound_node,
+    loss_by_attribute,
+    loss_by_attribute_node,
+    loss_node,
+)
 from measures.precision import precision, precision_nm, precision_nm_node, precision_node
 
 __all__ = [
     "GEOMETRIC_MEAN",
     "LATTICE_MEASURES",
     "MEAN",
-    "SUM",
     "MEASURES",
+    "SUM",
     "ColumnDomain",
     "Generalized",
     "GeneralizedColumn",
@@ -37,6 +44,8 @@ __all__ = [
     "Score",
     "aggregate",
     "attribute_values",
+    "loss_by_attribute",
+    "loss_by_attribute_node",
     "score",
     "score_node",
 ]

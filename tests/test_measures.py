@@ -66,16 +66,43 @@ def test_el_emam_2009_entropy_example(males, females, bits):
         assert values["dm_star"] == 1000**2  # both 1,000,000 after generalization (El Emam 2009)
 
 
-def test_iyengar_loss_hand_computed():
-    """Loss: (leaves(g) − 1)/(|domain| − 1) per cell, suppressed cells 1, averaged over n·r cells."""
-    frame = pd.DataFrame({"a": ["x", "y", "z", "z"]})
-    h = Hierarchy.from_rows([["x", "xy", "*"], ["y", "xy", "*"], ["z", "z'", "*"]], name="a")
-    ds = Dataset.create(frame, {"a": "quasi"}, {"a": h})
-    # level 1: x,y -> xy (2 leaves: 1/2 each), z -> z' (1 leaf: 0); with k=2 nothing is suppressed
-    assert _cell(ds, (1,), 2)["loss"] == pytest.approx((0.5 + 0.5 + 0 + 0) / 4)
-    # k=3: both classes (size 2) are suppressed -> every cell costs 1
-    assert _cell(ds, (1,), 3)["loss"] == pytest.approx(1.0)
-    assert _fast(ds, (1,), 3)["loss"] == pytest.approx(1.0)
+def _loss_example() -> Dataset:
+    """Two columns whose hierarchies have rows the data does not use (ARX divides by the rows)."""
+    frame = pd.DataFrame({"a": ["x", "y", "z", "z"], "b": ["p", "p", "q", "q"]})
+    a = Hierarchy.from_rows([["x", "xy", "*"], ["y", "xy", "*"], ["z", "zw", "*"], ["w", "zw", "*"]], name="a")
+    b = Hierarchy.from_rows([["p", "*"], ["q", "*"], ["s", "*"]], name="b")
+    return Dataset.create(frame, {"a": "quasi", "b": "quasi"}, {"a": a, "b": b})
+
+
+def test_arx_loss_hand_computed():
+    """ARX's loss (MetricMDNMLoss, gs-factor 0.5): per attribute a_j = Σ_kept share(g) + S with share = hierarchy
+    rows under g / rows D_j, v_j = (a_j − n/D_j)/(n − n/D_j), aggregated as Π(1 + v_j)^(1/r) − 1."""
+    ds = _loss_example()
+    n = 4
+    # node (1, 0), k = 1: a -> xy, xy, zw, zw (2 of 4 rows each), b kept (1 of 3 rows each); nothing suppressed
+    a_a, a_b = 4 * 2 / 4, 4 * 1 / 3
+    v_a, v_b = (a_a - n / 4) / (n - n / 4), (a_b - n / 3) / (n - n / 3)
+    assert (v_a, v_b) == (pytest.approx(1 / 3), 0.0)
+    expected = math.sqrt((1 + v_a) * (1 + v_b)) - 1
+    for values in (_cell(ds, (1, 0), 1), _fast(ds, (1, 0), 1)):
+        assert values["loss"] == pytest.approx(expected, abs=1e-10)  # 0.1547, not Iyengar-on-data's 1/4
+    assert M.attribute_values(Release.from_node(ds, (1, 0), 1, 0.0).view(), ["loss"]) == {
+        "loss": {"a": 0.3333333333, "b": 0.0}}  # floored to 10 decimals as ARX does
+    # node (1, 0), k = 3: classes {x,y}->(xy,p) of 2 and (zw,q) of 2 are both suppressed: every cell counts 1
+    for values in (_cell(ds, (1, 0), 3), _fast(ds, (1, 0), 3)):
+        assert values["loss"] == pytest.approx(1.0, abs=1e-12)
+    # node (0, 0), k = 2: classes (x,p), (y,p) of 1 suppressed, (z,q) of 2 kept: a_a = 2/4 + 2, a_b = 2/3 + 2
+    v_a, v_b = (2 / 4 + 2 - 1) / (4 - 1), (2 / 3 + 2 - 4 / 3) / (4 - 4 / 3)
+    assert (v_a, v_b) == (pytest.approx(0.5), pytest.approx(0.5))  # = S/n when level 0 throughout
+    for values in (_cell(ds, (0, 0), 2), _fast(ds, (0, 0), 2)):
+        assert values["loss"] == pytest.approx(0.5, abs=1e-10)
+
+
+def test_loss_bound_is_the_generalization_alone():
+    """ARX's lower bound charges every record its generalized share, suppressed or not (node (1, 0), k = 3)."""
+    ds = _loss_example()
+    view = NodeScorer(NodeEvaluator(ds.encoded, 3, 0.0)).view((1, 0))
+    assert M.MEASURES["loss"].lower_bound(view) == pytest.approx(math.sqrt(1 + 1 / 3) - 1, abs=1e-10)
 
 
 def test_registry_metadata():
@@ -125,6 +152,38 @@ def test_arx_adult_conformance(adult_dataset, measure, node, value):
     cell = M.MEASURES[measure].cell(Release.from_node(adult_dataset, node, 5, 0.0).view())
     assert fast == pytest.approx(value, rel=1e-9)
     assert cell == pytest.approx(value, rel=1e-9)
+
+
+def _loss_rank_nodes():
+    path = CONFORMANCE.parent / "arx-adult-8qi-k5-loss-rank.json"
+    if not path.exists():
+        return []
+    return [(tuple(c["transformation"]), c["rank_vector"]) for c in json.loads(path.read_text())["nodes"]]
+
+
+@needs_shared
+def test_loss_rank_file_shape():
+    data = json.loads((CONFORMANCE.parent / "arx-adult-8qi-k5-loss-rank.json").read_text())
+    assert data["quasi_identifiers"] == ["sex", "age", "race", "marital-status", "education", "native-country",
+                                         "workclass", "salary-class"]
+    assert data["k"] == 5 and len(data["nodes"]) == 10
+
+
+@needs_shared
+@pytest.mark.parametrize(("node", "rank_vector"), _loss_rank_nodes())
+def test_arx_adult_loss_per_attribute(adult_dataset, node, rank_vector):
+    """ARX's per-attribute loss vectors on Adult (k = 5; ARX's domain shares divide by the hierarchy's rows: age
+    has 100 rows for 72 ages in the data), exactly as ARX prints them (floored to 10 decimals), by both
+    implementations; the scalar is their geometric-mean aggregate."""
+    release = Release.from_node(adult_dataset, node, 5, 0.0)
+    per_attribute = M.attribute_values(release.view(), ["loss"])["loss"]
+    assert list(per_attribute) == adult_dataset.quasi_identifiers
+    assert sorted(per_attribute.values(), reverse=True) == rank_vector
+    fast_view = _adult_scorer(adult_dataset).view(node)
+    assert sorted(M.loss_by_attribute_node(fast_view), reverse=True) == rank_vector
+    geometric = math.prod((1 + v) ** (1 / 8) for v in rank_vector) - 1
+    assert M.MEASURES["loss"].cell(release.view()) == pytest.approx(geometric, rel=1e-12, abs=1e-15)
+    assert M.MEASURES["loss"].node(fast_view) == pytest.approx(geometric, rel=1e-12, abs=1e-15)
 
 
 _SCORERS: dict[int, NodeScorer] = {}

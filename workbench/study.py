@@ -200,6 +200,15 @@ class RunResult:
         """The release's guarantee, re-verified from its released table once (None without a release)."""
         return self.release.verify(suppressed_policy=self.study.suppressed) if self.release else None
 
+    def attribute_measures(self) -> dict[str, dict[str, float]]:
+        """Per-attribute values of the scored measures that are sums, means or geometric means over attributes
+        (DESIGN.md §4b; ``measures.attribute_values``), e.g. ``{"loss": {"age": 0.45, ...}}``; {} without a
+        release."""
+        if self.release is None:
+            return {}
+        ids = [i for i in self.scores if i in M.MEASURES]
+        return M.attribute_values(self.release.view(), ids)
+
     def summary(self) -> dict[str, object]:
         """The JSON object of the CLI contract (DESIGN.md §4)."""
         release = self.release
