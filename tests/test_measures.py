@@ -219,3 +219,73 @@ def test_measures_invariant_to_row_order(seed):
     a, b = _cell(ds, node, 2), _cell(shuffled, node, 2)
     for mid in a:
         assert a[mid] == pytest.approx(b[mid], rel=1e-12, abs=1e-12), mid
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5))
+def test_attribute_values_aggregate_to_the_measure(seed, k):
+    """Per-attribute values (``attribute_values``, printed as ``attribute_measures``) combine to the scalar by
+    the measure's own aggregate, written out here: Σ, mean, or ARX's geometric mean Π(1 + v_j)^(1/r) − 1; the
+    fast path's per-attribute loss equals the cell-level one on every node."""
+    ds = random_dataset(seed)
+    ev = NodeEvaluator(ds.encoded, k, 0.0)
+    scorer = NodeScorer(ev)
+    combine = {M.SUM: sum, M.MEAN: lambda xs: sum(xs) / len(xs),
+               M.GEOMETRIC_MEAN: lambda xs: math.prod(1 + x for x in xs) ** (1 / len(xs)) - 1}
+    for node in ev.lattice.nodes():
+        view = Release.from_node(ds, node, k, 0.0).view()
+        values = M.attribute_values(view)
+        assert set(values) == {"height", "precision", "precision_nm", "entropy", "entropy_nm", "loss", "vinterbo"}
+        for mid, per in values.items():
+            assert list(per) == ds.quasi_identifiers
+            whole = M.MEASURES[mid].cell(view)
+            assert combine[M.MEASURES[mid].aggregate](list(per.values())) == pytest.approx(whole, rel=1e-9,
+                                                                                              abs=1e-12), mid
+        assert M.loss_by_attribute_node(scorer.view(node)) == list(values["loss"].values())
+
+
+def test_loss_uses_interval_widths_for_builder_intervals():
+    """Ages 17, 18, 25, 39 in 5-year bands (widths 5, 10): ARX's interval shares, D = 30 (the 10-wide bands from
+    10 to 40), every band 5 wide: v = (4·5/30 − 4/30)/(4 − 4/30) = 16/116; with the hierarchy's rows instead
+    (15-19 holds 2 of 4 rows) it would be (6/4 − 1)/(4 − 1) = 1/6."""
+    from workbench.hierarchy.builders import intervals
+
+    frame = pd.DataFrame({"age": ["17", "18", "25", "39"]})
+    ds = Dataset.create(frame, {"age": "quasi"}, {"age": intervals(frame["age"], [5, 10], name="age")})
+    for values in (_cell(ds, (1,), 1), _fast(ds, (1,), 1)):
+        assert values["loss"] == pytest.approx(math.floor(16 / 116 * 1e10) / 1e10, abs=1e-15)
+
+
+def _interval_dataset(seed: int) -> Dataset:
+    rng = np.random.default_rng(seed)
+    from workbench.hierarchy.builders import intervals
+
+    frame, hierarchies = {}, {}
+    for j in range(int(rng.integers(1, 3))):
+        values = [str(v) for v in rng.integers(0, 40, size=int(rng.integers(2, 30)))] if j == 0 else None
+        values = values or [str(v) for v in rng.integers(-10, 30, size=len(frame["a0"]))]
+        top = int(rng.integers(15, 35)) if rng.random() < 0.5 else None
+        name = f"a{j}"
+        frame[name] = values
+        hierarchies[name] = intervals(values, [int(rng.integers(1, 4)), 6, 12], top=top, name=name)
+    return Dataset.create(pd.DataFrame(frame), {q: "quasi" for q in hierarchies}, hierarchies)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 4))
+def test_loss_with_interval_shares_fast_path_and_bound(seed, k):
+    """With interval shares too: the fast path equals the cell-level loss on every node, and ARX's lower bound
+    at a node is at most the loss at the node and at every generalization of it (what bnb prunes with)."""
+    ds = _interval_dataset(seed)
+    assert all(h.interval_shares is not None for h in ds.hierarchies.values())
+    ev = NodeEvaluator(ds.encoded, k, 0.0)
+    scorer = NodeScorer(ev)
+    nodes = list(ev.lattice.nodes())
+    loss = {node: M.MEASURES["loss"].cell(Release.from_node(ds, node, k, 0.0).view()) for node in nodes}
+    for node in nodes:
+        view = scorer.view(node)
+        assert M.MEASURES["loss"].node(view) == pytest.approx(loss[node], rel=1e-12, abs=1e-12)
+        bound = M.MEASURES["loss"].lower_bound(view)
+        for other in nodes:
+            if all(o >= v for o, v in zip(other, node, strict=True)):
+                assert bound <= loss[other] + 1e-12, (node, other)
