@@ -289,3 +289,30 @@ def test_loss_with_interval_shares_fast_path_and_bound(seed, k):
         for other in nodes:
             if all(o >= v for o, v in zip(other, node, strict=True)):
                 assert bound <= loss[other] + 1e-12, (node, other)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_local_release_of_a_full_domain_node_has_the_node_s_loss(seed):
+    """A local release over tree posets (from the hierarchies) that releases every record at one lattice node's
+    levels is that node's release: its loss, per attribute and aggregated, equals the lattice release's (ARX's
+    shares of the hierarchy's rows in both engines; k = 1, so the lattice suppresses nothing either)."""
+    from workbench.local.lub import LocalColumn, LocalResult
+    from workbench.local.posets import FinitePoset
+
+    ds = random_dataset(seed)
+    rng = np.random.default_rng(seed)
+    node = tuple(int(rng.integers(0, c.height + 1)) for c in ds.encoded)
+    columns, released = [], []
+    for c, v in zip(ds.encoded, node, strict=True):
+        poset = FinitePoset.from_tree(ds.hierarchies[c.name], list(c.labels[0]))
+        leaf = np.asarray(poset.leaves)[c.codes]
+        at_level = poset.ancestors[leaf] & (poset.heights == v)[None, :]  # the record's level-v ancestor
+        assert (at_level.sum(axis=1) == 1).all()
+        columns.append(LocalColumn(c.name, poset))
+        released.append(at_level.argmax(axis=1))
+    result = LocalResult("test", np.stack(released, axis=1), np.zeros(ds.n, dtype=np.int64), "k-anonymity", 0.0)
+    local = Release.from_local(ds, columns, result, 1).view()
+    lattice = Release.from_node(ds, node, 1, 0.0).view()
+    assert M.attribute_values(local, ["loss"]) == M.attribute_values(lattice, ["loss"])
+    assert M.MEASURES["loss"].cell(local) == M.MEASURES["loss"].cell(lattice)

@@ -135,8 +135,11 @@ class Release:
             labels[col.name] = poset.label(states)
             checks[col.name] = poset.label_covers
             value_counts = np.bincount(original.reshape(-1))  # records per distinct original value
+            shares: dict[str, object] = {}
             if isinstance(poset, FinitePoset):
                 h, code, leaf_count = poset.heights[states], states, poset.leaf_count
+                if poset.shares is not None:  # a tree from a hierarchy: ARX's domain shares, as the lattice's
+                    shares = {"share": np.asarray(poset.shares, dtype=np.int64), "share_domain": poset.share_domain}
                 # covers is over the poset's data values, in the order of ``values`` = np.unique order
                 under = poset.covers[:, _value_order(poset.values, values)] @ value_counts
             elif isinstance(poset, RangePoset):
@@ -154,7 +157,7 @@ class Release:
             heights.append(h)
             codes.append(code)
             view_columns.append(GeneralizedColumn(col.name, original.reshape(-1), code, h, poset.max_height,
-                                                  leaf_count, under))
+                                                  leaf_count, under, **shares))
         return cls(
             dataset=dataset, labels=pd.DataFrame(labels, index=dataset.frame.index),
             heights=np.stack(heights, axis=1), codes=np.stack(codes, axis=1),

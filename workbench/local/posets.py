@@ -48,6 +48,8 @@ class FinitePoset:
     leaves: tuple[int, ...]
     values: tuple[str, ...]
     _index: dict[str, int] = field(default_factory=dict, repr=False)
+    shares: tuple[int, ...] | None = None  # tree kind: ARX's domain share of each node, over ``share_domain``
+    share_domain: int | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -78,7 +80,14 @@ class FinitePoset:
             top = node(hierarchy.height + 1, ROOT)
             for r in roots:
                 parents[r].add(top)
-        return cls._finish("tree", names, parents, leaves, values)
+        # ARX's domain shares (Hierarchy.domain_shares: the hierarchy's rows, or a builder's interval widths)
+        labels = [[label for (lv, label) in index if lv == level] for level in range(hierarchy.height + 1)]
+        numerators, domain = hierarchy.domain_shares(labels)
+        shares = [domain] * len(names)  # the added top, if any, is the whole domain
+        for level, (labs, nums) in enumerate(zip(labels, numerators, strict=True)):
+            for label, num in zip(labs, nums, strict=True):
+                shares[index[(level, label)]] = int(num)
+        return cls._finish("tree", names, parents, leaves, values, (tuple(shares), domain))
 
     @classmethod
     def from_edges(cls, edges: Sequence[tuple[str, str]], values: Sequence[str], kind: str = "matrix") -> FinitePoset:
@@ -103,8 +112,9 @@ class FinitePoset:
 
     @classmethod
     def _finish(cls, kind: str, names: list[str], parents: list[set[int]], leaves: list[int],
-                values: Sequence[str]) -> FinitePoset:
-        poset = cls(kind, tuple(names), tuple(tuple(sorted(p)) for p in parents), tuple(leaves), tuple(values))
+                values: Sequence[str], shares: tuple[tuple[int, ...], int] | None = None) -> FinitePoset:
+        poset = cls(kind, tuple(names), tuple(tuple(sorted(p)) for p in parents), tuple(leaves), tuple(values),
+                    shares=shares[0] if shares else None, share_domain=shares[1] if shares else None)
         tops = [v for v in range(len(names)) if not poset.parents[v]]
         if len(tops) != 1:
             raise HierarchyError(f"a poset needs exactly one top (the suppression value); this one has "
