@@ -20,21 +20,39 @@ from measures.height import height, height_node
 from measures.hierarchy_weights import vinterbo, vinterbo_node
 from measures.information import nmi
 from measures.information_weights import col_mi, pmi
-from measures.loss import loss, loss_bound_node, loss_node
+from measures.loss import (
+    geometric_aggregate,
+    loss,
+    loss_bound_node,
+    loss_by_attribute,
+    loss_by_attribute_node,
+    loss_node,
+)
 from measures.precision import precision, precision_nm, precision_nm_node, precision_node
 
 __all__ = [
+    "GEOMETRIC_MEAN",
     "LATTICE_MEASURES",
+    "MEAN",
     "MEASURES",
+    "SUM",
     "ColumnDomain",
     "Generalized",
     "GeneralizedColumn",
     "Measure",
     "NodeClasses",
     "Score",
+    "aggregate",
+    "attribute_values",
+    "loss_by_attribute",
+    "loss_by_attribute_node",
     "score",
     "score_node",
 ]
+
+
+SUM, MEAN, GEOMETRIC_MEAN = "sum", "mean", "geometric_mean"
+"""Aggregates of per-attribute values (ARX's AggregateFunction): Σ_j x_j, (1/r) Σ_j x_j, Π_j (1 + x_j)^(1/r) − 1."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,8 @@ class Measure:
     lower_bound: Callable[[NodeClasses], float] | None = None
     direction: str = "lower is better"
     needs_target: bool = False  # scored with the target's codes: ``cell(view, target)``
+    aggregate: str | None = None  # how per-attribute values make the measure: SUM, MEAN or GEOMETRIC_MEAN
+    attributes: Callable[[Generalized], list[float]] | None = None  # per-attribute values, when not cell(column)
 
     def node_lower_bound(self) -> Callable[[NodeClasses], float] | None:
         """A monotone lower bound of this measure at a lattice node and at all its generalizations (the
@@ -91,11 +111,11 @@ def _n(v: Generalized | NodeClasses) -> float:
 
 _ALL = [
     Measure("height", "Generalization height", "Σ_j v_j", True, "Samarati 2001", height, height_node,
-            _height_bound),
+            _height_bound, aggregate=SUM),
     Measure("precision", "Precision (Prec)", "(1/r) Σ_j v_j / H_j", True, "Sweeney 2002; El Emam 2009",
-            precision, precision_node, _unit),
+            precision, precision_node, _unit, aggregate=MEAN),
     Measure("precision_nm", "Precision, suppression charged", "(1/r) Σ_j [(v_j/H_j)(n−S) + S] / n", False,
-            "ARX", precision_nm, precision_nm_node, _unit, lower_bound=precision_node),
+            "ARX", precision_nm, precision_nm_node, _unit, lower_bound=precision_node, aggregate=MEAN),
     Measure("dm", "Discernibility (DM)", "Σ_{|E|≥k} |E|² + n·S", False, "Bayardo & Agrawal 2005", dm,
             dm_node, _n_squared, lower_bound=dm_star_node),  # n·|E| ≥ |E|² for a suppressed class
     Measure("dm_star", "Discernibility, suppression-blind (DM*)", "Σ_E |E|² over all classes", True,
@@ -103,14 +123,17 @@ _ALL = [
     Measure("aecs", "Average equivalence class size", "n / (#{E : |E| ≥ k} + [S > 0])", False,
             "LeFevre 2006; ARX", aecs, aecs_node, _n, lower_bound=aecs_bound_node),
     Measure("entropy", "Non-uniform entropy", "Σ_j Σ_i log2( f̄_j(g_i) / f_j(o_i) )", True,
-            "Gionis & Tassa 2009; El Emam 2009", entropy, entropy_node),
+            "Gionis & Tassa 2009; El Emam 2009", entropy, entropy_node, aggregate=SUM),
     Measure("entropy_nm", "Non-uniform entropy, suppression charged",
             "entropy + Σ_j Σ_y c_{j,y} · log2(S / c_{j,y})", False, "ARX", entropy_nm, entropy_nm_node,
-            lower_bound=entropy_node),
-    Measure("loss", "Loss (Iyengar)", "mean over cells of (leaves(g) − 1)/(|domain_j| − 1); suppressed cell 1",
-            False, "Iyengar 2002", loss, loss_node, _unit, lower_bound=loss_bound_node),
+            lower_bound=entropy_node, aggregate=SUM),
+    Measure("loss", "Loss (ARX)",
+            "Π_j (1 + v_j)^(1/r) − 1,  v_j = (Σ_kept share_j(g) + S − n/D_j)/(n − n/D_j) floored to 10 decimals; "
+            "share_j = hierarchy rows under g / rows D_j (interval builders: width / domain width)",
+            False, "Iyengar 2002; ARX MetricMDNMLoss (gs-factor 0.5, geometric mean)", loss, loss_node, _unit,
+            lower_bound=loss_bound_node, aggregate=GEOMETRIC_MEAN, attributes=loss_by_attribute),
     Measure("vinterbo", "Vinterbo-1.0", "Σ_i Σ_j h_ij / M_j", True, "Katirai 2006 (Vinterbo 2002)", vinterbo,
-            vinterbo_node, lambda v: float(v.n * v.r)),
+            vinterbo_node, lambda v: float(v.n * v.r), aggregate=SUM),
     Measure("col_mi", "Col-MI", "Σ_i Σ_j w_j · h_ij / M_j,  w_j = MI(X_j; target) in bits (original data)", True,
             "Katirai 2006, Method 2", col_mi, needs_target=True),
     Measure("pmi", "Value-MI (PMI)",
@@ -168,4 +191,34 @@ def score_node(node: NodeClasses, ids: Iterable[str] | None = None) -> dict[str,
         if m.node is None:
             raise KeyError(f"measure {m.id!r} has no lattice fast path; score the release instead")
         out[m.id] = _make_score(m, m.node(node), node)
+    return out
+
+
+def aggregate(how: str, values: Iterable[float]) -> float:
+    """Combine per-attribute values as the measure does (``Measure.aggregate``; ARX's aggregate functions)."""
+    vals = [float(v) for v in values]
+    if how == SUM:
+        return float(sum(vals))
+    if how == MEAN:
+        return float(sum(vals)) / len(vals) if vals else 0.0
+    if how == GEOMETRIC_MEAN:
+        return geometric_aggregate(vals)
+    raise ValueError(f"unknown aggregate {how!r}; known: {SUM}, {MEAN}, {GEOMETRIC_MEAN}")
+
+
+def attribute_values(view: Generalized, ids: Iterable[str] | None = None) -> dict[str, dict[str, float]]:
+    """Per measure that is a sum, mean or geometric mean over attributes (``Measure.aggregate``): each
+    quasi-identifier's own value, ``{measure: {attribute: value}}``, so that ``aggregate(m.aggregate, values)``
+    is the measure (ARX prints loss per attribute this way). Other measures (DM, AECS, the target-based ones)
+    are left out. The value of attribute j is the measure on column j alone, or ``Measure.attributes``."""
+    chosen = _lookup(ids) if ids is not None else list(MEASURES.values())
+    out: dict[str, dict[str, float]] = {}
+    for m in chosen:
+        if m.aggregate is None or m.needs_target:
+            continue
+        if m.attributes is not None:
+            values = m.attributes(view)
+        else:
+            values = [m.cell(Generalized((c,), view.suppressed, view.k)) for c in view.columns]
+        out[m.id] = {c.name: float(v) for c, v in zip(view.columns, values, strict=True)}
     return out

@@ -37,8 +37,9 @@ class GeneralizedColumn:
     released as. A local release gives it (a record under g may be released as something else); without it
     each record counts under its own released code only, which is the same thing under full-domain
     recoding (every record under g at the node's level carries code g, suppressed records included).
-    ``share`` (per released code, in [0, 1]) is the fraction of the domain a value covers in the poset's own
-    units; without it, Iyengar's ``(leaves(g) − 1) / (|domain| − 1)``.
+    ``share`` / ``share_domain`` give ARX's domain share of each released code (``domain_shares``): the
+    hierarchy's rows under g over its row count, or an interval's width over the domain's; without them, the
+    distinct original values under g over those of the column.
     """
 
     name: str
@@ -47,8 +48,9 @@ class GeneralizedColumn:
     height: np.ndarray
     max_height: float
     leaf_count: np.ndarray
-    covers: np.ndarray | None = None
-    share: np.ndarray | None = None
+    covers: np.ndarray | None = None  # released code × original code: does it generalize it (augmented table)
+    share: np.ndarray | None = None  # per released code: ARX domain-share numerator (over ``share_domain``)
+    share_domain: float | None = None
 
     def __post_init__(self) -> None:
         for attr in ("original", "released", "leaf_count"):
@@ -66,8 +68,10 @@ class GeneralizedColumn:
                 raise ValueError(f"column {self.name!r}: some record's released value does not cover its "
                                  "original value in `covers`")
             object.__setattr__(self, "covers", covers)
+        if (self.share is None) != (self.share_domain is None):
+            raise ValueError("share and share_domain are given together")
         if self.share is not None:
-            object.__setattr__(self, "share", _frozen(self.share, np.float64))
+            object.__setattr__(self, "share", _frozen(self.share))
 
     def counts_under(self, classes: np.ndarray | None = None, n_classes: int = 1) -> np.ndarray:
         """Records whose ORIGINAL value lies under each released code (Katirai's augmented table), split by
@@ -91,13 +95,18 @@ class GeneralizedColumn:
         """Distinct original values of the column (Iyengar's |domain_j|)."""
         return int(np.unique(self.original).size)
 
-    @cached_property
-    def shares(self) -> np.ndarray:
-        """Per released code: the share of the domain it covers, ``share`` or ``(leaves(g) − 1)/(|domain| − 1)``."""
-        if self.share is not None:
-            return self.share
-        m = self.domain_size
-        return (self.leaf_count - 1) / (m - 1) if m > 1 else np.zeros(self.leaf_count.size)
+    @property
+    def domain_shares(self) -> tuple[np.ndarray, float]:
+        """ARX's domain share of every released code as ``(numerators, D)``: share(g) = numerators[g] / D.
+
+        Given (``share``, ``share_domain``): the hierarchy's rows under g over its row count (ARX
+        ``DomainShareMaterialized``) or an interval's width over the domain's (``DomainShareInterval``).
+        Without them: the distinct original values of the column under g (``leaf_count``) over those of the
+        whole column (``domain_size``), i.e. ARX's share for a hierarchy whose rows are exactly the data's values.
+        """
+        if self.share is not None and self.share_domain is not None:
+            return self.share, self.share_domain
+        return self.leaf_count, self.domain_size
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,10 +156,16 @@ class ColumnDomain:
     name: str
     level_codes: np.ndarray
     counts: np.ndarray
+    shares: tuple[np.ndarray, ...] | None = None  # per level: ARX domain-share numerator of each code
+    share_domain: float | None = None  # their common denominator D (see GeneralizedColumn.domain_shares)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "level_codes", _frozen(self.level_codes, np.int64))
         object.__setattr__(self, "counts", _frozen(self.counts, np.int64))
+        if (self.shares is None) != (self.share_domain is None):
+            raise ValueError("shares and share_domain are given together")
+        if self.shares is not None:
+            object.__setattr__(self, "shares", tuple(_frozen(a) for a in self.shares))
 
     @property
     def max_height(self) -> int:
@@ -180,18 +195,13 @@ class ColumnDomain:
             ]
         )
 
-    @cached_property
-    def loss_by_code(self) -> tuple[np.ndarray, ...]:
-        """Per level: Iyengar's cell loss (leaves(g) − 1)/(|domain| − 1) of each generalized value."""
-        m = self.level_codes.shape[0]
-        return tuple((lc - 1) / (m - 1) if m > 1 else np.zeros(lc.size) for lc in self.leaf_counts)
-
-    @cached_property
-    def loss_by_level(self) -> np.ndarray:
-        """Per level: Σ over all records of the cell loss."""
-        return np.array(
-            [float(self.loss_by_code[lv] @ self.generalized_counts[lv]) for lv in range(self.max_height + 1)]
-        )
+    @property
+    def domain_shares(self) -> tuple[tuple[np.ndarray, ...], float]:
+        """ARX's domain shares per level as ``(numerators, D)``, as ``GeneralizedColumn.domain_shares``;
+        without ``shares``: distinct original values under each code over the distinct values of the column."""
+        if self.shares is not None and self.share_domain is not None:
+            return self.shares, self.share_domain
+        return self.leaf_counts, int(self.level_codes.shape[0])
 
 
 @dataclass(frozen=True, eq=False)

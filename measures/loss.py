@@ -1,42 +1,108 @@
-"""Iyengar's loss metric, LM (Iyengar 2002), averaged over all n·r cells."""
+"""ARX's loss (``Metric.createLossMetric()``: ``MetricMDNMLoss``, gs-factor 0.5, geometric-mean aggregate).
+
+Iyengar's (2002) loss as ARX computes it (arx-deidentifier/arx, ``metric/v2/MetricMDNMLoss.java``). Per
+quasi-identifier j with domain shares ``share_j(g) = num_j(g) / D_j`` (``DomainShareMaterialized``: the
+hierarchy's rows under g over its rows; ``DomainShareInterval``: an interval's width over the domain's):
+
+    a_j = Σ over kept records of share_j(g) + S            (a suppressed record's cell counts 1)
+    v_j = floor10( max(0, (a_j − n/D_j) / (n − n/D_j)) )    (``normalizeGeneralized``; 0 when D_j ≤ 1)
+    loss = Π_j (1 + v_j)^(1/r) − 1                          (``ILMultiDimensionalGeometricMean``)
+
+``floor10`` is ARX's ``Metric.round``: ``floor(x · 10^10) / 10^10``. With gs-factor 0.5 ARX's generalization
+and suppression factors are both 1. Multiplying through by D_j, ``v_j = (A_j − n) / (n (D_j − 1))`` with
+``A_j = Σ_kept num_j(g) + S·D_j``; with integer numerators (hierarchy rows, integer widths) this is computed
+exactly in integers, as ARX's reliable (BigFraction) variant does, before the floor.
+"""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from measures._view import Generalized, NodeClasses
 
+_DIGITS = 10
+_FACTOR = 10**_DIGITS
+
+
+def _is_integral(num: np.ndarray, domain: float) -> bool:
+    return np.issubdtype(num.dtype, np.integer) and float(domain).is_integer()
+
+
+def normalized_attribute_loss(total: float, n: int, domain: float, exact: bool) -> float:
+    """ARX's ``normalizeGeneralized`` of one attribute, multiplied through by D: ``total`` = A_j (shares
+    numerators of the kept cells plus S·D), floored to 10 decimals as ARX's ``Metric.round``."""
+    if n == 0 or domain <= 1:
+        return 0.0  # ARX: 0/0 is NaN, which its "result >= 0 ? result : 0" turns into 0
+    if exact:
+        excess = int(total) - n
+        if excess <= 0:
+            return 0.0
+        return ((excess * _FACTOR) // (n * (int(domain) - 1))) / _FACTOR
+    x = max((float(total) - n) / (n * (float(domain) - 1.0)), 0.0)
+    return math.floor(x * _FACTOR) / _FACTOR
+
+
+def geometric_aggregate(values: Sequence[float]) -> float:
+    """ARX's geometric-mean aggregate ``Π (1 + v_j)^(1/r) − 1`` (unit weights), multiplied in ARX's order."""
+    if not len(values):
+        return 0.0
+    result = 1.0
+    for v in values:
+        result *= math.pow(float(v) + 1.0, 1.0 / len(values))
+    return result - 1.0
+
+
+def loss_by_attribute(view: Generalized) -> list[float]:
+    """Per quasi-identifier: ARX's normalized loss ``v_j`` (the values ARX prints per attribute)."""
+    out = []
+    kept = ~view.suppressed
+    S = view.n - int(kept.sum())
+    for c in view.columns:
+        num, domain = c.domain_shares
+        exact = _is_integral(num, domain)
+        shares = num[c.released[kept]]
+        total = (int(shares.sum()) + S * int(domain)) if exact else float(shares.sum()) + S * float(domain)
+        out.append(normalized_attribute_loss(total, view.n, domain, exact))
+    return out
+
 
 def loss(view: Generalized) -> float:
-    """Cell loss (leaves(g) − 1)/(|domain_j| − 1); a suppressed record's cells cost 1.
-
-    ``leaves(g)`` counts the distinct original values of the column that lie under g, and
-    ``|domain_j|`` the distinct original values of column j, so the root costs exactly 1. The view gives
-    this share per released value (``GeneralizedColumn.shares``); a range poset gives Iyengar's numeric
-    ``(U_b − L_b)/(U − L)`` instead.
-    """
+    """ARX's loss: the geometric-mean aggregate of ``loss_by_attribute``."""
     if view.n == 0 or view.r == 0:
         return 0.0
-    total = 0.0
-    for c in view.columns:
-        total += float(np.sum(np.where(view.suppressed, 1.0, c.shares[c.released])))
-    return total / (view.n * view.r)
+    return geometric_aggregate(loss_by_attribute(view))
+
+
+def loss_by_attribute_node(node: NodeClasses, charge_suppression: bool = True) -> list[float]:
+    """``loss_by_attribute`` of a lattice node from its frequency set; ``charge_suppression=False`` gives
+    ARX's lower bound (every record at its generalized share, ``getLowerBoundInternal``)."""
+    out = []
+    S = node.suppressed if charge_suppression else 0
+    counts = node.suppressed_value_counts if S else None
+    for j, (d, v) in enumerate(zip(node.domains, node.levels, strict=True)):
+        nums, domain = d.domain_shares
+        num = nums[v]
+        under = d.generalized_counts[v]
+        kept = under - counts[j] if counts is not None else under
+        exact = _is_integral(num, domain)
+        total = (int(num.astype(np.int64) @ kept) + S * int(domain)) if exact else float(num @ kept) + S * float(domain)
+        out.append(normalized_attribute_loss(total, node.n, domain, exact))
+    return out
 
 
 def loss_node(node: NodeClasses) -> float:
-    n, r, S = node.n, node.r, node.suppressed
-    if n == 0 or r == 0:
+    if node.n == 0 or node.r == 0:
         return 0.0
-    total = 0.0
-    for d, v, c in zip(node.domains, node.levels, node.suppressed_value_counts, strict=True):
-        charged_to_suppressed = float(d.loss_by_code[v] @ c) if S else 0.0
-        total += d.loss_by_level[v] - charged_to_suppressed + S
-    return total / (n * r)
+    return geometric_aggregate(loss_by_attribute_node(node))
 
 
 def loss_bound_node(node: NodeClasses) -> float:
-    """Loss of the generalization alone (suppression not charged): a monotone lower bound of ``loss`` at the
-    node and at every generalization of it (a suppressed cell costs 1 ≥ its generalized cost)."""
+    """Loss of the generalization alone (suppression not charged; ARX's lower bound): a monotone lower bound
+    of ``loss`` at the node and at every generalization of it, as a suppressed cell's share 1 is at least its
+    generalized share, shares grow up the hierarchy, and the floor and the aggregate are monotone."""
     if node.n == 0 or node.r == 0:
         return 0.0
-    return sum(d.loss_by_level[v] for d, v in zip(node.domains, node.levels, strict=True)) / (node.n * node.r)
+    return geometric_aggregate(loss_by_attribute_node(node, charge_suppression=False))

@@ -392,3 +392,64 @@ def test_build_hierarchy_errors_are_one_line_naming_builder_and_key(spec, match)
     with pytest.raises(ConfigError, match=match) as info:
         build_hierarchy(spec, ["18"], "age")
     assert "\n" not in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------- interval shares
+def test_intervals_carry_arx_interval_shares():
+    """ARX's DomainShareInterval for integer bands: a band's share is its width over the domain's. Ages 17..95
+    with widths 5, 10, 20 and top 90: the regular bands cover [0, 90) (the widest band holding 17 starts at 0),
+    the top-coded 90+ holds the integers 90..95 (6), so D = 96; the missing value is ARX's null interval (1)."""
+    h = intervals(["17", "18", "25", "39", "90", "95", ""], [5, 10, 20], top=90)
+    s = h.interval_shares
+    assert s is not None and s.domain == 90 + 6
+    assert s.widths[1] == {"15-19": 5, "25-29": 5, "35-39": 5, "90+": 6, "": 1}
+    assert s.widths[3] == {"0-19": 20, "20-39": 20, "90+": 6, "": 1}
+    assert set(s.widths[0].values()) == {1} and s.widths[4] == {"*": 96}
+    # bottom 15: 12 is bottom-coded (<15 holds 12..14: 3), bands run from 15 to the end of the band of 39 (45)
+    b = intervals([17, 18, 25, 39, 12], [5, 10], bottom=15).interval_shares
+    assert b is not None and b.domain == 3 + (45 - 15)
+    assert b.widths[2] == {"<15": 3, "15-24": 10, "25-34": 10, "35-44": 10}
+
+
+def test_decimal_intervals_and_read_back_files_use_hierarchy_rows():
+    """Interval shares need integer bands; decimal bands and a hierarchy read back from an ARX file (which
+    keeps only the rows) use ARX's materialized shares (hierarchy rows)."""
+    assert intervals(["0.25", "1.5"], [0.5, 1]).interval_shares is None
+    h = intervals(["17", "25"], [5, 10])
+    back = Hierarchy.parse_arx(h.to_arx())
+    assert back.rows == h.rows and back.interval_shares is None
+    shares, rows = back.domain_shares([["17", "25"], ["15-19", "25-29"], ["10-19", "20-29"], ["*"]])
+    assert rows == 2 and [list(a) for a in shares] == [[1, 1], [1, 1], [1, 1], [2]]
+
+
+@given(
+    st.lists(st.integers(-60, 60), min_size=1, max_size=30),
+    st.lists(st.integers(1, 3), min_size=1, max_size=3),
+    st.integers(1, 5),
+    st.one_of(st.none(), st.integers(-60, 60)),
+    st.one_of(st.none(), st.integers(-60, 60)),
+)
+def test_interval_shares_are_widths_of_the_labels(ints, factors, first, top, bottom):
+    """Every label's width is the number of integers it names (``lo-hi``: hi − lo + 1; ``top+``: top..max;
+    ``<bottom``: min..bottom−1), widths grow up each row, and the root is the domain, at least every width."""
+    if top is not None and bottom is not None and top <= bottom:
+        top = None
+    widths = [first]
+    for f in factors[1:]:
+        widths.append(widths[-1] * f)
+    h = intervals([str(i) for i in ints], widths, top=top, bottom=bottom)
+    s = h.interval_shares
+    assert s is not None
+    for row in h.rows:
+        named = [1]
+        for label in row[1:-1]:
+            if label.endswith("+"):
+                named.append(max(ints) - int(label[:-1]) + 1)
+            elif label.startswith("<"):
+                named.append(int(label[1:]) - min(ints))
+            else:
+                lo, hi = (int(p) for p in label.rsplit("-", 1)) if not label.startswith("-") else _neg(label)
+                named.append(hi - lo + 1)
+        named.append(s.domain)
+        assert [s.widths[level][label] for level, label in enumerate(row)] == named
+        assert named == sorted(named)

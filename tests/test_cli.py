@@ -27,7 +27,7 @@ TEACHING = ROOT / "sample_configs" / "teaching.toml"
 REGISTRY = ROOT / "sample_configs" / "registry.toml"
 WORKBENCH = Path(sys.executable).with_name("workbench")
 KEYS = {"engine", "algorithm", "k", "max_suppression", "transformation", "k_anonymous", "suppressed", "classes",
-        "measures", "checks", "seconds"}
+        "measures", "checks", "seconds", "attribute_measures"}
 REGISTRY_QIS = ["age", "sex", "ethnicity", "postal_code", "admission_date", "diagnosis"]
 TEACHING_QIS = ["date", "gender", "age"]
 
@@ -227,6 +227,26 @@ def test_measure_json_one_object_per_node_el_emam_fig3() -> None:
         assert s["transformation"] == {q: int(v) for q, v in (p.split("=") for p in node.split(","))}
         for mid, value in expected.items():
             assert s["measures"][mid] == pytest.approx(value, rel=1e-12, abs=1e-15), (node, mid)
+
+
+def test_measure_json_prints_arx_loss_per_attribute_el_emam_fig3() -> None:
+    """``attribute_measures`` (DESIGN.md §4b) on the teaching table, node date=0, gender=0, age=1, k = 3, by
+    hand: classes (01/01, M, 15-19) 4, (02/01, F, 20-24) 3 kept; records 3, 5 and 9 suppressed (S = 3, n = 10).
+    ARX's loss: date and gender at level 0, v = (7/2 + 3 − 10/2)/(10 − 10/2) = 0.3 (= S/n); age is built by the
+    intervals builder (5, 10, 20), so ARX's interval shares apply: the bands cover [0, 40) (D = 40), the kept
+    cells sit in 5-wide bands, v = (7·5/40 + 3 − 10/40)/(10 − 10/40) = 3.625/9.75, floored to 10 decimals; the
+    scalar is the geometric mean ((1.3)(1.3)(1 + v))^(1/3) − 1. Precision per attribute: 0, 0, 1/4 (mean 1/12)."""
+    status, out, err = call("measure", TEACHING, "--node", "date=0,gender=0,age=1", "--json")
+    assert (status, err) == (0, "")
+    s = one_json_object(out)
+    assert s["suppressed"] == 3
+    per = s["attribute_measures"]
+    age = 0.3717948717  # 3.625/9.75 = 0.37179487179..., floored
+    assert per["loss"] == pytest.approx({"date": 0.3, "gender": 0.3, "age": age}, abs=1e-12)
+    assert s["measures"]["loss"] == pytest.approx((1.3 * 1.3 * (1 + age)) ** (1 / 3) - 1, rel=1e-12)
+    assert per["precision"] == pytest.approx({"date": 0.0, "gender": 0.0, "age": 0.25}, abs=1e-12)
+    assert per["height"] == {"date": 0.0, "gender": 0.0, "age": 1.0}
+    assert set(per) == {"height", "precision", "entropy", "loss"}  # dm and dm_star do not decompose
 
 
 def test_measure_node_order_in_text_does_not_matter() -> None:

@@ -66,16 +66,43 @@ def test_el_emam_2009_entropy_example(males, females, bits):
         assert values["dm_star"] == 1000**2  # both 1,000,000 after generalization (El Emam 2009)
 
 
-def test_iyengar_loss_hand_computed():
-    """Loss: (leaves(g) − 1)/(|domain| − 1) per cell, suppressed cells 1, averaged over n·r cells."""
-    frame = pd.DataFrame({"a": ["x", "y", "z", "z"]})
-    h = Hierarchy.from_rows([["x", "xy", "*"], ["y", "xy", "*"], ["z", "z'", "*"]], name="a")
-    ds = Dataset.create(frame, {"a": "quasi"}, {"a": h})
-    # level 1: x,y -> xy (2 leaves: 1/2 each), z -> z' (1 leaf: 0); with k=2 nothing is suppressed
-    assert _cell(ds, (1,), 2)["loss"] == pytest.approx((0.5 + 0.5 + 0 + 0) / 4)
-    # k=3: both classes (size 2) are suppressed -> every cell costs 1
-    assert _cell(ds, (1,), 3)["loss"] == pytest.approx(1.0)
-    assert _fast(ds, (1,), 3)["loss"] == pytest.approx(1.0)
+def _loss_example() -> Dataset:
+    """Two columns whose hierarchies have rows the data does not use (ARX divides by the rows)."""
+    frame = pd.DataFrame({"a": ["x", "y", "z", "z"], "b": ["p", "p", "q", "q"]})
+    a = Hierarchy.from_rows([["x", "xy", "*"], ["y", "xy", "*"], ["z", "zw", "*"], ["w", "zw", "*"]], name="a")
+    b = Hierarchy.from_rows([["p", "*"], ["q", "*"], ["s", "*"]], name="b")
+    return Dataset.create(frame, {"a": "quasi", "b": "quasi"}, {"a": a, "b": b})
+
+
+def test_arx_loss_hand_computed():
+    """ARX's loss (MetricMDNMLoss, gs-factor 0.5): per attribute a_j = Σ_kept share(g) + S with share = hierarchy
+    rows under g / rows D_j, v_j = (a_j − n/D_j)/(n − n/D_j), aggregated as Π(1 + v_j)^(1/r) − 1."""
+    ds = _loss_example()
+    n = 4
+    # node (1, 0), k = 1: a -> xy, xy, zw, zw (2 of 4 rows each), b kept (1 of 3 rows each); nothing suppressed
+    a_a, a_b = 4 * 2 / 4, 4 * 1 / 3
+    v_a, v_b = (a_a - n / 4) / (n - n / 4), (a_b - n / 3) / (n - n / 3)
+    assert (v_a, v_b) == (pytest.approx(1 / 3), 0.0)
+    expected = math.sqrt((1 + v_a) * (1 + v_b)) - 1
+    for values in (_cell(ds, (1, 0), 1), _fast(ds, (1, 0), 1)):
+        assert values["loss"] == pytest.approx(expected, abs=1e-10)  # 0.1547, not Iyengar-on-data's 1/4
+    assert M.attribute_values(Release.from_node(ds, (1, 0), 1, 0.0).view(), ["loss"]) == {
+        "loss": {"a": 0.3333333333, "b": 0.0}}  # floored to 10 decimals as ARX does
+    # node (1, 0), k = 3: classes {x,y}->(xy,p) of 2 and (zw,q) of 2 are both suppressed: every cell counts 1
+    for values in (_cell(ds, (1, 0), 3), _fast(ds, (1, 0), 3)):
+        assert values["loss"] == pytest.approx(1.0, abs=1e-12)
+    # node (0, 0), k = 2: classes (x,p), (y,p) of 1 suppressed, (z,q) of 2 kept: a_a = 2/4 + 2, a_b = 2/3 + 2
+    v_a, v_b = (2 / 4 + 2 - 1) / (4 - 1), (2 / 3 + 2 - 4 / 3) / (4 - 4 / 3)
+    assert (v_a, v_b) == (pytest.approx(0.5), pytest.approx(0.5))  # = S/n when level 0 throughout
+    for values in (_cell(ds, (0, 0), 2), _fast(ds, (0, 0), 2)):
+        assert values["loss"] == pytest.approx(0.5, abs=1e-10)
+
+
+def test_loss_bound_is_the_generalization_alone():
+    """ARX's lower bound charges every record its generalized share, suppressed or not (node (1, 0), k = 3)."""
+    ds = _loss_example()
+    view = NodeScorer(NodeEvaluator(ds.encoded, 3, 0.0)).view((1, 0))
+    assert M.MEASURES["loss"].lower_bound(view) == pytest.approx(math.sqrt(1 + 1 / 3) - 1, abs=1e-10)
 
 
 def test_registry_metadata():
@@ -123,6 +150,34 @@ def test_arx_adult_conformance(adult_dataset, measure, node, value):
     assert cell == pytest.approx(value, rel=1e-9)
 
 
+def _loss_rank_nodes():
+    path = CONFORMANCE.parent / "arx-adult-8qi-k5-loss-rank.json"
+    return [(tuple(c["transformation"]), c["rank_vector"]) for c in json.loads(path.read_text())["nodes"]]
+
+
+def test_loss_rank_file_shape():
+    data = json.loads((CONFORMANCE.parent / "arx-adult-8qi-k5-loss-rank.json").read_text())
+    assert data["quasi_identifiers"] == ["sex", "age", "race", "marital-status", "education", "native-country",
+                                         "workclass", "salary-class"]
+    assert data["k"] == 5 and len(data["nodes"]) == 10
+
+
+@pytest.mark.parametrize(("node", "rank_vector"), _loss_rank_nodes())
+def test_arx_adult_loss_per_attribute(adult_dataset, node, rank_vector):
+    """ARX's per-attribute loss vectors on Adult (k = 5; ARX's domain shares divide by the hierarchy's rows: age
+    has 100 rows for 72 ages in the data), exactly as ARX prints them (floored to 10 decimals), by both
+    implementations; the scalar is their geometric-mean aggregate."""
+    release = Release.from_node(adult_dataset, node, 5, 0.0)
+    per_attribute = M.attribute_values(release.view(), ["loss"])["loss"]
+    assert list(per_attribute) == adult_dataset.quasi_identifiers
+    assert sorted(per_attribute.values(), reverse=True) == rank_vector
+    fast_view = _adult_scorer(adult_dataset).view(node)
+    assert sorted(M.loss_by_attribute_node(fast_view), reverse=True) == rank_vector
+    geometric = math.prod((1 + v) ** (1 / 8) for v in rank_vector) - 1
+    assert M.MEASURES["loss"].cell(release.view()) == pytest.approx(geometric, rel=1e-12, abs=1e-15)
+    assert M.MEASURES["loss"].node(fast_view) == pytest.approx(geometric, rel=1e-12, abs=1e-15)
+
+
 _SCORERS: dict[int, NodeScorer] = {}
 
 
@@ -156,3 +211,100 @@ def test_measures_invariant_to_row_order(seed):
     a, b = _cell(ds, node, 2), _cell(shuffled, node, 2)
     for mid in a:
         assert a[mid] == pytest.approx(b[mid], rel=1e-12, abs=1e-12), mid
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5))
+def test_attribute_values_aggregate_to_the_measure(seed, k):
+    """Per-attribute values (``attribute_values``, printed as ``attribute_measures``) combine to the scalar by
+    the measure's own aggregate, written out here: Σ, mean, or ARX's geometric mean Π(1 + v_j)^(1/r) − 1; the
+    fast path's per-attribute loss equals the cell-level one on every node."""
+    ds = random_dataset(seed)
+    ev = NodeEvaluator(ds.encoded, k, 0.0)
+    scorer = NodeScorer(ev)
+    combine = {M.SUM: sum, M.MEAN: lambda xs: sum(xs) / len(xs),
+               M.GEOMETRIC_MEAN: lambda xs: math.prod(1 + x for x in xs) ** (1 / len(xs)) - 1}
+    for node in ev.lattice.nodes():
+        view = Release.from_node(ds, node, k, 0.0).view()
+        values = M.attribute_values(view)
+        assert set(values) == {"height", "precision", "precision_nm", "entropy", "entropy_nm", "loss", "vinterbo"}
+        for mid, per in values.items():
+            assert list(per) == ds.quasi_identifiers
+            whole = M.MEASURES[mid].cell(view)
+            assert combine[M.MEASURES[mid].aggregate](list(per.values())) == pytest.approx(whole, rel=1e-9,
+                                                                                              abs=1e-12), mid
+        assert M.loss_by_attribute_node(scorer.view(node)) == list(values["loss"].values())
+
+
+def test_loss_uses_interval_widths_for_builder_intervals():
+    """Ages 17, 18, 25, 39 in 5-year bands (widths 5, 10): ARX's interval shares, D = 30 (the 10-wide bands from
+    10 to 40), every band 5 wide: v = (4·5/30 − 4/30)/(4 − 4/30) = 16/116; with the hierarchy's rows instead
+    (15-19 holds 2 of 4 rows) it would be (6/4 − 1)/(4 − 1) = 1/6."""
+    from workbench.hierarchy.builders import intervals
+
+    frame = pd.DataFrame({"age": ["17", "18", "25", "39"]})
+    ds = Dataset.create(frame, {"age": "quasi"}, {"age": intervals(frame["age"], [5, 10], name="age")})
+    for values in (_cell(ds, (1,), 1), _fast(ds, (1,), 1)):
+        assert values["loss"] == pytest.approx(math.floor(16 / 116 * 1e10) / 1e10, abs=1e-15)
+
+
+def _interval_dataset(seed: int) -> Dataset:
+    rng = np.random.default_rng(seed)
+    from workbench.hierarchy.builders import intervals
+
+    frame, hierarchies = {}, {}
+    for j in range(int(rng.integers(1, 3))):
+        values = [str(v) for v in rng.integers(0, 40, size=int(rng.integers(2, 30)))] if j == 0 else None
+        values = values or [str(v) for v in rng.integers(-10, 30, size=len(frame["a0"]))]
+        top = int(rng.integers(15, 35)) if rng.random() < 0.5 else None
+        name = f"a{j}"
+        frame[name] = values
+        hierarchies[name] = intervals(values, [int(rng.integers(1, 4)), 6, 12], top=top, name=name)
+    return Dataset.create(pd.DataFrame(frame), {q: "quasi" for q in hierarchies}, hierarchies)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 4))
+def test_loss_with_interval_shares_fast_path_and_bound(seed, k):
+    """With interval shares too: the fast path equals the cell-level loss on every node, and ARX's lower bound
+    at a node is at most the loss at the node and at every generalization of it (what bnb prunes with)."""
+    ds = _interval_dataset(seed)
+    assert all(h.interval_shares is not None for h in ds.hierarchies.values())
+    ev = NodeEvaluator(ds.encoded, k, 0.0)
+    scorer = NodeScorer(ev)
+    nodes = list(ev.lattice.nodes())
+    loss = {node: M.MEASURES["loss"].cell(Release.from_node(ds, node, k, 0.0).view()) for node in nodes}
+    for node in nodes:
+        view = scorer.view(node)
+        assert M.MEASURES["loss"].node(view) == pytest.approx(loss[node], rel=1e-12, abs=1e-12)
+        bound = M.MEASURES["loss"].lower_bound(view)
+        for other in nodes:
+            if all(o >= v for o, v in zip(other, node, strict=True)):
+                assert bound <= loss[other] + 1e-12, (node, other)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_local_release_of_a_full_domain_node_has_the_node_s_loss(seed):
+    """A local release over tree posets (from the hierarchies) that releases every record at one lattice node's
+    levels is that node's release: its loss, per attribute and aggregated, equals the lattice release's (ARX's
+    shares of the hierarchy's rows in both engines; k = 1, so the lattice suppresses nothing either)."""
+    from workbench.local.lub import LocalColumn, LocalResult
+    from workbench.local.posets import FinitePoset
+
+    ds = random_dataset(seed)
+    rng = np.random.default_rng(seed)
+    node = tuple(int(rng.integers(0, c.height + 1)) for c in ds.encoded)
+    columns, released = [], []
+    for c, v in zip(ds.encoded, node, strict=True):
+        poset = FinitePoset.from_tree(ds.hierarchies[c.name], list(c.labels[0]))
+        leaf = np.asarray(poset.leaves)[c.codes]
+        at_level = poset.ancestors[leaf] & (poset.heights == v)[None, :]  # the record's level-v ancestor
+        assert (at_level.sum(axis=1) == 1).all()
+        columns.append(LocalColumn(c.name, poset))
+        released.append(at_level.argmax(axis=1))
+    result = LocalResult("test", np.stack(released, axis=1), np.zeros(ds.n, dtype=np.int64), "k-anonymity", 0.0)
+    local = Release.from_local(ds, columns, result, 1).view()
+    lattice = Release.from_node(ds, node, 1, 0.0).view()
+    assert M.attribute_values(local, ["loss"]) == M.attribute_values(lattice, ["loss"])
+    assert M.MEASURES["loss"].cell(local) == M.MEASURES["loss"].cell(lattice)

@@ -56,9 +56,13 @@ def _brute_column(ds, j: int, node, k: int) -> dict[str, float]:
     entropy = float(np.log2(f_bar / f).sum())
     c_y = released[suppressed].value_counts()
     charge = float((c_y * np.log2(S / c_y)).sum()) if S else 0.0
-    domain = original.nunique()
-    leaves = released.map(original.groupby(released).nunique())
-    cell_loss = (leaves - 1) / (domain - 1) if domain > 1 else leaves * 0.0
+    rows = ds.hierarchies[c.name].rows  # ARX's loss: shares of the hierarchy's rows (MEASURES.md)
+    D = len(rows)
+    rows_under: dict[str, int] = {}
+    for row in rows:
+        rows_under[row[v]] = rows_under.get(row[v], 0) + 1
+    a = sum(rows_under[g] / D for g, gone in zip(released, suppressed, strict=True) if not gone) + S
+    loss = max(0.0, (a - n / D) / (n - n / D)) if D > 1 else 0.0
     share = v / H if H else 0.0
     return {
         "height": float(v),
@@ -66,7 +70,7 @@ def _brute_column(ds, j: int, node, k: int) -> dict[str, float]:
         "precision_nm": ((share * (n - S) + S) / n) / r,
         "entropy": entropy,
         "entropy_nm": entropy + charge,
-        "loss": float(np.where(suppressed, 1.0, cell_loss).sum()) / (n * r),
+        "loss": math.floor(loss * 1e10 + 1e-6) / 1e10,  # ARX floors to 10 decimals; 1e-6 absorbs float error
         "vinterbo": n * share,
     }
 
@@ -93,11 +97,18 @@ def test_each_attribute_contribution_matches_brute_force(seed, k):
     ds = random_dataset(seed, max_rows=30)
     node = _random_node(ds, np.random.default_rng(seed + 1))
     details = node_details(_study(k), ds, node)
-    table = details.contributions.set_index(["measure", "attribute"])["contribution"]
-    for j, name in enumerate(ds.quasi_identifiers):
-        expected = _brute_column(ds, j, node, k)
-        for i, value in expected.items():
-            assert math.isclose(table[(i, name)], value, rel_tol=1e-9, abs_tol=1e-9), (i, name)
+    table = details.contributions.set_index(["measure", "attribute"])
+    expected = {name: _brute_column(ds, j, node, k) for j, name in enumerate(ds.quasi_identifiers)}
+    logs = {name: math.log1p(e["loss"]) for name, e in expected.items()}
+    whole = math.prod(1 + e["loss"] for e in expected.values()) ** (1 / len(expected)) - 1
+    for name, e in expected.items():
+        for i, value in e.items():
+            if i == "loss":  # ARX's v_j; its part of the geometric mean in proportion to ln(1 + v_j)
+                assert math.isclose(table.loc[(i, name), "value"], value, rel_tol=1e-9, abs_tol=1e-9), name
+                part = whole * logs[name] / sum(logs.values()) if sum(logs.values()) else 0.0
+                assert math.isclose(table.loc[(i, name), "contribution"], part, rel_tol=1e-9, abs_tol=1e-9), name
+            else:
+                assert math.isclose(table.loc[(i, name), "contribution"], value, rel_tol=1e-9, abs_tol=1e-9), (i, name)
 
 
 @settings(max_examples=40, deadline=None)

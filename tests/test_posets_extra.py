@@ -237,8 +237,10 @@ def check_describe(poset, states: np.ndarray) -> None:
         from_text = poset.label_covers(np.repeat(poset.label(np.array([state])), len(values)), values)
         assert cells.covers[code].tolist() == from_text.tolist()
         assert cells.leaf_count[code] == from_text.sum()
-    if cells.share is not None:
-        assert np.all((0 <= cells.share) & (cells.share <= 1))
+    if cells.share is not None:  # ARX's domain share: at least a leaf's 1/D, at most the whole domain
+        assert cells.share_domain is not None
+        share = np.asarray(cells.share, dtype=float)[cells.codes] / cells.share_domain
+        assert np.all((1 / cells.share_domain - 1e-12 <= share) & (share <= 1 + 1e-12))
 
 
 @pytest.mark.parametrize("kind", ["tree", "matrix", "range", "range_max_diff"])

@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 paths.append(_write_trace(result, args.trace))
             _warn(warnings)  # after the writes: a status-2 failure stays one line on stderr
             if args.json:
-                print(json.dumps(summary))
+                print(json.dumps(summary | {"attribute_measures": result.attribute_measures()}))
             else:
                 guarantee = result.guarantee.describe()
                 print(_format_text(summary | {"proof": _proof(result), "guarantee": guarantee}))
@@ -211,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = study_mod.measure(study, args.node)
         for i, r in enumerate(results):
             if args.json:
-                print(json.dumps(r.summary()))
+                print(json.dumps(r.summary() | {"attribute_measures": r.attribute_measures()}))
             else:
                 print(("\n" if i else "") + _format_text(r.summary()))
         return 0

@@ -23,7 +23,7 @@ from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.space import Node
-from workbench.release import Release, _column_code_space
+from workbench.release import Release, _column_code_space, column_shares
 from workbench.study import (
     LOCAL_ALGORITHMS,
     NodeScorer,
@@ -117,7 +117,8 @@ def _node_view(dataset: Dataset, evaluator: NodeEvaluator, spaces: Sequence[tupl
     columns = []
     for col, v, (offsets, leaf_count) in zip(dataset.encoded, node, spaces, strict=True):
         columns.append(M.GeneralizedColumn(col.name, col.codes, offsets[v] + col.level_codes[col.codes, v],
-                                           np.full(dataset.n, v, dtype=np.int64), col.height, leaf_count))
+                                           np.full(dataset.n, v, dtype=np.int64), col.height, leaf_count,
+                                           **column_shares(col)))
     return M.Generalized(tuple(columns), evaluator.suppressed_mask(node), evaluator.k)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from measures import ColumnDomain
 from workbench.errors import DataError, HierarchyError
 from workbench.hierarchy.tree import Hierarchy
 
@@ -148,6 +149,8 @@ class EncodedColumn:
     codes: np.ndarray
     level_codes: np.ndarray
     labels: tuple[tuple[str, ...], ...]
+    shares: tuple[np.ndarray, ...] | None = None  # per level: ARX domain-share numerator of each label
+    share_domain: int | None = None  # their denominator (Hierarchy.domain_shares)
 
     def __post_init__(self) -> None:
         for attr in ("codes", "level_codes"):
@@ -164,6 +167,10 @@ class EncodedColumn:
 
     def cardinality(self, level: int) -> int:
         return len(self.labels[level])
+
+    def column_domain(self) -> ColumnDomain:
+        """The measures' per-column marginals (lattice fast path), with the hierarchy's domain shares."""
+        return ColumnDomain(self.name, self.level_codes, self.counts, self.shares, self.share_domain)
 
 
 @dataclass(frozen=True, eq=False)
@@ -262,11 +269,14 @@ class Dataset:
         where = {v: i for i, v in enumerate(present)}
         rank = np.array([where[v] for v in uniques.tolist()], dtype=np.int64)
         level_codes, labels = h.level_matrix(present)
+        shares, domain = h.domain_shares(labels)
         return EncodedColumn(
             name=attribute,
             codes=rank[inverse.reshape(-1)],
             level_codes=level_codes,
             labels=tuple(tuple(lv) for lv in labels),
+            shares=shares,
+            share_domain=domain,
         )
 
 

@@ -5,12 +5,14 @@ every quasi-identifier j generalized to level ``v_j``. ``node_details`` opens it
 classes are, which records it suppresses (classes smaller than k, formed over all n records, MEASURES.md),
 and how much each quasi-identifier contributes to each measure. ``node_diff`` compares two nodes.
 
-Per-attribute contributions are computed with the measures' own cell-level definitions (``measures.MEASURES``)
-applied to a one-column view of the node's Release, so no formula is restated here. A measure decomposes
-when it is a sum or a mean over attributes (MEASURES.md): the contribution of attribute j is the measure of
-column j alone (sums: height, entropy, entropy_nm, vinterbo) or that value divided by r (means over the r
-attributes: precision, precision_nm, loss). DM, DM* and AECS are functions of the equivalence classes, which
-all quasi-identifiers form jointly: they have no per-attribute share and none is invented.
+Per-attribute values come from the measures themselves (``measures.attribute_values``: the measure of column
+j alone, or ARX's per-attribute loss), so no formula is restated here. A measure decomposes when it is a sum,
+a mean or a geometric mean over attributes (``Measure.aggregate``, MEASURES.md): the contribution of attribute
+j is its value x_j (sums: height, entropy, entropy_nm, vinterbo), x_j / r (means: precision, precision_nm), or
+for loss, ARX's geometric mean L = Π(1 + x_j)^(1/r) − 1, the share of L that x_j carries in
+ln(1 + L) = (1/r) Σ_j ln(1 + x_j): L · ln(1 + x_j) / Σ_i ln(1 + x_i). Contributions sum to the measure. DM, DM*
+and AECS are functions of the equivalence classes, which all quasi-identifiers form jointly: they have no
+per-attribute share and none is invented.
 """
 
 from __future__ import annotations
@@ -29,12 +31,11 @@ from workbench.grouping import group_rows
 from workbench.lattice.space import Lattice, Node
 from workbench.release import Release
 
-SUM, MEAN = "sum", "mean"
-DECOMPOSITION: dict[str, str] = {
-    "height": SUM, "entropy": SUM, "entropy_nm": SUM, "vinterbo": SUM,
-    "precision": MEAN, "precision_nm": MEAN, "loss": MEAN,
-}
-"""How each decomposable measure combines its attributes: ``sum`` of the per-column values, or their ``mean``."""
+SUM, MEAN, GEOMETRIC_MEAN = M.SUM, M.MEAN, M.GEOMETRIC_MEAN
+DECOMPOSITION: dict[str, str] = {i: m.aggregate for i, m in M.MEASURES.items()
+                                 if m.aggregate is not None and not m.needs_target}
+"""How each decomposable measure combines its attributes: ``sum``, ``mean`` or ``geometric_mean`` (ARX's loss)
+of the per-attribute values (``measures.Measure.aggregate``)."""
 
 NOT_DECOMPOSABLE: dict[str, str] = {
     "dm": "DM sums |E|² over equivalence classes, which all quasi-identifiers form jointly: no per-attribute share",
@@ -55,7 +56,8 @@ class NodeDetails:
     ``suppressed``: whether classes of that size are suppressed, i.e. size < k). ``suppressed_sample``: up to
     ``sample`` suppressed records, original quasi-identifier values (index = row of the input table).
     ``measures``: every requested measure on the node (cell-level). ``contributions``: one row per
-    (measure, attribute) for measures that decompose, with ``contribution`` and ``share`` of the total;
+    (measure, attribute) for measures that decompose, with the attribute's own ``value`` (what
+    ``measures.attribute_values`` gives), its ``contribution`` and the ``share`` of the total;
     ``not_decomposable``: measure id -> why it has no per-attribute contribution.
     """
 
@@ -146,21 +148,29 @@ def attribute_contributions(release: Release, ids: Sequence[str] | None = None) 
     of the total; plus measure id -> reason for the measures that do not decompose over attributes."""
     ids = _check_ids(ids)
     view = release.view()
+    decomposable = [i for i in ids if i in DECOMPOSITION]
+    values = M.attribute_values(view, decomposable)
     rows, skipped = [], {}
     for i in ids:
         how = DECOMPOSITION.get(i)
         if how is None:
-            skipped[i] = NOT_DECOMPOSABLE.get(i, f"{i} is not a sum or mean over attributes (MEASURES.md)")
+            skipped[i] = NOT_DECOMPOSABLE.get(i, f"{i} is not a sum, mean or geometric mean over attributes "
+                                                 "(MEASURES.md)")
             continue
-        cell = M.MEASURES[i].cell
-        parts = [cell(M.Generalized((c,), view.suppressed, view.k)) for c in view.columns]
+        own = list(values[i].values())
         if how == MEAN:
-            parts = [p / view.r for p in parts]
+            parts = [x / view.r for x in own]
+        elif how == GEOMETRIC_MEAN:
+            logs = [float(np.log1p(x)) for x in own]
+            whole, total_log = M.aggregate(how, own), sum(logs)
+            parts = [whole * w / total_log if total_log else 0.0 for w in logs]
+        else:
+            parts = own
         total = float(sum(parts))
-        for c, p in zip(view.columns, parts, strict=True):
-            rows.append({"measure": i, "attribute": c.name, "contribution": float(p),
+        for c, x, p in zip(view.columns, own, parts, strict=True):
+            rows.append({"measure": i, "attribute": c.name, "value": float(x), "contribution": float(p),
                          "share": float(p / total) if total else 0.0})
-    frame = pd.DataFrame(rows, columns=["measure", "attribute", "contribution", "share"])
+    frame = pd.DataFrame(rows, columns=["measure", "attribute", "value", "contribution", "share"])
     return frame, skipped
 
 

@@ -64,6 +64,13 @@ def _column_code_space(col: EncodedColumn) -> tuple[np.ndarray, np.ndarray]:
     return offsets, leaf_count
 
 
+def column_shares(col: EncodedColumn) -> dict[str, object]:
+    """The domain shares of a column's code space (``_column_code_space`` order), as GeneralizedColumn keywords."""
+    if col.shares is None:
+        return {}
+    return {"share": np.concatenate(col.shares), "share_domain": col.share_domain}
+
+
 @dataclass(frozen=True, eq=False)
 class Release:
     """A de-identified table and how it was made."""
@@ -132,7 +139,8 @@ class Release:
             heights.append(cells.height)
             codes.append(cells.codes)
             view_columns.append(GeneralizedColumn(col.name, original.reshape(-1), cells.codes, cells.height,
-                                                  cells.max_height, cells.leaf_count, covers, cells.share))
+                                                  cells.max_height, cells.leaf_count, covers, cells.share,
+                                                  cells.share_domain))
         return cls(
             dataset=dataset, labels=pd.DataFrame(labels, index=dataset.frame.index),
             heights=np.stack(heights, axis=1), codes=np.stack(codes, axis=1),
@@ -163,11 +171,11 @@ class Release:
         for j, col in enumerate(self.dataset.encoded):
             _, leaf_count = _column_code_space(col)
             cols.append(GeneralizedColumn(col.name, col.codes, self.codes[:, j], self.heights[:, j],
-                                          col.height, leaf_count))
+                                          col.height, leaf_count, **column_shares(col)))
         return Generalized(tuple(cols), self.suppressed, self.k)
 
     def domains(self) -> tuple[ColumnDomain, ...]:
-        return tuple(ColumnDomain(c.name, c.level_codes, c.counts) for c in self.dataset.encoded)
+        return tuple(c.column_domain() for c in self.dataset.encoded)
 
     @property
     def classes(self) -> int:

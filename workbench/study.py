@@ -115,7 +115,7 @@ class NodeScorer:
 
     def __init__(self, evaluator: NodeEvaluator) -> None:
         self.evaluator = evaluator
-        self.domains = tuple(M.ColumnDomain(c.name, c.level_codes, c.counts) for c in evaluator.columns)
+        self.domains = tuple(c.column_domain() for c in evaluator.columns)
 
     def view(self, node: Node) -> M.NodeClasses:
         """The measures' fast-path view of a node, from its (cached) frequency set."""
@@ -199,6 +199,15 @@ class RunResult:
     def guarantee(self) -> Guarantee | None:
         """The release's guarantee, re-verified from its released table once (None without a release)."""
         return self.release.verify(suppressed_policy=self.study.suppressed) if self.release else None
+
+    def attribute_measures(self) -> dict[str, dict[str, float]]:
+        """Per-attribute values of the scored measures that are sums, means or geometric means over attributes
+        (DESIGN.md §4b; ``measures.attribute_values``), e.g. ``{"loss": {"age": 0.45, ...}}``; {} without a
+        release."""
+        if self.release is None:
+            return {}
+        ids = [i for i in self.scores if i in M.MEASURES]
+        return M.attribute_values(self.release.view(), ids)
 
     def summary(self) -> dict[str, object]:
         """The JSON object of the CLI contract (DESIGN.md §4)."""

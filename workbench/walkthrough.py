@@ -69,5 +69,7 @@ MEASURE_EXPLANATIONS = {
     "dm": "Each released patient costs the size of their class; each suppressed patient costs the whole table.",
     "dm_star": "The sum of squared class sizes: big classes protect more but blur more.",
     "entropy": "The bits of information lost about each original value (non-uniform entropy).",
-    "loss": "The share of the possible values each released value covers, averaged over all cells.",
+    "loss": "Per attribute, the share of the hierarchy's values each released value covers (a suppressed value "
+            "covers them all), rescaled so that the original data scores 0; the attributes are combined by a "
+            "geometric mean, as ARX does.",
 }

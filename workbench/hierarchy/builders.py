@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from decimal import Decimal, localcontext
 from numbers import Real
 
 from workbench.errors import ConfigError
-from workbench.hierarchy.tree import Hierarchy
+from workbench.hierarchy.tree import Hierarchy, IntervalShares
 
 ROOT = "*"
 DATE_LEVELS = ("week", "month", "quarter", "year", "decade")
@@ -168,19 +169,47 @@ def _interval_rows(
             return f"{int(lo)}-{int(hi) - 1}"
         return f"[{_text(lo, False)}, {_text(hi, False)}["
 
+    def start(x: Decimal, w: Decimal) -> Decimal:
+        lo = origin + ((x - origin) // w) * w
+        return lo - w if (x - origin) % w < 0 else lo
+
     rows: list[list[str]] = []
+    widths_of: list[list[Decimal]] = []  # per row, the width of each label below the root (integral case)
+    regular = [x for x in numbers.values() if x is not None and (hi_cut is None or x < hi_cut)
+               and (lo_cut is None or x >= lo_cut)]
+    numeric = [x for x in numbers.values() if x is not None]
     for v in ordered:
         x = numbers[v]
         if x is None:
-            path = [v] * len(ws)
+            path, widths_below = [v] * len(ws), [Decimal(1)] * len(ws)  # ARX: a null interval's share is 1/D
         elif hi_cut is not None and x >= hi_cut:
             path = [f"{_text(hi_cut, integral)}+"] * len(ws)
+            widths_below = [max(numeric) - hi_cut + 1] * len(ws)
         elif lo_cut is not None and x < lo_cut:
             path = [f"<{_text(lo_cut, integral)}"] * len(ws)
+            widths_below = [lo_cut - min(numeric)] * len(ws)
         else:
             path = [band(x, w) for w in ws]
+            widths_below = [min(start(x, w) + w, hi_cut) - start(x, w) if hi_cut is not None else w for w in ws]
         rows.append([v, *path, ROOT])
-    return _finished(rows, "intervals", name)
+        widths_of.append(widths_below)
+    h = _finished(rows, "intervals", name)
+    if not integral or not numeric:
+        return h  # decimal bands: loss uses the hierarchy's rows (ARX's materialized shares)
+    # ARX's DomainShareInterval over the half-open integer domain the bands cover: the regular bands from the
+    # first widest band (or ``bottom``) to the last (or ``top``), plus the bottom- and top-coded values
+    widest = ws[-1]
+    lo = lo_cut if lo_cut is not None else (start(min(regular), widest) if regular else None)
+    hi = hi_cut if hi_cut is not None else (start(max(regular), widest) + widest if regular else None)
+    domain = (hi - lo if lo is not None and hi is not None else Decimal(0))
+    domain += (lo_cut - min(numeric)) if lo_cut is not None and min(numeric) < lo_cut else 0
+    domain += (max(numeric) - hi_cut + 1) if hi_cut is not None and max(numeric) >= hi_cut else 0
+    levels: list[dict[str, int]] = [{} for _ in range(len(ws) + 2)]
+    for row, widths_below in zip(rows, widths_of, strict=True):
+        for level, (label, width) in enumerate(zip(row, [Decimal(1), *widths_below, domain], strict=True)):
+            if levels[level].setdefault(label, int(width)) != int(width):
+                return h  # a text value that reads like a band label: keep the materialized shares
+    return replace(h, interval_shares=IntervalShares(int(domain), tuple(levels)))
 
 
 # ---------------------------------------------------------------------------------------------- masking

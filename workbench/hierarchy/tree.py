@@ -40,16 +40,29 @@ class ValidationReport:
 
 
 @dataclass(frozen=True)
+class IntervalShares:
+    """ARX's ``DomainShareInterval`` for an interval hierarchy made by the ``intervals`` builder: every label's
+    width on the value axis (``widths[level][label]``) and the width ``domain`` of the whole domain; a label's
+    domain share is ``width / domain`` (the root's width is ``domain``, a level-0 value's width 1)."""
+
+    domain: int
+    widths: tuple[dict[str, int], ...]
+
+
+@dataclass(frozen=True)
 class Hierarchy:
     """A tree hierarchy: ``rows[i]`` is the path from original value ``rows[i][0]`` to the root.
 
     ``lines`` keeps the 1-based source line of each row for messages (``None`` when built in code).
+    ``interval_shares`` is set by the ``intervals`` builder (integer bands): loss then uses interval widths,
+    as ARX does for hierarchies built by its interval builder; it is not written to ARX files.
     """
 
     name: str
     rows: tuple[tuple[str, ...], ...]
     lines: tuple[int, ...] | None = field(default=None, compare=False)
     blank_lines: tuple[int, ...] = field(default=(), compare=False)
+    interval_shares: IntervalShares | None = field(default=None, compare=False)
 
     # ------------------------------------------------------------------ construction and io
     @classmethod
@@ -266,6 +279,25 @@ class Hierarchy:
         edges = pd.DataFrame({"x": [c[0] for c, _ in links], "y": [y[c] for c, _ in links],
                               "x2": [u[0] for _, u in links], "y2": [y[u] for _, u in links]})
         return nodes, edges, lowest
+
+    def domain_shares(self, labels: Sequence[Sequence[str]]) -> tuple[tuple[np.ndarray, ...], int]:
+        """ARX's domain shares of the given labels (``labels[level]``, e.g. from ``level_matrix``) as integer
+        numerators per level over a common denominator D: share(g) = numerator / D.
+
+        Interval hierarchies from the ``intervals`` builder: widths over the domain's width (ARX
+        ``DomainShareInterval``). Every other hierarchy: the hierarchy's rows whose level-l label is g over its
+        row count (ARX ``DomainShareMaterialized``, which counts rows, not the values present in the data)."""
+        if self.interval_shares is not None:
+            w = self.interval_shares.widths
+            return (tuple(np.array([w[lv][g] for g in labs], dtype=np.int64) for lv, labs in enumerate(labels)),
+                    self.interval_shares.domain)
+        out = []
+        for level, labs in enumerate(labels):
+            rows_under: dict[str, int] = {}
+            for r in self.rows:
+                rows_under[r[level]] = rows_under.get(r[level], 0) + 1
+            out.append(np.array([rows_under[g] for g in labs], dtype=np.int64))
+        return tuple(out), len(self.rows)
 
     def level_matrix(self, values: Sequence[str]) -> tuple[np.ndarray, list[list[str]]]:
         """For the given original values (assumed covered): ``codes[i, l]`` = index of value i's level-l

@@ -46,8 +46,9 @@ class ColumnCells:
     ``height / max_height`` being the poset's ``cost`` (Vinterbo-1.0: Katirai's ``h_i / M_i``, with ``M_i``
     "the highest possible range in a RangePoset"). Per released code: ``leaf_count`` (data values under it),
     ``covers`` (code × the poset's ``values``: does it generalize that value; Katirai §1.9's augmented
-    table) and ``share`` (the fraction of the domain it covers, in [0, 1], where the poset measures that in
-    its own units, else None: the view then derives it from ``leaf_count``)."""
+    table) and ``share`` over ``share_domain`` (ARX's domain share of the value, where the poset knows one: a
+    tree built from a hierarchy, or a range's width in the data's units; else None, and the view derives it
+    from ``leaf_count``)."""
 
     codes: np.ndarray
     height: np.ndarray
@@ -55,6 +56,7 @@ class ColumnCells:
     leaf_count: np.ndarray
     covers: np.ndarray
     share: np.ndarray | None = None
+    share_domain: float | None = None
 
 
 def describe_by_labels(poset: object, states: np.ndarray) -> ColumnCells:
@@ -81,6 +83,8 @@ class FinitePoset:
     leaves: tuple[int, ...]
     values: tuple[str, ...]
     _index: dict[str, int] = field(default_factory=dict, repr=False)
+    shares: tuple[int, ...] | None = None  # tree kind: ARX's domain share of each node, over ``share_domain``
+    share_domain: int | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -111,7 +115,14 @@ class FinitePoset:
             top = node(hierarchy.height + 1, ROOT)
             for r in roots:
                 parents[r].add(top)
-        return cls._finish("tree", names, parents, leaves, values)
+        # ARX's domain shares (Hierarchy.domain_shares: the hierarchy's rows, or a builder's interval widths)
+        labels = [[label for (lv, label) in index if lv == level] for level in range(hierarchy.height + 1)]
+        numerators, domain = hierarchy.domain_shares(labels)
+        shares = [domain] * len(names)  # the added top, if any, is the whole domain
+        for level, (labs, nums) in enumerate(zip(labels, numerators, strict=True)):
+            for label, num in zip(labs, nums, strict=True):
+                shares[index[(level, label)]] = int(num)
+        return cls._finish("tree", names, parents, leaves, values, (tuple(shares), domain))
 
     @classmethod
     def from_edges(cls, edges: Sequence[tuple[str, str]], values: Sequence[str], kind: str = "matrix") -> FinitePoset:
@@ -136,8 +147,9 @@ class FinitePoset:
 
     @classmethod
     def _finish(cls, kind: str, names: list[str], parents: list[set[int]], leaves: list[int],
-                values: Sequence[str]) -> FinitePoset:
-        poset = cls(kind, tuple(names), tuple(tuple(sorted(p)) for p in parents), tuple(leaves), tuple(values))
+                values: Sequence[str], shares: tuple[tuple[int, ...], int] | None = None) -> FinitePoset:
+        poset = cls(kind, tuple(names), tuple(tuple(sorted(p)) for p in parents), tuple(leaves), tuple(values),
+                    shares=shares[0] if shares else None, share_domain=shares[1] if shares else None)
         tops = [v for v in range(len(names)) if not poset.parents[v]]
         if len(tops) != 1:
             raise HierarchyError(f"a poset needs exactly one top (the suppression value); this one has "
@@ -285,7 +297,9 @@ class FinitePoset:
     def describe(self, states: np.ndarray) -> ColumnCells:
         """Codes are node ids; heights the longest-path heights (``cost_table = heights / max_height``)."""
         states = np.asarray(states, dtype=np.int64)
-        return ColumnCells(states, self.heights[states], self.max_height, self.leaf_count, self.covers)
+        share = np.asarray(self.shares, dtype=np.int64) if self.shares is not None else None
+        return ColumnCells(states, self.heights[states], self.max_height, self.leaf_count, self.covers, share,
+                           self.share_domain)
 
     def label_covers(self, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Does each released label generalize the original value beside it? (read from the text alone)"""
@@ -401,14 +415,16 @@ class RangePoset:
         return float(self.points[-1] - self.points[0]) if self.m else 0.0
 
     def describe(self, states: np.ndarray) -> ColumnCells:
-        """Codes are the distinct intervals released; height is the (capped) width, ``share`` the cost, so
-        that Iyengar's numeric loss ``(U_b − L_b) / (U − L)`` is measured in the same units."""
+        """Codes are the distinct intervals released; height is the (capped) width. The domain share is
+        ``(width + 1) / (top + 1)`` with ``top`` = ``max_diff`` or the data's span, so ARX's normalized loss
+        ``(share − 1/D) / (1 − 1/D)`` of a cell is Iyengar's numeric ``(U_b − L_b) / (U − L)``, its cost."""
         uniq, codes = np.unique(states, return_inverse=True)
         lo, hi = self.ends(uniq)
         value_point = np.asarray(self.leaves, dtype=np.int64) // self.m
         covers = (lo[:, None] <= value_point[None, :]) & (value_point[None, :] <= hi[:, None])
+        top = float(self.max_height)
         return ColumnCells(codes.reshape(-1), self.height(states), self.max_height, hi - lo + 1, covers,
-                           self.cost(uniq))
+                           self.height(uniq) + 1.0, top + 1.0)
 
     def covers_value(self, states: np.ndarray, value_index: np.ndarray) -> np.ndarray:
         lo, hi = self.ends(states)
