@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from measures._view import Generalized, NodeClasses
@@ -27,11 +29,11 @@ def loss_node(node: NodeClasses) -> float:
     n, r, S = node.n, node.r, node.suppressed
     if n == 0 or r == 0:
         return 0.0
-    total = 0.0
+    terms = []  # one per column, summed exactly rounded: the value does not depend on the attributes' order
     for d, v, c in zip(node.domains, node.levels, node.suppressed_value_counts, strict=True):
         charged_to_suppressed = float(d.loss_by_code[v] @ c) if S else 0.0
-        total += d.loss_by_level[v] - charged_to_suppressed + S
-    return total / (n * r)
+        terms.append(float(d.loss_by_level[v]) - charged_to_suppressed + S)
+    return math.fsum(terms) / (n * r)
 
 
 def loss_bound_node(node: NodeClasses) -> float:
@@ -39,4 +41,5 @@ def loss_bound_node(node: NodeClasses) -> float:
     node and at every generalization of it (a suppressed cell costs 1 ≥ its generalized cost)."""
     if node.n == 0 or node.r == 0:
         return 0.0
-    return sum(d.loss_by_level[v] for d, v in zip(node.domains, node.levels, strict=True)) / (node.n * node.r)
+    total = math.fsum(float(d.loss_by_level[v]) for d, v in zip(node.domains, node.levels, strict=True))
+    return total / (node.n * node.r)

@@ -110,6 +110,11 @@ def _lattice_measure(measure_id: str, role: str) -> M.Measure:
     return M.MEASURES[measure_id]
 
 
+# Measures whose value at a lattice node is an integer (a sum of levels or of squared class sizes, exact in a
+# float below 2**53): searches compare them without any tolerance.
+INTEGER_MEASURES = ("height", "dm", "dm_star")
+
+
 class NodeScorer:
     """Scores lattice nodes from the evaluator's frequency sets (the measures' fast paths)."""
 
@@ -136,7 +141,7 @@ class NodeScorer:
         if fast is None or lower is None:
             raise ConfigError(f"engine.objective {measure_id!r} has no lattice fast path")
         return Objective(measure_id, lambda node: fast(self.view(node)), lambda node: lower(self.view(node)),
-                         measure.monotone)
+                         measure.monotone, integer=measure_id in INTEGER_MEASURES)
 
 
 def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,

@@ -17,13 +17,15 @@ class Objective:
     """The loss a search minimizes, built by the study runner from the measure registry.
 
     ``bound(x)`` is a lower bound of the objective at x and at every generalization of x, and is itself
-    monotone (for a monotone objective it is the objective). ``monotone`` says whether the objective is.
+    monotone (for a monotone objective it is the objective). ``monotone`` says whether the objective is;
+    ``integer`` whether its values are integers (DM, DM*, height), which bnb compares without tolerance.
     """
 
     id: str
     value: Callable[[Node], float]
     bound: Callable[[Node], float]
     monotone: bool
+    integer: bool = False  # values are integers (exact below 2**53): bnb prunes on them without tolerance
 
     def __call__(self, node: Node) -> float:
         return self.value(node)
@@ -76,10 +78,13 @@ class SearchResult:
 def tie_key(node: Node, value: float) -> tuple[float, int, Node]:
     """Order of preference: lowest objective, then lowest height, then lexicographically smallest.
 
-    Values equal to 12 significant digits tie: sums of logarithms in different orders differ in the
-    last bits, and such noise must not decide between nodes.
+    Values are compared exactly: DM and DM* are integers (exact in a float below 2**53), and two of them
+    that differ by 1 at 10**12 are not a tie. Values that are mathematically equal are bit-for-bit equal
+    because each fast path computes a node's value from that node alone, in a fixed order, and combines its
+    per-attribute terms with an exactly rounded sum (``math.fsum``) or exact rationals, so neither the
+    order of the attributes nor the search's path to the node changes the last bits.
     """
-    return (float(f"{value:.12g}"), sum(node), node)
+    return (value, sum(node), node)
 
 
 def best_of(values: Mapping[Node, float]) -> Node | None:
