@@ -179,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             if args.trace:
                 paths.append(_write_trace(result, args.trace))
+            if summary.get("note"):  # e.g. Flash run with a non-monotone objective: not proven optimal
+                print(f"workbench: note: {summary['note']}", file=sys.stderr)
             if args.json:
                 print(json.dumps(summary))
             else:
@@ -203,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json:
                 print(json.dumps(r.summary()))
             else:
-                print(("\n" if i else "") + _format_text(r.summary()))
+                print(("\n" if i else "") + _format_text(r.summary() | {"guarantee": r.guarantee.describe()}))
         return 0
     except VerificationError as exc:
         print(f"workbench: {exc}", file=sys.stderr)

@@ -208,7 +208,6 @@ class RunResult:
     def summary(self) -> dict[str, object]:
         """The JSON object of the CLI contract (DESIGN.md §4)."""
         release = self.release
-        guarantee = self.guarantee
         return {
             "engine": self.study.engine,
             "algorithm": self.search.algorithm if self.search else (
@@ -216,14 +215,25 @@ class RunResult:
             "k": self.study.k,
             "max_suppression": self.study.max_suppression,
             "transformation": release.transformation if release else None,
-            "k_anonymous": bool(guarantee and guarantee.holds and guarantee.kind == "k-anonymity")
-            or bool(release is not None and release.smallest_class() >= self.study.k),
+            "k_anonymous": self.k_anonymous,
             "suppressed": int(release.suppressed.sum()) if release else None,
             "classes": release.classes if release else None,
             "measures": {i: s.value for i, s in self.scores.items()},
             "checks": self.checks,
             "seconds": round(self.seconds, 6),
-        }
+        } | ({"note": self.search.note} if self.search is not None and self.search.note else {})
+
+    @property
+    def k_anonymous(self) -> bool:
+        """Admissible: every class of kept records has at least k of them AND the suppressed records are within
+        the limit, ``suppressed <= floor(max_suppression · n)`` (MEASURES.md). A node over the limit is not
+        k-anonymous, although the classes left after suppressing it are all of size k or more."""
+        release = self.release
+        if release is None or int(release.suppressed.sum()) > release.limit:
+            return False
+        guarantee = self.guarantee
+        return bool(guarantee and guarantee.holds and guarantee.kind == "k-anonymity") \
+            or release.smallest_class() >= self.study.k
 
 
 def check_k(study: Study, dataset: Dataset) -> None:
@@ -264,7 +274,9 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
     result = spec.search(TaggedLattice(evaluator), objective, Limits(study.time_limit, study.search_seed))
     if result.proven_optimal and spec.requires_monotone and not objective.monotone:
         result = replace(result, proven_optimal=False,
-                         note=f"{algorithm} assumes a monotone objective; {study.objective} is not")
+                         note=f"{algorithm} assumes a monotone objective; {study.objective} is not, so the node "
+                              "is k-anonymous but not proven optimal: bnb and exhaustive are optimal for any "
+                              "objective")
     return result
 
 
