@@ -159,3 +159,60 @@ def test_k_minimal_shortcut_only_for_monotone_measures():
     assert optima.loc["col_mi"].nodes == len(minimal) and optima.loc["col_mi"].searched == compare.K_MINIMAL_NODES
     for m in ("pmi", "nmi", "dm", "loss"):
         assert optima.loc[m].nodes == len(admissible) and optima.loc[m].searched == compare.EVERY_NODE
+
+
+# ------------------------------------------------------------------ the Lattice page's optimum
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), sup=st.sampled_from([0.1, 0.25, 0.5]),
+       objective=st.sampled_from(["dm", "loss", "aecs", "precision_nm", "entropy_nm", "entropy"]))
+def test_lattice_overview_marks_the_optimum_over_every_node_whatever_the_search(seed, k, sup, objective):
+    """Flash run with a non-monotone objective (allowed, not proven optimal): the node marked "optimum" is the
+    brute-force minimum over every admissible node (the lowest, then first, of the nodes attaining it), and
+    Flash's own node, when it is another one, is marked as the search's result."""
+    from workbench.study import SEARCH_RESULT, lattice_overview
+
+    study, ds = _random_study(seed, k, sup)
+    if ds.n < k:
+        return
+    study = replace(study, algorithm="flash", objective=objective, allow_non_monotone=True, compare=())
+    table, result = lattice_overview(study, ds)
+    expected = {}
+    heights = [ds.hierarchies[q].height for q in ds.quasi_identifiers]
+    limit = math.floor(sup * ds.n + 1e-9)
+    for node in Lattice(tuple(heights)).nodes():
+        S, values = (reference_measures(ds, node, k) if objective in INDEPENDENT else (None, None))
+        if S is None:
+            S = int(Release.from_node(ds, node, k, sup).suppressed.sum())
+        if S <= limit:
+            value = values[objective] if values else score_release(
+                replace(study, compare=(objective,)), Release.from_node(ds, node, k, sup))[objective].value
+            expected[node] = value
+    marked = [node_of(ds, ",".join(f"{q}={v}" for q, v in zip(ds.quasi_identifiers, row, strict=True)))
+              for row in table.loc[table.status == "optimum", ds.quasi_identifiers].to_numpy()]
+    if not expected:
+        assert marked == [] and result.optimum is None
+        return
+    best = min(expected.values())
+    ties = [n for n, v in expected.items() if math.isclose(v, best, rel_tol=1e-9, abs_tol=1e-12)]
+    assert len(marked) == 1 and marked[0] in ties, (marked, ties)
+    flash = table.loc[table.status == SEARCH_RESULT, ds.quasi_identifiers].to_numpy()
+    if result.optimum == marked[0]:
+        assert len(flash) == 0
+    else:
+        assert [tuple(int(v) for v in row) for row in flash] == [result.optimum]
+        assert not result.proven_optimal
+
+
+def test_lattice_overview_on_the_registry_flash_with_dm():
+    """Registry, k = 5, 5 %: Flash with dm returns a node scoring 1,812,315 (not proven optimal); the node
+    marked optimum scores 474,388, the minimum of dm over the node table's k-anonymous rows."""
+    from workbench.study import SEARCH_RESULT, lattice_overview
+
+    study = load_study(ROOT / "sample_configs" / "registry.toml",
+                       ["privacy.k=5", "privacy.max_suppression=0.05", "engine.algorithm=flash",
+                        "engine.objective=dm", "engine.allow_non_monotone=true"])
+    table, result = lattice_overview(study)
+    assert not result.proven_optimal and "bnb" in result.note
+    assert table.loc[table.status == "optimum", "dm"].tolist() == [474_388]
+    assert table.loc[table.status == SEARCH_RESULT, "dm"].tolist() == [1_812_315] == [result.value]
+    assert table.loc[table.k_anonymous, "dm"].min() == 474_388

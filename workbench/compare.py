@@ -330,6 +330,25 @@ def rank_agreement(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame
 OPTIMUM = "optimum"  # the ``algorithm`` of a lattice_optima row in optimal_under
 
 
+def optimum_solutions(study: Study, dataset: Dataset, optima: pd.DataFrame) -> pd.DataFrame:
+    """The solutions-table rows (same columns, every measure of ``[measures].compare``) of the distinct nodes
+    of a ``lattice_optima`` table, with ``algorithm`` "optimum": the true optima next to the candidates."""
+    study = _without_degradation(study)
+    ids = list(study.compare)
+    labels = list(dict.fromkeys(optima.solution)) if len(optima) else []
+    nodes = [node_of(dataset, s) for s in labels]
+    evaluator = evaluator_for(study, dataset)
+    values = _node_values(study, dataset, evaluator, nodes, ids)
+    return _table([{"k": study.k, "engine": "lattice", "algorithm": OPTIMUM, "solution": label,
+                    **{m: v[m] for m in ids}} for label, v in zip(labels, values, strict=True)], ids)
+
+
+def node_of(dataset: Dataset, solution: str) -> Node:
+    """The level vector of a lattice solution label ``"qi=level,..."``."""
+    levels = dict(part.split("=", 1) for part in solution.split(","))
+    return tuple(int(levels[q]) for q in dataset.quasi_identifiers)
+
+
 def _scope(engine: str, algorithm: str) -> str:
     return f"best of the candidates ({algorithm})" if engine == "lattice" else "the release"
 

@@ -22,7 +22,7 @@ from workbench.data import Dataset, read_table
 from workbench.errors import ConfigError, DataError
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult
+from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult, best_of
 from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
 from workbench.local import greedy as local_greedy
@@ -467,11 +467,29 @@ def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) 
     return out
 
 
+SEARCH_RESULT = "search result (not the optimum)"  # lattice_overview's status of a search's non-optimal node
+
+
+def admissible_optimum(table: pd.DataFrame, objective: str, names: Sequence[str]) -> Node | None:
+    """The k-anonymous node of a node table (``lattice_table``, with ``k_anonymous`` under the limit) that
+    minimizes ``objective`` over EVERY k-anonymous node, ties to the lowest, then lexicographically smallest
+    node (the searches' ``tie_key``); None when no node is k-anonymous. For a non-monotone objective this can
+    differ from what Flash or OLA return, which only compare the k-minimal nodes."""
+    if objective not in table.columns:
+        raise ConfigError(f"the node table has no column {objective!r}")
+    admissible = table[table["k_anonymous"]]
+    values = dict(zip((tuple(int(v) for v in row) for row in admissible[list(names)].to_numpy()),
+                      admissible[objective].to_numpy(dtype=float), strict=True))
+    return best_of(values)
+
+
 def lattice_overview(study: Study, dataset: Dataset | None = None,
                      table: pd.DataFrame | None = None) -> tuple[pd.DataFrame, SearchResult]:
     """Every lattice node with its measures (``lattice_table``), plus what the study's search did: a
-    ``status`` column (optimum / k-anonymous / not k-anonymous), ``checked`` and ``trace`` (the order in
-    which the search evaluated the node, or "predicted" / "pruned" / "").
+    ``status`` column, ``checked`` and ``trace`` (the order in which the search evaluated the node, or
+    "predicted" / "pruned" / ""). ``status`` is "optimum" for the objective's optimum over every k-anonymous
+    node (``admissible_optimum``, whatever the search), ``SEARCH_RESULT`` for the search's node when it is
+    not that optimum (e.g. Flash with a non-monotone objective), else k-anonymous / not k-anonymous.
 
     ``table``: a ``lattice_table`` of the same dataset and k computed before (it depends on neither the
     suppression limit nor the search, so a caller may reuse it across them); ``k_anonymous`` is recomputed
@@ -498,6 +516,9 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
     table["trace"] = [order.get(k, "") for k in keys]
     table["checked"] = [order.get(k, "").isdigit() for k in keys]
     table["status"] = np.where(table.k_anonymous, "k-anonymous", "not k-anonymous")
-    if result.optimum is not None:
-        table.loc[[k == result.optimum for k in keys], "status"] = "optimum"
+    optimum = admissible_optimum(table, study.objective, names)
+    if result.optimum is not None and result.optimum != optimum:
+        table.loc[[k == result.optimum for k in keys], "status"] = SEARCH_RESULT
+    if optimum is not None:
+        table.loc[[k == optimum for k in keys], "status"] = "optimum"
     return table, result
