@@ -456,7 +456,9 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
                     classifiers: Sequence[str] = ("zeror", "random_forest", "bayes_net"), folds: int = 5,
                     n_jobs: int = 2, progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Model degradation (Katirai 2006's "most defensible" measure) for a chosen subset of solutions
-    (``rows``: index labels; default: the lattice node each measure would choose and every local release),
+    (``rows``: index labels; default: the row of ``df`` each measure would choose among the lattice candidates,
+    and every local release; a release is rebuilt from its row, so an optimum outside ``df`` needs its row
+    added first, e.g. from ``optimum_solutions``),
     in parallel processes.
     Adds ``degradation_<classifier>_<metric>`` columns (empty for the solutions not chosen)."""
     from joblib import Parallel, delayed
