@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from measures._view import Generalized, GeneralizedColumn, NodeClasses
@@ -29,15 +31,26 @@ def entropy_nm(view: Generalized) -> float:
     return entropy(view) + float(extra)
 
 
+def _column_terms(node: NodeClasses) -> list[float]:
+    return [float(d.entropy_by_level[v]) for d, v in zip(node.domains, node.levels, strict=True)]
+
+
 def entropy_node(node: NodeClasses) -> float:
-    return float(sum(d.entropy_by_level[v] for d, v in zip(node.domains, node.levels, strict=True)))
+    """Σ_j of each column's entropy at its level, summed exactly rounded (``math.fsum``): the value depends on
+    the multiset of column terms only, so nodes that are equal up to the attributes' order tie exactly."""
+    return math.fsum(_column_terms(node))
+
+
+def _charge(counts: np.ndarray, S: int) -> float:
+    """Σ_y c·log2(S/c) over one column's suppressed records per released value (every term ≥ 0)."""
+    c = counts[counts > 0].astype(float)
+    return float(np.sum(c * np.log2(S / c)))
 
 
 def entropy_nm_node(node: NodeClasses) -> float:
+    """entropy + Σ_j Σ_y c_{j,y}·log2(S/c_{j,y}), one term per column, summed exactly rounded: never below
+    ``entropy_node`` (bnb's bound) and independent of the attributes' order."""
     S = node.suppressed
     if S == 0:
         return entropy_node(node)
-    # Σ_j Σ_y c·log2(S/c) = r·S·log2(S) − Σ_j Σ_y c·log2(c), since Σ_y c_{j,y} = S in every column
-    c = np.concatenate(node.suppressed_value_counts)
-    c = c[c > 0].astype(float)
-    return entropy_node(node) + node.r * S * float(np.log2(S)) - float(c @ np.log2(c))
+    return math.fsum(_column_terms(node) + [_charge(c, S) for c in node.suppressed_value_counts])

@@ -7,6 +7,8 @@ release, lattice or local.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from measures._view import Generalized, NodeClasses
@@ -18,4 +20,5 @@ def vinterbo(view: Generalized) -> float:
 
 
 def vinterbo_node(node: NodeClasses) -> float:
-    return float(node.n * sum(v / H for v, H in zip(node.levels, node.max_heights, strict=True) if H > 0))
+    """n · Σ_j v_j / H_j, summed as an exact rational: the value does not depend on the attributes' order."""
+    return float(node.n * sum(Fraction(v, H) for v, H in zip(node.levels, node.max_heights, strict=True) if H > 0))

@@ -46,11 +46,12 @@ def normalized_attribute_loss(total: float, n: int, domain: float, exact: bool) 
 
 
 def geometric_aggregate(values: Sequence[float]) -> float:
-    """ARX's geometric-mean aggregate ``Π (1 + v_j)^(1/r) − 1`` (unit weights), multiplied in ARX's order."""
+    """ARX's geometric-mean aggregate ``Π (1 + v_j)^(1/r) − 1`` (unit weights), multiplied as ARX does, in
+    ascending order of the values: nodes equal up to the order of their attributes get identical values."""
     if not len(values):
         return 0.0
     result = 1.0
-    for v in values:
+    for v in sorted(values):
         result *= math.pow(float(v) + 1.0, 1.0 / len(values))
     return result - 1.0
 

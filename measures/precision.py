@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from measures._view import Generalized, NodeClasses
@@ -26,11 +28,21 @@ def precision_nm(view: Generalized) -> float:
     return float(np.mean([np.mean(np.where(s, 1.0, _share(c.height, c.max_height))) for c in view.columns]))
 
 
+def _exact_shares(node: NodeClasses) -> list[Fraction]:
+    return [Fraction(v, H) if H > 0 else Fraction(0) for v, H in zip(node.levels, node.max_heights, strict=True)]
+
+
 def precision_node(node: NodeClasses) -> float:
-    return sum(_share(v, H) for v, H in zip(node.levels, node.max_heights, strict=True)) / node.r
+    """(1/r) Σ_j v_j/H_j as an exact rational, rounded once: nodes with equal precision get equal floats
+    whatever the order of their attributes (searches compare values exactly)."""
+    if node.r == 0:
+        return 0.0
+    return float(sum(_exact_shares(node)) / node.r)
 
 
 def precision_nm_node(node: NodeClasses) -> float:
+    """(1/r) Σ_j [(v_j/H_j)(n−S) + S]/n as an exact rational, rounded once (see ``precision_node``)."""
     n, S = node.n, node.suppressed
-    shares = [_share(v, H) for v, H in zip(node.levels, node.max_heights, strict=True)]
-    return sum((p * (n - S) + S) / n for p in shares) / node.r
+    if node.r == 0 or n == 0:
+        return 0.0
+    return float(sum((p * (n - S) + S) / n for p in _exact_shares(node)) / node.r)

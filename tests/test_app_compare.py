@@ -125,3 +125,22 @@ def test_degradation_chart_has_one_bar_per_solution_classifier_and_metric():
     assert {b["label"] for b in bars} == {"a=1", "local · greedy"}
     assert {(b["label"], b["classifier"], b["metric"]): b["drop"] for b in bars}[("local · greedy", "naive_bayes",
                                                                                    "auc drop")] == 0.03
+
+
+def test_each_measures_choice_is_the_optimum_over_every_node_and_says_which_rows_are_candidates():
+    """With a 30 % suppression limit, k-minimal candidates: the "optimum" row of each measure equals the best
+    of every k-anonymous node (the raw table with candidates "all"); the candidate rows are labelled so."""
+    at = _compare()
+    at.number_input(key="cmp_sup").set_value(30.0).run()
+    chosen = _frame(at, "scope")
+    at.selectbox(key="cmp_cand").select("all").run()
+    every = at.dataframe[0].value
+    every = every[every.engine == "lattice"]
+    assert not at.exception
+    for measure, rows in chosen.groupby("measure"):
+        optimum = rows[rows.algorithm == "optimum"].iloc[0]
+        assert optimum.scope == "every k-anonymous node"
+        assert optimum.value == pytest.approx(every[measure].min(), rel=1e-12), measure
+        candidates = rows[rows.algorithm == "k_minimal"].iloc[0]
+        assert candidates.scope == "best of the candidates (k_minimal)"
+    assert any("restricted to the candidate set" in c.value for c in at.caption)

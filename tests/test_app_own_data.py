@@ -243,9 +243,13 @@ def test_anonymize_runs_overlapping_greedy_and_flash_with_a_non_monotone_objecti
     at.selectbox(key="dataset").select("teaching").run()
     at.sidebar.radio[0].set_value("Anonymize").run()
     at.selectbox(key="an_obj").select("loss").run()  # Flash (the default) assumes a monotone objective
-    assert any("not proven optimal" in w.value for w in at.warning)
+    assert at.selectbox(key="an_alg").value == "bnb" and not at.warning  # steered to an optimal search
+    assert any("switched from flash to bnb" in i.value and "not monotone" in i.value for i in at.info)
+    at.selectbox(key="an_alg").select("flash").run()  # the analyst insists
+    assert any("not proven optimal" in w.value for w in at.warning) and not at.info
     at.button[0].click().run()
     assert not at.exception and not at.error and "k-anonymous" in at.success[0].value
+    assert any(c.value.startswith("not proven optimal") and "bnb" in c.value for c in at.caption)
     at.radio(key="an_engine").set_value("local").run()
     at.selectbox(key="an_local_alg").select("greedy_overlapping").run()
     at.number_input(key="an_k").set_value(2).run()

@@ -270,6 +270,38 @@ def test_measure_human_readable_names_node_and_measures() -> None:
         assert "0 checks" in block
 
 
+# The teaching table by hand (El Emam 2009, Fig. 3; rows of workbench/samples/teaching.py), k = 3:
+# node date=0,gender=0,age=0: classes (01/01/2008, M, 18) x3, and seven classes of one record
+#   ((01/01, M, 13), (01/01, M, 19), (01/01, M, 22), (02/01, F, 18), (02/01, F, 21), (02/01, F, 22), (02/01, F, 23))
+#   -> 7 records in classes smaller than 3;
+# node date=0,gender=0,age=1 (ages in 5-year intervals): (01/01, M, 15-19) x4 (18, 18, 18, 19),
+#   (02/01, F, 20-24) x3 (21, 22, 23), and (01/01, M, 10-14), (01/01, M, 20-24), (02/01, F, 15-19) of one
+#   -> 3 records suppressed.
+# A node is k-anonymous when suppressed <= floor(max_suppression * 10).
+HAND_SUPPRESSED = {"date=0,gender=0,age=0": 7, "date=0,gender=0,age=1": 3}
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.2, 0.29, 0.3, 0.5, 0.69, 0.7, 1.0])
+def test_measure_reports_admissibility_against_the_suppression_limit(limit: float) -> None:
+    """``k_anonymous`` is false for a node whose suppressed records exceed the limit (it used to say true:
+    the classes left after suppression are all of size 3 or more, but the node is not admissible)."""
+    argv: list[str | Path] = ["measure", TEACHING, "--json", "--set", f"privacy.max_suppression={limit}"]
+    for node in HAND_SUPPRESSED:
+        argv += ["--node", node]
+    status, out, err = call(*argv)
+    assert (status, err) == (0, "")
+    allowed = int(limit * 10 + 1e-9)  # floor(s * n), n = 10
+    for line, (node, suppressed) in zip(out.splitlines(), HAND_SUPPRESSED.items(), strict=True):
+        s = json.loads(line)
+        assert s["suppressed"] == suppressed, node
+        assert s["k_anonymous"] is (suppressed <= allowed), (node, limit)
+    status, out, _ = call("measure", TEACHING, "--node", "date=0,gender=0,age=1", "--set",
+                          f"privacy.max_suppression={limit}")
+    assert status == 0
+    verdict = "verified" if 3 <= allowed else "DOES NOT hold"
+    assert f"3 suppressed record(s) (limit {allowed}): {verdict}" in out
+
+
 # ---------------------------------------------------------------------------------------------- real processes
 def test_python_dash_m_workbench_run() -> None:
     proc = subprocess.run([sys.executable, "-m", "workbench", "run", str(TEACHING), "--json"],
@@ -298,3 +330,19 @@ def test_k_above_the_records_is_refused_even_with_full_suppression(command: str,
     config = str(Path(__file__).resolve().parents[1] / "sample_configs" / "teaching.toml")
     code = cli.main([command, config, "--set", "privacy.k=11", "--set", "privacy.max_suppression=1.0"])
     assert code == 2 and "10 records cannot be made 11-anonymous" in capsys.readouterr().err
+
+
+def test_run_with_a_non_monotone_objective_says_it_is_not_proven_optimal() -> None:
+    """Flash with dm (not monotone once suppression is allowed) is refused unless allowed; allowed, the JSON
+    carries a note and stderr says it, naming the optimal alternatives."""
+    argv = ["run", TEACHING, "--json", "--set", "engine.algorithm=flash", "--set", "engine.objective=dm",
+            "--set", "privacy.max_suppression=0.3"]
+    status, out, err = call(*argv)
+    assert status == 2 and "'exhaustive' or 'bnb'" in err and out == ""
+    status, out, err = call(*argv, "--set", "engine.allow_non_monotone=true")
+    assert status == 0
+    s = one_json_object(out)
+    assert set(s) == KEYS | {"note"} and "not proven optimal" in s["note"]
+    assert err == f"workbench: note: {s['note']}\n" and "bnb" in err
+    status, out, err = call(*argv[:-4], "--set", "engine.algorithm=bnb", "--set", "engine.objective=dm")
+    assert status == 0 and err == "" and set(one_json_object(out)) == KEYS

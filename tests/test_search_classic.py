@@ -138,9 +138,9 @@ def test_incognito_finds_exactly_the_k_anonymous_nodes():
         assert all(space.known(n) == ok for n, ok in truth.items()), seed  # pruned nodes are tagged
         minimal = {n for n in admissible if not any(p in admissible for p in space.lattice.predecessors(n))}
         assert set(result.k_minimal) == minimal, seed
-        assert result.checks <= len(truth) and result.total_checks == result.checks + result.subset_checks
+        assert result.lattice_checks <= len(truth) and result.checks == result.lattice_checks + result.subset_checks
         assert result.subset_checks > 0 or len(space.lattice.heights) == 1, seed
-        pruned_somewhere |= len(space.lattice.heights) > 1 and result.checks < len(truth)
+        pruned_somewhere |= len(space.lattice.heights) > 1 and result.lattice_checks < len(truth)
     assert pruned_somewhere
 
 
@@ -152,6 +152,59 @@ def test_incognito_on_adult_within_arx_budget(adult_dataset):
     result = search(study, adult_dataset, "incognito")
     reference = search(study, adult_dataset, "exhaustive")
     # ARX 2.3 reported 1,302 checks for Incognito here, counting the subset lattices' checks too
-    assert result.total_checks <= 1500 and result.checks < result.subset_checks
+    assert result.checks <= 1500 and result.lattice_checks < result.subset_checks
     assert result.optimum is not None and result.proven_optimal
     assert result.value == pytest.approx(reference.value, rel=1e-9)
+
+
+def test_incognito_checks_count_every_evaluation(monkeypatch):
+    """``checks`` is every k-anonymity evaluation, counted independently here by wrapping the two places
+    that evaluate: the full lattice's evaluator and the subset lattices' frequency-set test. (It used to
+    leave out the subset lattices, so Incognito looked cheaper than Flash or exhaustive search.)"""
+    from workbench.lattice.search import incognito
+
+    subset_calls = []
+    original = incognito._SubsetFrequencies.k_anonymous
+    monkeypatch.setattr(incognito._SubsetFrequencies, "k_anonymous",
+                        lambda self, counts: subset_calls.append(1) or original(self, counts))
+    for seed in range(30):
+        ds, k, sup = _case(seed)
+        subset_calls.clear()
+        space, ev = _space(ds, k, sup)
+        result = ALGORITHMS["incognito"].search(space, NodeScorer(ev).objective("dm_star"))
+        assert result.checks == ev.checks + len(subset_calls), seed
+        assert (result.lattice_checks, result.subset_checks) == (ev.checks, len(subset_calls)), seed
+        assert result.trace.as_dict()["checks"] == result.checks
+        assert result.trace.as_dict()["subset_checks"] == len(subset_calls)
+
+
+def test_run_json_checks_include_incognitos_subset_lattices(monkeypatch):
+    """``workbench run --json`` reports the same total: on the teaching table, Incognito evaluates subset
+    lattices too, and its checks are their evaluations plus the full lattice's."""
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    from workbench.cli import main
+    from workbench.lattice import evaluate
+    from workbench.lattice.search import incognito
+
+    calls = {"subset": 0, "full": 0}
+    subset, full = incognito._SubsetFrequencies.k_anonymous, evaluate.NodeEvaluator.evaluate
+
+    def count_subset(self, counts):
+        calls["subset"] += 1
+        return subset(self, counts)
+
+    def count_full(self, node):
+        calls["full"] += 1
+        return full(self, node)
+
+    monkeypatch.setattr(incognito._SubsetFrequencies, "k_anonymous", count_subset)
+    monkeypatch.setattr(evaluate.NodeEvaluator, "evaluate", count_full)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["run", str(ROOT / "sample_configs" / "teaching.toml"), "--json", "--set",
+                     "engine.algorithm=incognito"]) == 0
+    assert calls["subset"] > 0
+    assert json.loads(out.getvalue())["checks"] == calls["subset"] + calls["full"]

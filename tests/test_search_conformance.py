@@ -100,8 +100,10 @@ def test_trace_is_consistent(algorithm):
         result, ev = _run(algorithm, ds, k, sup, "entropy", Limits(seed=seed))
         trace = result.trace
         checked = trace.checked
-        assert len(checked) == len(set(checked)) == result.checks == trace.checks
-        assert ev.checks == result.checks  # every evaluation goes through the tagged lattice
+        assert len(checked) == len(set(checked)) == result.lattice_checks == trace.lattice_checks
+        assert ev.checks == result.lattice_checks  # every full-lattice evaluation goes through the tagged lattice
+        assert result.checks == trace.checks == result.lattice_checks + result.subset_checks
+        assert result.subset_checks == 0 or algorithm == "incognito"
         for e in trace.events:
             if e.action == CHECK:
                 assert e.k_anonymous == ev.evaluate(e.node).k_anonymous

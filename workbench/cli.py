@@ -85,6 +85,8 @@ def _write_release(result: RunResult, out: Path) -> list[Path]:
 
 
 def _compare(study: Study, args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from workbench import compare
     from workbench.study import load_dataset
 
@@ -110,6 +112,17 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
             table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
             progress=lambda f: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    last_k, last_sup = ks[-1], (sups[-1] if sups else study.max_suppression)
+    last = table[table.k == last_k]
+    if "max_suppression" in last.columns:
+        last = last[last.max_suppression == last_sup]
+    last = last.reset_index(drop=True)
+    # each measure's optimum over every k-anonymous node, not only over the candidates listed above
+    optima = compare.lattice_optima(replace(study, k=last_k, max_suppression=last_sup), dataset, ids)
+    chosen = compare.optimal_under(last, ids, optima)
+    print(f"\noptimal under each measure (k = {last_k}, max_suppression = {last_sup:g}); scope: the set each row "
+          "is the best of")
+    print(chosen.to_string(index=False, float_format=lambda v: f"{v:.10g}"))
     if args.out:
         from workbench.ui import charts
 
@@ -117,14 +130,10 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
         try:
             out.mkdir(parents=True, exist_ok=True)
             table.to_csv(out / "solutions.csv", index=False)
-            last = table[table.k == ks[-1]]
-            if "max_suppression" in last.columns:
-                last = last[last.max_suppression == sups[-1]]
-            last = last.reset_index(drop=True)
             front = compare.pareto_front(last, ids)
             compare.normalized(last, ids).assign(pareto=front).to_csv(out / "normalized.csv", index=False)
             compare.rank_agreement(last, ids).to_csv(out / "rank_agreement.csv")
-            compare.optimal_under(last, ids).to_csv(out / "optimal_under.csv", index=False)
+            chosen.to_csv(out / "optimal_under.csv", index=False)
             if len(ids) >= 2:
                 charts.pareto_chart(last, ids[0], ids[1], front).save(str(out / "pareto.html"))
             charts.rank_heatmap(compare.rank_agreement(last, ids)).save(str(out / "rank_agreement.html"))
@@ -188,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             if args.trace:
                 paths.append(_write_trace(result, args.trace))
+            if summary.get("note"):  # e.g. Flash run with a non-monotone objective: not proven optimal
+                print(f"workbench: note: {summary['note']}", file=sys.stderr)
             _warn(warnings)  # after the writes: a status-2 failure stays one line on stderr
             if args.json:
                 print(json.dumps(summary | {"attribute_measures": result.attribute_measures()}))
@@ -213,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json:
                 print(json.dumps(r.summary() | {"attribute_measures": r.attribute_measures()}))
             else:
-                print(("\n" if i else "") + _format_text(r.summary()))
+                print(("\n" if i else "") + _format_text(r.summary() | {"guarantee": r.guarantee.describe()}))
         return 0
     except VerificationError as exc:
         print(f"workbench: {exc}", file=sys.stderr)

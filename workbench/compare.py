@@ -6,6 +6,12 @@ Candidates from the lattice engine: the k-minimal nodes (the minimal k-anonymous
 measure the optimum is one of them, El Emam 2009), or every k-anonymous node, or the top N under a measure.
 Candidates from the local engine: its releases for the same k. All are scored by the same measure
 functions on their Release (DESIGN.md §1).
+
+The candidates are a sample of the solution space, not its optimum: with a suppression limit above 0, dm,
+loss, aecs, precision_nm, entropy_nm, pmi and nmi are not monotone (a generalization can suppress fewer
+records and score better; Kohlmayer, Prasser et al. 2016), so the best k-minimal node is not the best
+k-anonymous node. ``lattice_optima`` gives each measure's optimum over every k-anonymous node, and
+``optimal_under`` labels each row with the set it is the best of.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
+from workbench.lattice.search import best_of
 from workbench.lattice.space import Node
 from workbench.release import Release, _column_code_space, column_shares
 from workbench.study import (
@@ -73,9 +80,14 @@ def _candidates(study: Study, dataset: Dataset, candidates: str, top_n: int, by:
         admissible = lattice_table(evaluator, [objective], nodes)
         best = admissible.sort_values([objective, "rank"]).head(top_n)
         return [tuple(int(v) for v in row) for row in best[dataset.quasi_identifiers].to_numpy()], evaluator
-    admissible_set = set(nodes)
+    return _k_minimal(evaluator, nodes), evaluator
+
+
+def _k_minimal(evaluator: NodeEvaluator, admissible: Sequence[Node]) -> list[Node]:
+    """The admissible nodes none of whose direct specializations is admissible (in the given order)."""
+    admissible_set = set(admissible)
     lattice = evaluator.lattice
-    return [n for n in nodes if not any(p in admissible_set for p in lattice.predecessors(n))], evaluator
+    return [n for n in admissible if not any(p in admissible_set for p in lattice.predecessors(n))]
 
 
 def lattice_candidates(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
@@ -137,28 +149,86 @@ class _Progress:
             self.report(self.done / max(self.total, 1))
 
 
-def _lattice_rows(study: Study, dataset: Dataset, candidates: str, top_n: int,
-                  progress: _Progress) -> list[dict[str, object]]:
-    ids = list(study.compare)
-    nodes, evaluator = _candidates(study, dataset, candidates, top_n, None)
-    progress.add(len(nodes))
+def _solution_label(dataset: Dataset, node: Node) -> str:
+    return ",".join(f"{q}={v}" for q, v in zip(dataset.quasi_identifiers, node, strict=True))
+
+
+def _node_values(study: Study, dataset: Dataset, evaluator: NodeEvaluator, nodes: Sequence[Node],
+                 ids: Sequence[str], progress: _Progress | None = None) -> list[dict[str, float]]:
+    """Each node's value under each measure, as the solutions table reports it: the exact frequency-set fast
+    paths for ``EXACT_NODE_MEASURES``, the cell-level definition on the node's release for the others."""
     scorer = NodeScorer(evaluator)
     fast = [m for m in ids if m in EXACT_NODE_MEASURES]
     cell = [m for m in ids if m not in EXACT_NODE_MEASURES]
     target = target_codes(study, dataset) if any(M.MEASURES[m].needs_target for m in cell) else None
-    names = dataset.quasi_identifiers
     spaces = [_column_code_space(c) for c in dataset.encoded]
-    rows = []
+    out = []
     for node in nodes:
         values = {m: s.value for m, s in M.score_node(scorer.view(node), fast).items()} if fast else {}
         if cell:
             view = _node_view(dataset, evaluator, spaces, node)
             values |= {m: s.value for m, s in M.score(view, cell, target, _options(study)).items()}
-        rows.append({"k": study.k, "engine": "lattice", "algorithm": candidates,
-                     "solution": ",".join(f"{q}={v}" for q, v in zip(names, node, strict=True)),
-                     **{m: values[m] for m in ids}})
-        progress.tick()
-    return rows
+        out.append(values)
+        if progress:
+            progress.tick()
+    return out
+
+
+def _lattice_rows(study: Study, dataset: Dataset, candidates: str, top_n: int,
+                  progress: _Progress) -> list[dict[str, object]]:
+    ids = list(study.compare)
+    nodes, evaluator = _candidates(study, dataset, candidates, top_n, None)
+    progress.add(len(nodes))
+    values = _node_values(study, dataset, evaluator, nodes, ids, progress)
+    return [{"k": study.k, "engine": "lattice", "algorithm": candidates, "solution": _solution_label(dataset, node),
+             **{m: v[m] for m in ids}} for node, v in zip(nodes, values, strict=True)]
+
+
+EVERY_NODE = "every k-anonymous node"
+K_MINIMAL_NODES = "k-minimal nodes (monotone measure: provably the same optimum)"
+OPTIMA_COLUMNS = ["measure", "solution", "value", "searched", "nodes"]
+
+
+def lattice_optima(study: Study, dataset: Dataset, measure_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """Each measure's optimum over EVERY k-anonymous node (within the suppression limit), not over a
+    candidate set: one row per measure with ``solution`` (the node), ``value`` (as the solutions table
+    reports it), ``searched`` (which nodes were compared) and ``nodes`` (how many).
+
+    Measures with a lattice fast path are compared on every k-anonymous node from the frequency sets; the
+    others (col_mi, pmi, nmi) cell by cell, on every k-anonymous node, except a monotone one, whose optimum
+    is a k-minimal node (every k-anonymous node generalizes a k-minimal one, which scores no worse). Ties go
+    to the lowest, then lexicographically smallest node (the searches' ``tie_key``). Empty when no node is
+    k-anonymous."""
+    ids = [m for m in (measure_ids if measure_ids is not None else study.compare) if m != "degradation"]
+    check_measures(replace(study, compare=tuple(ids)))
+    evaluator = evaluator_for(study, dataset)
+    admissible = _admissible(evaluator)
+    if not admissible or not ids:
+        return pd.DataFrame({"measure": pd.Series(dtype=str), "solution": pd.Series(dtype=str),
+                             "value": pd.Series(dtype="float64"), "searched": pd.Series(dtype=str),
+                             "nodes": pd.Series(dtype="int64")})
+    minimal = _k_minimal(evaluator, admissible)
+    fast = [m for m in ids if M.MEASURES[m].node is not None]
+    slow = [m for m in ids if M.MEASURES[m].node is None]
+    searched: dict[str, tuple[str, dict[Node, float]]] = {}
+    if fast:
+        table = lattice_table(evaluator, fast, admissible)
+        for m in fast:
+            sign = -1.0 if M.MEASURES[m].direction == "higher is better" else 1.0
+            searched[m] = (EVERY_NODE, dict(zip(admissible, sign * table[m].to_numpy(dtype=float), strict=True)))
+    every = [m for m in slow if not M.MEASURES[m].monotone]
+    nodes = admissible if every else minimal if slow else []
+    scored = dict(zip(nodes, _node_values(study, dataset, evaluator, nodes, slow), strict=True))
+    for m in slow:
+        pool = admissible if m in every else minimal
+        sign = -1.0 if M.MEASURES[m].direction == "higher is better" else 1.0
+        searched[m] = (EVERY_NODE if m in every else K_MINIMAL_NODES, {n: sign * scored[n][m] for n in pool})
+    chosen = {m: best_of(values) for m, (_, values) in searched.items()}
+    distinct = list(dict.fromkeys(chosen.values()))
+    reported = dict(zip(distinct, _node_values(study, dataset, evaluator, distinct, ids), strict=True))
+    rows = [{"measure": m, "solution": _solution_label(dataset, chosen[m]), "value": reported[chosen[m]][m],
+             "searched": searched[m][0], "nodes": len(searched[m][1])} for m in ids]
+    return pd.DataFrame(rows, columns=OPTIMA_COLUMNS)
 
 
 def _local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
@@ -258,17 +328,56 @@ def rank_agreement(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame
     return tau
 
 
-def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
-    """For each measure and each engine, the solution it would choose (the best value in the measure's
-    direction; ties: the first listed), and whether that is the best over both engines."""
+OPTIMUM = "optimum"  # the ``algorithm`` of a lattice_optima row in optimal_under
+
+
+def optimum_solutions(study: Study, dataset: Dataset, optima: pd.DataFrame) -> pd.DataFrame:
+    """The solutions-table rows (same columns, every measure of ``[measures].compare``) of the distinct nodes
+    of a ``lattice_optima`` table, with ``algorithm`` "optimum": the true optima next to the candidates."""
+    study = _without_degradation(study)
+    ids = list(study.compare)
+    labels = list(dict.fromkeys(optima.solution)) if len(optima) else []
+    nodes = [node_of(dataset, s) for s in labels]
+    evaluator = evaluator_for(study, dataset)
+    values = _node_values(study, dataset, evaluator, nodes, ids)
+    return _table([{"k": study.k, "engine": "lattice", "algorithm": OPTIMUM, "solution": label,
+                    **{m: v[m] for m in ids}} for label, v in zip(labels, values, strict=True)], ids)
+
+
+def node_of(dataset: Dataset, solution: str) -> Node:
+    """The level vector of a lattice solution label ``"qi=level,..."``."""
+    levels = dict(part.split("=", 1) for part in solution.split(","))
+    return tuple(int(levels[q]) for q in dataset.quasi_identifiers)
+
+
+def _scope(engine: str, algorithm: str) -> str:
+    return f"best of the candidates ({algorithm})" if engine == "lattice" else "the release"
+
+
+def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str], optima: pd.DataFrame | None = None) -> pd.DataFrame:
+    """For each measure, the solution it would choose: the lattice engine's optimum over every k-anonymous
+    node (from ``optima``, a ``lattice_optima`` table, when given), the best of the lattice candidates in
+    ``df``, and each local-engine release's best (ties: the first listed). ``scope`` says what each row is the
+    best of: a row restricted to the candidate set says so, because for a non-monotone measure the best
+    k-minimal node can be far from the optimum. ``best_overall``: the best value of the measure's rows."""
     rows = []
+    optimum = optima.set_index("measure") if optima is not None and len(optima) else None
     for m in measure_ids:
+        mine = []
+        if optimum is not None and m in optimum.index:
+            o = optimum.loc[m]
+            mine.append({"measure": m, "engine": "lattice", "scope": o.searched, "algorithm": OPTIMUM,
+                         "solution": o.solution, "value": o.value})
         loss = as_loss(df, m)
-        for engine, part in df.groupby("engine", sort=True):
+        for (engine, algorithm), part in df.groupby(["engine", "algorithm"], sort=True):
             best = loss[part.index].idxmin()
-            rows.append({"measure": m, "engine": engine, "algorithm": df.algorithm[best], "solution": df.solution[best],
-                         "value": df[m][best], "best_overall": bool(loss[best] == loss.min())})
-    return pd.DataFrame(rows)
+            mine.append({"measure": m, "engine": engine, "scope": _scope(str(engine), str(algorithm)),
+                         "algorithm": algorithm, "solution": df.solution[best], "value": df[m][best]})
+        oriented = as_loss(pd.DataFrame({m: [r["value"] for r in mine]}), m) if mine else pd.Series(dtype=float)
+        for r, v in zip(mine, oriented, strict=True):
+            r["best_overall"] = bool(v == oriented.min())
+        rows += mine
+    return pd.DataFrame(rows, columns=["measure", "engine", "scope", "algorithm", "solution", "value", "best_overall"])
 
 
 def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]) -> pd.DataFrame:
@@ -348,7 +457,9 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
                     classifiers: Sequence[str] = ("zeror", "random_forest", "bayes_net"), folds: int = 5,
                     n_jobs: int = 2, progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Model degradation (Katirai 2006's "most defensible" measure) for a chosen subset of solutions
-    (``rows``: index labels; default: the lattice node each measure would choose and every local release),
+    (``rows``: index labels; default: the row of ``df`` each measure would choose among the lattice candidates,
+    and every local release; a release is rebuilt from its row, so an optimum outside ``df`` needs its row
+    added first, e.g. from ``optimum_solutions``),
     in parallel processes.
     Adds ``degradation_<classifier>_<metric>`` columns (empty for the solutions not chosen)."""
     from joblib import Parallel, delayed

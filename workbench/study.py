@@ -22,7 +22,7 @@ from workbench.data import Dataset, read_table
 from workbench.errors import ConfigError, DataError
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult
+from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult, best_of
 from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
 from workbench.local import greedy as local_greedy
@@ -110,6 +110,11 @@ def _lattice_measure(measure_id: str, role: str) -> M.Measure:
     return M.MEASURES[measure_id]
 
 
+# Measures whose value at a lattice node is an integer (a sum of levels or of squared class sizes, exact in a
+# float below 2**53): searches compare them without any tolerance.
+INTEGER_MEASURES = ("height", "dm", "dm_star")
+
+
 class NodeScorer:
     """Scores lattice nodes from the evaluator's frequency sets (the measures' fast paths)."""
 
@@ -136,7 +141,7 @@ class NodeScorer:
         if fast is None or lower is None:
             raise ConfigError(f"engine.objective {measure_id!r} has no lattice fast path")
         return Objective(measure_id, lambda node: fast(self.view(node)), lambda node: lower(self.view(node)),
-                         measure.monotone)
+                         measure.monotone, integer=measure_id in INTEGER_MEASURES)
 
 
 def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
@@ -212,7 +217,6 @@ class RunResult:
     def summary(self) -> dict[str, object]:
         """The JSON object of the CLI contract (DESIGN.md §4)."""
         release = self.release
-        guarantee = self.guarantee
         return {
             "engine": self.study.engine,
             "algorithm": self.search.algorithm if self.search else (
@@ -220,14 +224,25 @@ class RunResult:
             "k": self.study.k,
             "max_suppression": self.study.max_suppression,
             "transformation": release.transformation if release else None,
-            "k_anonymous": bool(guarantee and guarantee.holds and guarantee.kind == "k-anonymity")
-            or bool(release is not None and release.smallest_class() >= self.study.k),
+            "k_anonymous": self.k_anonymous,
             "suppressed": int(release.suppressed.sum()) if release else None,
             "classes": release.classes if release else None,
             "measures": {i: s.value for i, s in self.scores.items()},
             "checks": self.checks,
             "seconds": round(self.seconds, 6),
-        }
+        } | ({"note": self.search.note} if self.search is not None and self.search.note else {})
+
+    @property
+    def k_anonymous(self) -> bool:
+        """Admissible: every class of kept records has at least k of them AND the suppressed records are within
+        the limit, ``suppressed <= floor(max_suppression · n)`` (MEASURES.md). A node over the limit is not
+        k-anonymous, although the classes left after suppressing it are all of size k or more."""
+        release = self.release
+        if release is None or int(release.suppressed.sum()) > release.limit:
+            return False
+        guarantee = self.guarantee
+        return bool(guarantee and guarantee.holds and guarantee.kind == "k-anonymity") \
+            or release.smallest_class() >= self.study.k
 
 
 def check_k(study: Study, dataset: Dataset) -> None:
@@ -268,7 +283,9 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
     result = spec.search(TaggedLattice(evaluator), objective, Limits(study.time_limit, study.search_seed))
     if result.proven_optimal and spec.requires_monotone and not objective.monotone:
         result = replace(result, proven_optimal=False,
-                         note=f"{algorithm} assumes a monotone objective; {study.objective} is not")
+                         note=f"{algorithm} assumes a monotone objective; {study.objective} is not, so the node "
+                              "is k-anonymous but not proven optimal: bnb and exhaustive are optimal for any "
+                              "objective")
     return result
 
 
@@ -459,11 +476,29 @@ def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) 
     return out
 
 
+SEARCH_RESULT = "search result (not the optimum)"  # lattice_overview's status of a search's non-optimal node
+
+
+def admissible_optimum(table: pd.DataFrame, objective: str, names: Sequence[str]) -> Node | None:
+    """The k-anonymous node of a node table (``lattice_table``, with ``k_anonymous`` under the limit) that
+    minimizes ``objective`` over EVERY k-anonymous node, ties to the lowest, then lexicographically smallest
+    node (the searches' ``tie_key``); None when no node is k-anonymous. For a non-monotone objective this can
+    differ from what Flash or OLA return, which only compare the k-minimal nodes."""
+    if objective not in table.columns:
+        raise ConfigError(f"the node table has no column {objective!r}")
+    admissible = table[table["k_anonymous"]]
+    values = dict(zip((tuple(int(v) for v in row) for row in admissible[list(names)].to_numpy()),
+                      admissible[objective].to_numpy(dtype=float), strict=True))
+    return best_of(values)
+
+
 def lattice_overview(study: Study, dataset: Dataset | None = None,
                      table: pd.DataFrame | None = None) -> tuple[pd.DataFrame, SearchResult]:
     """Every lattice node with its measures (``lattice_table``), plus what the study's search did: a
-    ``status`` column (optimum / k-anonymous / not k-anonymous), ``checked`` and ``trace`` (the order in
-    which the search evaluated the node, or "predicted" / "pruned" / "").
+    ``status`` column, ``checked`` and ``trace`` (the order in which the search evaluated the node, or
+    "predicted" / "pruned" / ""). ``status`` is "optimum" for the objective's optimum over every k-anonymous
+    node (``admissible_optimum``, whatever the search), ``SEARCH_RESULT`` for the search's node when it is
+    not that optimum (e.g. Flash with a non-monotone objective), else k-anonymous / not k-anonymous.
 
     ``table``: a ``lattice_table`` of the same dataset and k computed before (it depends on neither the
     suppression limit nor the search, so a caller may reuse it across them); ``k_anonymous`` is recomputed
@@ -490,6 +525,9 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
     table["trace"] = [order.get(k, "") for k in keys]
     table["checked"] = [order.get(k, "").isdigit() for k in keys]
     table["status"] = np.where(table.k_anonymous, "k-anonymous", "not k-anonymous")
-    if result.optimum is not None:
-        table.loc[[k == result.optimum for k in keys], "status"] = "optimum"
+    optimum = admissible_optimum(table, study.objective, names)
+    if result.optimum is not None and result.optimum != optimum:
+        table.loc[[k == result.optimum for k in keys], "status"] = SEARCH_RESULT
+    if optimum is not None:
+        table.loc[[k == optimum for k in keys], "status"] = "optimum"
     return table, result

@@ -48,7 +48,7 @@ def main() -> None:
         times = [r.seconds * 1e3 for r in results]
         r = results[0]
         same = r.value is not None and abs(r.value - reference.value) <= 1e-9 * max(1.0, abs(reference.value))
-        checks = f"{r.checks}+{r.subset_checks}" if r.subset_checks else str(r.checks)
+        checks = f"{r.checks} ({r.lattice_checks} + {r.subset_checks} on subsets)" if r.subset_checks else str(r.checks)
         print(f"{algorithm:<11} {checks:>10} {statistics.median(times):>10.1f} {min(times):>8.1f}  "
               f"{'yes' if same else 'NO (' + format(r.value, '.6g') + ')':<14} {r.optimum}"
               f"{'  (' + TARGETS[algorithm] + ')' if algorithm in TARGETS else ''}")

@@ -25,10 +25,12 @@ class TraceEvent:
 
 @dataclass
 class Trace:
-    """The ordered events of one search, with check and roll-up counts and time."""
+    """The ordered events of one search, with check and roll-up counts and time. ``subset_checks``: the
+    evaluations on quasi-identifier subset lattices (Incognito), which are not events of this lattice."""
 
     events: list[TraceEvent] = field(default_factory=list)
     rollups: int = 0
+    subset_checks: int = 0
     seconds: float = 0.0
     _start: float = field(default_factory=time.perf_counter, repr=False)
 
@@ -40,8 +42,14 @@ class Trace:
         return sum(1 for e in self.events if e.action == action)
 
     @property
-    def checks(self) -> int:
+    def lattice_checks(self) -> int:
+        """Full-lattice nodes evaluated (the check events)."""
         return self.count(CHECK)
+
+    @property
+    def checks(self) -> int:
+        """Every evaluation: full-lattice nodes and subset-lattice nodes."""
+        return self.lattice_checks + self.subset_checks
 
     @property
     def checked(self) -> list[Node]:
@@ -52,6 +60,8 @@ class Trace:
         return {
             "quasi_identifiers": list(names),
             "checks": self.checks,
+            "lattice_checks": self.lattice_checks,
+            "subset_checks": self.subset_checks,
             "predicted": self.count(PREDICTED),
             "pruned": self.count(PRUNED),
             "rollups": self.rollups,

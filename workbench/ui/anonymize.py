@@ -13,6 +13,22 @@ from workbench.ui.source import Source
 
 DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_sup": 0.02, "an_k": 5,
             "an_local_alg": "greedy", "an_local_obj": "vinterbo"}
+OPTIMAL_FOR_ANY = "bnb"  # optimal for any objective, and anytime (stops at a time limit)
+
+
+def _needs_monotone(algorithm: str, objective: str) -> bool:
+    return ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone
+
+
+def _steer() -> None:
+    """On a change of objective: a non-monotone one with Flash or OLA switches the search to bnb (the analyst
+    may switch back; the result is then marked not proven optimal)."""
+    algorithm, objective = st.session_state.get("an_alg"), st.session_state.get("an_obj")
+    if algorithm in ALGORITHMS and objective in M.MEASURES and _needs_monotone(algorithm, objective):
+        st.session_state["an_alg"] = OPTIMAL_FOR_ANY
+        st.session_state["an_steered"] = (algorithm, objective)
+    else:
+        st.session_state.pop("an_steered", None)
 
 
 def page(source: Source) -> None:
@@ -27,7 +43,10 @@ def page(source: Source) -> None:
     if engine == "lattice":
         algorithm = left.selectbox("Algorithm", list(ALGORITHMS), key="an_alg",
                                    format_func=lambda a: f"{a} ({'optimal' if ALGORITHMS[a].optimal else 'heuristic'})")
-        objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES), key="an_obj")
+        objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES), key="an_obj",
+                                    on_change=_steer, help="a measure that is not monotone (dm, loss, aecs, "
+                                    "precision_nm, entropy_nm) is searched with bnb: Flash and OLA assume "
+                                    "monotonicity")
         max_suppression = left.slider("Suppression limit (share of records)", 0.0, 1.0, step=0.01, key="an_sup")
     else:
         algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key="an_local_alg")
@@ -47,10 +66,16 @@ def page(source: Source) -> None:
                      "or bnb, which stop at a time limit with the best node found so far.")
             return
         st.caption(f"The generalization lattice has {size:,} nodes.")
-    if engine == "lattice" and ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:
-        extra["allow_non_monotone"] = True  # as the Lattice page does: run it, and say what that means
+    steered = st.session_state.get("an_steered")
+    if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
+        st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: {objective} is not monotone (with "
+                "suppression a more general node can suppress fewer records and score better), and "
+                f"{steered[0]} only compares the minimal k-anonymous nodes, so it could miss the optimum. "
+                f"{OPTIMAL_FOR_ANY} (branch and bound) and exhaustive find it for any objective.")
+    if engine == "lattice" and _needs_monotone(algorithm, objective):
+        extra["allow_non_monotone"] = True  # the analyst insists: run it, and say what that means
         st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is k-anonymous "
-                   "but not proven optimal; exhaustive and bnb are optimal for any objective.")
+                   f"but not proven optimal; choose {OPTIMAL_FOR_ANY} or exhaustive, optimal for any objective.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, **extra)
     if not st.button("Run", type="primary"):

@@ -6,6 +6,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from workbench.study import SEARCH_RESULT
+
 alt.data_transformers.disable_max_rows()  # lattices of several thousand nodes are drawn in full
 
 
@@ -105,12 +107,13 @@ def hasse_edges(nodes: pd.DataFrame, quasi_identifiers: list[str]) -> pd.DataFra
 
 def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str) -> alt.LayerChart:
     """The generalization lattice (El Emam 2009, Fig. 2): nodes by height, edges to successors, coloured by
-    status ("k-anonymous", "not k-anonymous", "optimum") or by a measure; checked nodes of the search trace
-    drawn larger, with their order in the tooltip."""
+    status ("optimum", the search's non-optimal result, "k-anonymous", "not k-anonymous") or by a measure;
+    checked nodes of the search trace drawn larger, with their order in the tooltip."""
     tooltip = ["node", "rank", "suppressed", "classes", "status", "trace"]
     if color == "status":
-        encoding = alt.Color("status:N", scale=alt.Scale(domain=["optimum", "k-anonymous", "not k-anonymous"],
-                                                         range=["#d62728", "#2ca02c", "#bbbbbb"]))
+        encoding = alt.Color("status:N", scale=alt.Scale(
+            domain=["optimum", SEARCH_RESULT, "k-anonymous", "not k-anonymous"],
+            range=["#d62728", "#ff7f0e", "#2ca02c", "#bbbbbb"]))
     else:
         encoding = alt.Color(f"{color}:Q", scale=alt.Scale(scheme="viridis"))
         tooltip.append(alt.Tooltip(f"{color}:Q", format=".5g"))

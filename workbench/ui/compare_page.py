@@ -51,14 +51,32 @@ def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
 
 
 @dual_cache(max_entries=16)
+def optima(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """Each measure's optimum over every k-anonymous node (``compare.lattice_optima``) and those nodes' rows
+    of the solutions table (``compare.optimum_solutions``)."""
+    from workbench import compare
+
+    try:
+        study, dataset = study_and_dataset(config_json, dataset_key)
+        table = compare.lattice_optima(study, dataset)
+        return {"optima": table, "rows": compare.optimum_solutions(study, dataset, table)}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+
+
+@dual_cache(max_entries=16)
 def analysis(config_json: str, local_json: str | None, candidates: str, dataset_key: str | None) -> dict[str, Any]:
     """The solutions table (lattice rows, then the local rows when ``local_json`` is given), its normalized
-    values, Pareto front, each measure's choice and the Kendall τ between measures."""
+    values, Pareto front, each measure's choice (the optimum over every k-anonymous node, and the best of each
+    candidate set) and the Kendall τ between measures."""
     from workbench import compare
 
     lattice = lattice_rows(config_json, candidates, dataset_key=dataset_key)
     if "error" in lattice:
         return lattice
+    best = optima(config_json, dataset_key=dataset_key)
+    if "error" in best:
+        return best
     parts = [lattice["table"]]
     if local_json is not None:
         local = local_rows(local_json, dataset_key=dataset_key)
@@ -72,20 +90,21 @@ def analysis(config_json: str, local_json: str | None, candidates: str, dataset_
     normalized = norm[["engine", "algorithm", "solution"]].assign(
         **{m: norm[f"{m}_norm"] for m in ids}, pareto=pareto)
     return {"table": table, "ids": ids, "normalized": normalized, "pareto": pareto,
-            "optimal": compare.optimal_under(table, ids) if len(table) else pd.DataFrame(),
-            "tau": compare.rank_agreement(table, ids)}
+            "optimal": compare.optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
+            "optimum_rows": best["rows"], "tau": compare.rank_agreement(table, ids)}
 
 
 @dual_cache(max_entries=32)
 def side_by_side(config_json: str, local_json: str | None, candidates: str, objective: str,
                  dataset_key: str | None) -> dict[str, Any]:
-    """The best lattice solution under ``objective`` next to each local release, every measure."""
+    """The best lattice solution under ``objective`` over every k-anonymous node (not only the candidates)
+    next to each local release, every measure; normalized over the candidates and the optima."""
     from workbench import compare
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
     if "error" in data:
         return data
-    table = data["table"]
+    table = pd.concat([data["optimum_rows"], data["table"]], ignore_index=True)  # optima first: they win ties
     lattice = table[table.engine == "lattice"]
     chosen = str(lattice.solution[compare.as_loss(lattice, objective).idxmin()]) if len(lattice) else None
     return {"table": compare.global_vs_local(table, objective, data["ids"]), "lattice_solution": chosen}
@@ -227,12 +246,19 @@ def page(source: Source) -> None:
         if "error" in pair:
             st.error(pair["error"])
         else:
-            st.caption(f"lattice = {pair['lattice_solution']} (the best k-anonymous full-domain generalization "
-                       f"under {objective} among the candidates)")
+            st.caption(f"lattice = {pair['lattice_solution']}: the best full-domain generalization under {objective} "
+                       f"over every {k}-anonymous node (within the suppression limit), not only the candidates; "
+                       "normalized over the candidates and the optima")
             st.dataframe(pair["table"], hide_index=True, width="stretch")
 
     st.subheader("Which solution each measure would choose")
     st.dataframe(data["optimal"], hide_index=True, width="stretch")
+    st.caption(f"scope: what each row is the best of. *every k-anonymous node*: the lattice optimum over all "
+               f"{k}-anonymous nodes within the suppression limit (a monotone measure without a lattice fast path "
+               f"is searched over the k-minimal nodes, which provably holds its optimum). *best of the candidates "
+               f"({candidates})*: restricted to the candidate set above. With suppression, dm, loss, aecs, "
+               "precision_nm, entropy_nm, pmi and nmi are not monotone, so the best k-minimal node can be far "
+               "from the optimum.")
     st.subheader("Do the measures agree? (Kendall τ over the candidates)")
     st.altair_chart(rank_heatmap(data["tau"]), width="content")
 

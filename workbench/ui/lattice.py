@@ -12,6 +12,7 @@ import streamlit as st
 import measures as M
 from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
+from workbench.study import SEARCH_RESULT
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
@@ -50,8 +51,11 @@ def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str 
         table, result = lattice_overview(*study_and_dataset(config_json, dataset_key), table=base["nodes"])
     except (WorkbenchError, KeyError) as exc:
         return error_result(exc)
-    return {**base, "nodes": table, "checks": result.checks, "algorithm": result.algorithm,
-            "optimum": result.optimum}
+    optimum = table.loc[table.status == "optimum", "node"]
+    return {**base, "nodes": table, "checks": result.checks, "lattice_checks": result.lattice_checks,
+            "subset_checks": result.subset_checks, "algorithm": result.algorithm,
+            "optimum": str(optimum.iloc[0]) if len(optimum) else None,
+            "search_optimum": result.optimum, "proven_optimal": result.proven_optimal, "note": result.note}
 
 
 @dual_cache(max_entries=32)
@@ -127,8 +131,10 @@ def page(source: Source) -> None:
         st.error(data["error"])
         return
     nodes = data["nodes"]
-    st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data['checks']} of them (large points; the tooltip "
-               f"gives the order); optimum: {data['optimum']}")
+    subsets = f" (and {data['subset_checks']:,} nodes of subset lattices)" if data["subset_checks"] else ""
+    st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data['lattice_checks']:,} of them{subsets} (large "
+               "points; the tooltip gives the order).")
+    _optimum_note(data, objective, algorithm)
     labels = list(nodes["node"])
     optimum = (nodes.status == "optimum").to_numpy()
     default = int(optimum.argmax()) if optimum.any() else 0
@@ -144,6 +150,25 @@ def page(source: Source) -> None:
         else:
             _hasse(nodes, data, color, label)
     _drill_down(config, label, labels, source)
+
+
+def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
+    """The optimum over every k-anonymous node, and the search's result when it is another node."""
+    if data["optimum"] is None:
+        st.info("No node is k-anonymous within the suppression limit.")
+        return
+    text = f"Optimum under {objective} over every k-anonymous node: **{data['optimum']}** (red)."
+    found = data["search_optimum"]
+    chosen = data["nodes"].loc[data["nodes"].status == SEARCH_RESULT, "node"]
+    if len(chosen):
+        st.warning(f"{text} {algorithm} returned **{chosen.iloc[0]}** (orange), "
+                   f"{'proven optimal' if data['proven_optimal'] else 'not proven optimal'}"
+                   f"{': ' + data['note'] if data['note'] else ''}. Flash and OLA compare only the k-minimal "
+                   "nodes, which hold the optimum of a monotone objective only; bnb and exhaustive find it for any.")
+    elif found is None:
+        st.caption(f"{text} {algorithm} found no k-anonymous node ({data['note'] or 'none'}).")
+    else:
+        st.caption(f"{text} {algorithm} returned it.")
 
 
 def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str) -> None:

@@ -9,9 +9,13 @@ found so far; otherwise check each direct generalization not yet reached and que
 
 The only predictive property is "objective bound exceeded": ``objective.bound(x)`` is a monotone lower bound
 of the objective at x and above, so a node whose bound exceeds the best value has no generalization that can
-beat or tie the best. The comparison is strict, on the values ``tie_key`` compares (12 significant digits),
-so an equal-valued node that ``tie_key`` prefers is never lost. Every node below the optimum therefore
-stays unpruned and is expanded, and an exhausted queue proves optimality for any objective, monotone or not.
+beat or tie the best. The comparison is strict, so an equal-valued node that ``tie_key`` prefers is never
+lost. A bound and a value are computed by different formulas (entropy vs entropy_nm, loss of the
+generalization vs loss), so a bound that mathematically equals the incumbent may come out a few ulps above
+it: for a non-integer objective x is pruned only when its bound exceeds the incumbent by more than
+``PRUNE_RTOL`` relative (``prunable``); integer objectives (DM, DM*, height) are compared exactly. Pruning
+less costs checks, never the optimum. Every node below the optimum therefore stays unpruned and is expanded,
+and an exhausted queue proves optimality for any objective, monotone or not.
 
 Anytime: with ``limits.time_limit`` the search stops once the elapsed wall time exceeds it and returns the best
 node so far, labelled not proven optimal. So that there is one early, the search first dives greedily from the
@@ -34,6 +38,16 @@ from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
 
 ALGORITHM = "bnb"
+PRUNE_RTOL = 1e-9  # relative float noise tolerated between a bound and the incumbent (non-integer objectives)
+
+
+def prunable(bound: float, best: float, integer: bool) -> bool:
+    """Is ``bound`` (a lower bound at a node and above) strictly worse than the incumbent ``best``? Exactly for
+    an integer objective; for any other, only beyond a relative ``PRUNE_RTOL``, so that rounding noise in a
+    bound that equals ``best`` never prunes a node that ties it."""
+    if integer:
+        return bound > best
+    return bound - best > PRUNE_RTOL * max(abs(best), abs(bound))
 
 
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:
@@ -49,23 +63,23 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
     reached: set[Node] = set()  # checked and queued (or pruned on arrival): never queued twice
     queue: list[tuple[float, int, Node]] = []
     best: Node | None = None
-    best_key: tuple[float, int, Node] | None = None
+    best_key: tuple[float, int, Node] | None = None  # tie_key of the incumbent
     timed_out = False
 
     def over_time() -> bool:
         return deadline is not None and time.perf_counter() > deadline
 
-    def bound_key(node: Node) -> float:
-        """The bound, quantized like ``tie_key`` quantizes values (a monotone rounding: q(a) > q(b) ⇒ a > b)."""
+    def bound_of(node: Node) -> float:
+        """The objective's lower bound at node and above (memoized)."""
         b = bounds.get(node)
         if b is None:
             # a monotone objective is its own (tightest) bound; the value is memoized already
-            b = bounds[node] = tie_key(node, values[node] if objective.monotone else objective.bound(node))[0]
+            b = bounds[node] = values[node] if objective.monotone else objective.bound(node)
         return b
 
     def exceeds_best(node: Node) -> bool:
         """Can no generalization of node (node included) match the best value? (strictly worse bound)"""
-        return best_key is not None and bound_key(node) > best_key[0]
+        return best_key is not None and prunable(bound_of(node), best_key[0], objective.integer)
 
     def visit(node: Node) -> None:
         """Check a newly reached node, track the best k-anonymous node, queue it (or prune it at once)."""

@@ -17,13 +17,15 @@ class Objective:
     """The loss a search minimizes, built by the study runner from the measure registry.
 
     ``bound(x)`` is a lower bound of the objective at x and at every generalization of x, and is itself
-    monotone (for a monotone objective it is the objective). ``monotone`` says whether the objective is.
+    monotone (for a monotone objective it is the objective). ``monotone`` says whether the objective is;
+    ``integer`` whether its values are integers (DM, DM*, height), which bnb compares without tolerance.
     """
 
     id: str
     value: Callable[[Node], float]
     bound: Callable[[Node], float]
     monotone: bool
+    integer: bool = False  # values are integers (exact below 2**53): bnb prunes on them without tolerance
 
     def __call__(self, node: Node) -> float:
         return self.value(node)
@@ -53,7 +55,11 @@ NO_LIMITS = Limits()
 @dataclass(frozen=True)
 class SearchResult:
     """What a search found: the optimum (None if no node is k-anonymous), its objective value, whether it
-    is proven optimal, the number of node checks, wall time, the evaluations in order and the trace."""
+    is proven optimal, the number of node checks, wall time, the evaluations in order and the trace.
+
+    ``checks`` counts every k-anonymity evaluation the search made, so that it compares across algorithms:
+    for Incognito it includes the ``subset_checks`` on quasi-identifier subset lattices (as ARX's benchmark
+    counts them); ``lattice_checks`` are those of full-lattice nodes (the trace's check events)."""
 
     algorithm: str
     optimum: Node | None
@@ -65,21 +71,24 @@ class SearchResult:
     trace: Trace = field(default_factory=Trace)
     k_minimal: tuple[Node, ...] = ()
     note: str = ""
-    subset_checks: int = 0  # Incognito: checks on quasi-identifier subset lattices, beyond ``checks``
+    subset_checks: int = 0  # Incognito: the part of ``checks`` made on quasi-identifier subset lattices
 
     @property
-    def total_checks(self) -> int:
-        """All k-anonymity checks, full lattice and subset lattices (ARX's count for Incognito)."""
-        return self.checks + self.subset_checks
+    def lattice_checks(self) -> int:
+        """The checks of full-lattice nodes (``checks`` without the subset lattices')."""
+        return self.checks - self.subset_checks
 
 
 def tie_key(node: Node, value: float) -> tuple[float, int, Node]:
     """Order of preference: lowest objective, then lowest height, then lexicographically smallest.
 
-    Values equal to 12 significant digits tie: sums of logarithms in different orders differ in the
-    last bits, and such noise must not decide between nodes.
+    Values are compared exactly: DM and DM* are integers (exact in a float below 2**53), and two of them
+    that differ by 1 at 10**12 are not a tie. Values that are mathematically equal are bit-for-bit equal
+    because each fast path computes a node's value from that node alone, in a fixed order, and combines its
+    per-attribute terms with an exactly rounded sum (``math.fsum``) or exact rationals, so neither the
+    order of the attributes nor the search's path to the node changes the last bits.
     """
-    return (float(f"{value:.12g}"), sum(node), node)
+    return (value, sum(node), node)
 
 
 def best_of(values: Mapping[Node, float]) -> Node | None:
@@ -101,15 +110,17 @@ def conclude(space: TaggedLattice, algorithm: str, objective: Objective, candida
         values[tuple(node)] = objective(node)
     optimum = best_of(values)
     seconds = time.perf_counter() - start
+    trace = space.finish(seconds)
+    trace.subset_checks = subset_checks
     return SearchResult(
         algorithm=algorithm,
         optimum=optimum,
         value=values[optimum] if optimum is not None else None,
         proven_optimal=proven_optimal and optimum is not None,
-        checks=space.checks,
+        checks=space.checks + subset_checks,
         seconds=seconds,
         evaluations=tuple(space.evaluated.values()),
-        trace=space.finish(seconds),
+        trace=trace,
         k_minimal=tuple(k_minimal),
         note=note,
         subset_checks=subset_checks,
