@@ -32,7 +32,7 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,), "time_limit": (int, float),
                "seed": (int,), "allow_non_monotone": (bool,)},
     "measures": {"compare": (list,), "target": (str,), "col_mi_weights": (str,)},
-    "release": {"seed": (int,), "suppressed": (str,), "format": (str,)},
+    "release": {"seed": (int,), "suppressed": (str,), "format": (str,), "escape_formulas": (bool,)},
 }
 _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
     "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,), "poset_file": (str,),
@@ -87,6 +87,7 @@ class Study:
     seed: int = 0
     suppressed: str = "mark"
     release_format: str = "csv"
+    escape_formulas: bool = True  # CSV releases: formula-like text cells get a leading ' (OWASP)
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -335,5 +336,5 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         allow_non_monotone=engine.get("allow_non_monotone", False), compare=compare,
         target=measures.get("target"), col_mi_weights=measures.get("col_mi_weights", "mi"), seed=seed,
         suppressed=suppressed,
-        release_format=fmt, raw=copy.deepcopy(dict(raw)),
+        release_format=fmt, escape_formulas=release.get("escape_formulas", True), raw=copy.deepcopy(dict(raw)),
     )
