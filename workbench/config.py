@@ -39,6 +39,7 @@ _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
     "max_diff": (int, float), "weight": (int, float), "power_mode": (str,), "base_date": (str,),
     "age_bands": (list,), "value_separator": (str,),
 }
+MAX_K = 2**53 - 1  # beyond it a JSON reader (the provenance, the app's widgets) no longer holds k exactly
 POSET_KINDS = ("tree", "matrix", "range", "power", "date_of_birth", "passthrough", "multivalue")
 LOCAL_OBJECTIVES = ("vinterbo", "col_mi", "pmi")
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
@@ -278,6 +279,9 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     k = privacy.get("k", 2)
     if k < 1:
         raise ConfigError(f"{where}: privacy.k must be at least 1, got {k}")
+    if k > MAX_K:
+        raise ConfigError(f"{where}: privacy.k must be at most {MAX_K} (2^53 - 1, the largest integer JSON readers "
+                          f"and the app hold exactly), got {k}")
     max_sup = float(privacy.get("max_suppression", 0.0))
     if not 0.0 <= max_sup <= 1.0:
         raise ConfigError(f"{where}: privacy.max_suppression must be a fraction in [0, 1], got {max_sup} "

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
-from workbench.config import LOCAL_OBJECTIVES, read_config_bytes
+from workbench.config import LOCAL_OBJECTIVES, Study, read_config_bytes
 from workbench.data import Dataset, profile, read_table_bytes
 from workbench.errors import WorkbenchError
 from workbench.hierarchy.builders import build_hierarchy
@@ -142,6 +142,33 @@ def select_when_ready(was_ready: bool) -> None:
         st.rerun()
 
 
+MAX_WIDGET_INT = 2**53 - 1  # the largest integer a browser widget (a JavaScript number) holds exactly
+SUPPRESSION_STEP = 0.01  # the Anonymize page's suppression slider
+
+
+def unrepresentable_settings(study: Study) -> list[str]:
+    """Privacy settings of a loaded config that the Anonymize page's widgets cannot hold exactly (they would
+    clamp or round them): such a config is refused, never applied approximately."""
+    out = []
+    if not 1 <= study.k <= MAX_WIDGET_INT:
+        out.append(f"privacy.k = {study.k} cannot be set in the app (1 to {MAX_WIDGET_INT:,}); nothing was loaded")
+    steps = study.max_suppression / SUPPRESSION_STEP
+    if study.engine == "lattice" and abs(steps - round(steps)) > 1e-9:
+        out.append(f"privacy.max_suppression = {study.max_suppression} is not a multiple of {SUPPRESSION_STEP}, the "
+                   "suppression slider's step; nothing was loaded (run it with `workbench run`, or give a multiple)")
+    return out
+
+
+def unapplied_settings(study: Study) -> list[str]:
+    """Keys of a loaded config that the app does not apply (it would otherwise drop them without a word)."""
+    raw = study.raw
+    keys = [f"data.{key}" for key in ("rows", "separator") if key in raw.get("data", {})]
+    keys += [f"engine.{key}" for key in ("time_limit", "seed") if key in raw.get("engine", {})]
+    keys += [f"release.{key}" for key in ("seed", "format", "suppressed", "escape_formulas")
+             if key in raw.get("release", {})]
+    return keys
+
+
 def _load_config(ws: dict[str, Any] | None) -> None:
     """Load a config (TOML, or the bundle the Export page writes): roles, hierarchies and posets for the
     uploaded table, and the privacy and engine settings for the Anonymize page."""
@@ -161,10 +188,19 @@ def _load_config(ws: dict[str, Any] | None) -> None:
             st.warning(note)
         return
     local = study.engine == "local"
+    refused = unrepresentable_settings(study)
+    if refused:  # nothing of the config is applied: a widget would clamp or round a privacy parameter
+        for problem in refused:
+            st.error(f"{loaded.name}: {problem}")
+        return
     offered = LOCAL_OBJECTIVES if local else M.LATTICE_MEASURES  # the Anonymize page's objective choices
     st.session_state.update({"an_k": study.k, "an_engine": study.engine,  # the Anonymize page's settings
                              "an_local_alg" if local else "an_alg": study.algorithm})
     notes = []
+    ignored = unapplied_settings(study)
+    if ignored:
+        notes.append(f"{loaded.name}: {', '.join(ignored)} not applied in the app (it uses every row of the data, "
+                     "and the Export page sets the release options); `workbench run` runs the config as written.")
     if study.objective in offered:
         st.session_state["an_local_obj" if local else "an_obj"] = study.objective
     else:
@@ -175,7 +211,7 @@ def _load_config(ws: dict[str, Any] | None) -> None:
     for note in notes:
         st.warning(note)
     if not local:
-        st.session_state["an_sup"] = round(study.max_suppression, 2)
+        st.session_state["an_sup"] = study.max_suppression  # a multiple of the slider's step (checked above)
     if study.sample is not None:
         st.session_state["pending_dataset"] = study.sample  # the Dataset box is already drawn in this run
         st.session_state["config_loaded"] = marker
