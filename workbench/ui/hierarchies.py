@@ -126,12 +126,17 @@ def _edit(ws: dict[str, Any], column: str) -> None:
         ws["hierarchies"][column] = {"mode": "builder", "spec": spec}
     else:
         file = st.file_uploader("ARX hierarchy file (';'-separated, one row per value, no header)",
-                                type=["csv", "txt"], key=f"arxfile:{column}")
+                                type=["csv", "txt"], key=f"arxfile:{column}", max_upload_size=upload.MAX_HIERARCHY_MB)
+        if file is not None and upload.oversized(file, upload.MAX_HIERARCHY_MB):
+            st.error(upload.oversized(file, upload.MAX_HIERARCHY_MB))
+            return
         if file is not None:
             try:
                 text = file.getvalue().decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                st.error(f"{file.name}: not UTF-8 text (byte {exc.start} cannot be decoded)")
+            except UnicodeDecodeError as exc:  # recorded, so the column is not ready (no earlier file is used)
+                error = f"{file.name}: not UTF-8 text (byte {exc.start} cannot be decoded)"
+                ws["hierarchies"][column] = {"mode": "arx", "error": error, "file": file.name}
+                st.error(error)
                 return
             ws["hierarchies"][column] = {"mode": "arx", "text": text, "file": file.name}
         elif not current or current["mode"] != "arx":

@@ -20,7 +20,17 @@ from workbench.hierarchy.tree import Hierarchy
 from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
 
-MAX_MB = 200  # Streamlit's server.maxUploadSize default
+MAX_MB = 200  # a data table; .streamlit/config.toml's server.maxUploadSize bounds every upload request as well
+MAX_CONFIG_MB = 64  # a config or a config bundle (its contents are bounded by workbench.config's BUNDLE_MAX_*)
+MAX_HIERARCHY_MB = 16  # an ARX hierarchy file
+
+
+def oversized(file: Any, limit_mb: int) -> str | None:
+    """The message for an upload larger than ``limit_mb`` (checked here too: the widget's own limit is enforced
+    by the browser, which a client need not be), None when it fits."""
+    if file.size > limit_mb * 2**20:
+        return f"{file.name} is {file.size / 2**20:,.1f} MB; this upload takes at most {limit_mb} MB"
+    return None
 WORKSPACE = "workspace"
 POSETS = {"tree": "the hierarchy as a tree (default)", "range": "numeric ranges [a, b] (Katirai)",
           "power": "sets of bits (Katirai's power poset)", "date_of_birth": "dates of birth: granularity + age band"}
@@ -56,6 +66,8 @@ def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str
     choice = ws["hierarchies"].get(column)
     if choice is None:
         return None, f"{column!r} has no hierarchy yet"
+    if "error" in choice:  # an import that failed (e.g. not UTF-8): the column has no usable hierarchy
+        return None, f"{column!r}: {choice['error']}"
     memo = st.session_state.setdefault("hierarchy_memo", {})
     key = (ws["sha"], column, json.dumps(choice, sort_keys=True, default=str))
     if key not in memo:
@@ -173,8 +185,11 @@ def _load_config(ws: dict[str, Any] | None) -> None:
     """Load a config (TOML, or the bundle the Export page writes): roles, hierarchies and posets for the
     uploaded table, and the privacy and engine settings for the Anonymize page."""
     loaded = st.file_uploader("Load a config (TOML, or the .zip bundle from the Export page)", type=["toml", "zip"],
-                              key="config_upload")
+                              key="config_upload", max_upload_size=MAX_CONFIG_MB)
     if loaded is None:
+        return
+    if oversized(loaded, MAX_CONFIG_MB):
+        st.error(oversized(loaded, MAX_CONFIG_MB))
         return
     try:
         study, files = read_config_bytes(loaded.getvalue(), loaded.name)
@@ -286,8 +301,11 @@ def section() -> None:
     st.subheader("Your own data")
     upload = st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
                               "in this browser session; nothing is written to disk unless you export.",
-                              type=["csv", "tsv", "txt", "xlsx", "parquet"], key="data_upload")
+                              type=["csv", "tsv", "txt", "xlsx", "parquet"], key="data_upload", max_upload_size=MAX_MB)
     ws = workspace()
+    if upload is not None and oversized(upload, MAX_MB):
+        st.error(oversized(upload, MAX_MB))
+        return
     if upload is not None:
         content = upload.getvalue()
         frame = _read(content, upload.name)
