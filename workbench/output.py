@@ -13,6 +13,7 @@ numbers such as ``-3`` or ``+1.5`` stay numbers.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import re
 import shutil
@@ -127,3 +128,15 @@ def escape_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     renamed = {c: f"'{c}" for c in out.columns
                if isinstance(c, str) and c[:1] in FORMULA_STARTS and not _NUMBER.fullmatch(c)}
     return out.rename(columns=renamed), changed + len(renamed)
+
+
+def download_name(file_name: str, content: bytes, key: bytes) -> str:
+    """``file_name`` with a keyed digest of the whole ``content`` before its suffix (``release-<16 hex>.csv``).
+
+    Streamlit identifies a download by its length, mimetype, file name and, above 1 MiB, only the first, middle
+    and last 64 KiB of its bytes: two analysts' near-identical exports under one name would share one URL, and one
+    would download the other's file. Keyed with a secret of the analyst's session, the name differs whenever the
+    content or the session differs, and cannot be derived from the content alone, so neither can the URL."""
+    path = Path(file_name)
+    digest = hmac.new(key, content, hashlib.sha256).hexdigest()[:16]
+    return f"{path.stem}-{digest}{path.suffix}"

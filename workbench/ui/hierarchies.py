@@ -15,6 +15,7 @@ from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
 from workbench.ui import upload
 from workbench.ui.charts import hierarchy_tree_chart
+from workbench.ui.export import download
 from workbench.ui.source import Source
 
 
@@ -35,8 +36,8 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         level = right.slider("Level", 0, h.height, min(1, h.height), key=f"level:{key}")
         right.caption(f"Records per generalized value at level {level}")
         right.dataframe(h.generalized_counts(values, level), hide_index=True, height=250)
-    st.download_button("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), file_name=f"{key}.csv",
-                       mime="text/csv", key=f"arx:{key}")
+    download("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), f"{key}.csv", "text/csv",
+             key=f"arx:{key}")
 
 
 def _tree(h: Hierarchy, values: pd.Series) -> None:
