@@ -1,5 +1,5 @@
 """The team-server configuration of docs/deploy.md: every option is one Streamlit knows, with a value of the right
-type; the limits agree with the app's own; and a server started with it answers on localhost only."""
+type; the limits agree with the app's own; and a server started with it comes up without a warning."""
 
 from __future__ import annotations
 
