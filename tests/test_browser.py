@@ -103,8 +103,9 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
         timings["lattice (again)"] = go("Lattice", "nodes;")
         timings["compare (again)"] = go("Compare", "Which solution each measure would choose")
         timings["export"] = go("Export", "re-verification")
+        page.get_by_role("button", name="Config (TOML)").wait_for(timeout=60_000)  # the page is drawn
         with page.expect_download() as download:
-            page.get_by_role("button", name="Release").click()
+            page.get_by_role("button", name="Release", exact=True).click()
         path = tmp_path / "release.csv"
         download.value.save_as(path)
         page.screenshot(path=str(ARTIFACTS / "export.png"), full_page=True)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.errors import VerificationError, WorkbenchError
+from workbench.errors import OutputError, VerificationError, WorkbenchError
 
 if TYPE_CHECKING:
     from workbench.config import Study
@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     run.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     run.add_argument("--out", type=Path, metavar="DIR", help="write DIR/release.csv and DIR/provenance.json")
+    run.add_argument("--force", action="store_true",
+                     help="replace the release an --out folder already holds (as a whole)")
     run.add_argument("--trace", type=Path, metavar="FILE", help="write the search trace as JSON")
     mea = sub.add_parser("measure", help="evaluate lattice nodes")
     mea.add_argument("config", type=Path)
@@ -74,14 +76,25 @@ def _format_text(summary: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def _write_release(result: RunResult, out: Path) -> list[Path]:
+def _write_release(result: RunResult, out: Path, force: bool = False) -> list[Path]:
     study = result.study
     written = result.release.write(
         out, seed=study.seed, config=dict(study.raw),
         measures={i: s.value for i, s in result.scores.items()},
-        suppressed_policy=study.suppressed, name=f"release.{study.release_format}",
+        suppressed_policy=study.suppressed, name=f"release.{study.release_format}", force=force,
+        escape_formulas=study.escape_formulas,
     )
     return list(written.values())
+
+
+def _check_out(out: Path, force: bool) -> None:
+    """Refuse an --out folder that cannot take the release (one line, exit 2)."""
+    from workbench.output import check_folder
+
+    try:
+        check_folder(out, force=force)
+    except OutputError as exc:
+        raise WorkbenchError(f"--out {exc}") from None
 
 
 def _compare(study: Study, args: argparse.Namespace) -> int:
@@ -179,6 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         study = load_study(args.config, args.overrides)
         if args.command == "run":
+            if args.out:
+                _check_out(args.out, args.force)  # before the search, which may take long
             result = study_mod.run(study)
             warnings = dependency_warnings(result.dataset)
             if result.release is None:
@@ -190,7 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
             summary = result.summary() | ({"warnings": warnings} if warnings else {})
             try:
-                paths = _write_release(result, args.out) if args.out else []
+                paths = _write_release(result, args.out, args.force) if args.out else []
+            except OutputError as exc:
+                raise WorkbenchError(f"--out {exc}") from None
             except OSError as exc:  # e.g. --out names an existing file, or a folder we may not write to
                 print(f"workbench: --out {args.out}: cannot write the release: {exc.strerror or exc}",
                       file=sys.stderr)

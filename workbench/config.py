@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import io
 import tomllib
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,13 +33,14 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,), "time_limit": (int, float),
                "seed": (int,), "allow_non_monotone": (bool,)},
     "measures": {"compare": (list,), "target": (str,), "col_mi_weights": (str,)},
-    "release": {"seed": (int,), "suppressed": (str,), "format": (str,)},
+    "release": {"seed": (int,), "suppressed": (str,), "format": (str,), "escape_formulas": (bool,)},
 }
 _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
     "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,), "poset_file": (str,),
     "max_diff": (int, float), "weight": (int, float), "power_mode": (str,), "base_date": (str,),
     "age_bands": (list,), "value_separator": (str,),
 }
+MAX_K = 2**53 - 1  # beyond it a JSON reader (the provenance, the app's widgets) no longer holds k exactly
 POSET_KINDS = ("tree", "matrix", "range", "power", "date_of_birth", "passthrough", "multivalue")
 LOCAL_OBJECTIVES = ("vinterbo", "col_mi", "pmi")
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
@@ -87,6 +89,7 @@ class Study:
     seed: int = 0
     suppressed: str = "mark"
     release_format: str = "csv"
+    escape_formulas: bool = True  # CSV releases: formula-like text cells get a leading ' (OWASP)
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -122,23 +125,63 @@ def config_bundle(raw: Mapping[str, Any], files: Mapping[str, str]) -> bytes:
     return buffer.getvalue()
 
 
+# what a config bundle (zip) may hold; checked from its directory before anything is decompressed
+BUNDLE_MAX_MEMBERS = 256
+BUNDLE_MAX_MEMBER_BYTES = 16 * 2**20  # a hierarchy file of every postal code of a country is about 2 MB
+BUNDLE_MAX_TOTAL_BYTES = 64 * 2**20
+MAX_CONFIG_BYTES = 1 * 2**20  # a TOML config
+
+
+def _check_bundle(z: Any, name: str) -> None:
+    """Raise ConfigError when a bundle holds too many members or, uncompressed, too many bytes."""
+    infos = z.infolist()
+    if len(infos) > BUNDLE_MAX_MEMBERS:
+        raise ConfigError(f"{name}: the bundle holds {len(infos):,} files, more than {BUNDLE_MAX_MEMBERS}")
+    for info in infos:
+        limit = MAX_CONFIG_BYTES if info.filename == "config.toml" else BUNDLE_MAX_MEMBER_BYTES
+        if info.file_size > limit:
+            raise ConfigError(f"{name}: {info.filename} is {info.file_size:,} bytes uncompressed, more than "
+                              f"{limit:,}")
+    total = sum(info.file_size for info in infos)
+    if total > BUNDLE_MAX_TOTAL_BYTES:
+        raise ConfigError(f"{name}: the bundle holds {total:,} bytes uncompressed, more than "
+                          f"{BUNDLE_MAX_TOTAL_BYTES:,}")
+
+
+def _read_member(z: Any, member: str) -> bytes:
+    """A member's bytes, never more than its declared size allows (zipfile stops at the declared size)."""
+    info = z.getinfo(member)
+    with z.open(info) as handle:
+        data = handle.read(info.file_size + 1)
+    if len(data) > info.file_size:
+        raise ConfigError(f"{member}: larger than the bundle declares")
+    return data
+
+
 def read_config_bytes(content: bytes, name: str) -> tuple[Study, dict[str, str]]:
     """A config uploaded as TOML text or as a ``config_bundle`` zip: the validated Study and the bundle's
-    other files by path (hierarchy files). Raises ConfigError naming the file and what is wrong."""
+    other files by path (hierarchy files). A bundle is bounded (``BUNDLE_MAX_*``, checked before reading).
+    Raises ConfigError naming the file and what is wrong."""
     import zipfile
 
     files: dict[str, str] = {}
+    if len(content) > MAX_CONFIG_BYTES and not name.lower().endswith(".zip"):
+        raise ConfigError(f"{name}: a config of {len(content):,} bytes is larger than {MAX_CONFIG_BYTES:,}")
     if name.lower().endswith(".zip"):
         try:
             with zipfile.ZipFile(io.BytesIO(content)) as z:
                 names = z.namelist()
+                _check_bundle(z, name)  # from the zip's directory, before anything is decompressed
                 if "config.toml" not in names:
                     held = ", ".join(names) or "nothing"
                     raise ConfigError(f"{name}: the bundle has no config.toml (it holds {held})")
-                text = z.read("config.toml")
-                files = {n: z.read(n).decode("utf-8-sig") for n in names if n != "config.toml" and not n.endswith("/")}
+                text = _read_member(z, "config.toml")
+                files = {n: _read_member(z, n).decode("utf-8-sig") for n in names
+                         if n != "config.toml" and not n.endswith("/")}
         except zipfile.BadZipFile:
             raise ConfigError(f"{name}: not a zip file") from None
+        except (NotImplementedError, RuntimeError, EOFError, OSError, zlib.error) as exc:  # encrypted, unknown method
+            raise ConfigError(f"{name}: cannot read the bundle: {exc}") from None
         except UnicodeDecodeError:
             raise ConfigError(f"{name}: a file in the bundle is not UTF-8 text") from None
     else:
@@ -277,6 +320,9 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     k = privacy.get("k", 2)
     if k < 1:
         raise ConfigError(f"{where}: privacy.k must be at least 1, got {k}")
+    if k > MAX_K:
+        raise ConfigError(f"{where}: privacy.k must be at most {MAX_K} (2^53 - 1, the largest integer JSON readers "
+                          f"and the app hold exactly), got {k}")
     max_sup = float(privacy.get("max_suppression", 0.0))
     if not 0.0 <= max_sup <= 1.0:
         raise ConfigError(f"{where}: privacy.max_suppression must be a fraction in [0, 1], got {max_sup} "
@@ -335,5 +381,5 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         allow_non_monotone=engine.get("allow_non_monotone", False), compare=compare,
         target=measures.get("target"), col_mi_weights=measures.get("col_mi_weights", "mi"), seed=seed,
         suppressed=suppressed,
-        release_format=fmt, raw=copy.deepcopy(dict(raw)),
+        release_format=fmt, escape_formulas=release.get("escape_formulas", True), raw=copy.deepcopy(dict(raw)),
     )

@@ -65,7 +65,11 @@ def read_table(path: str | Path, separator: str | None = None) -> pd.DataFrame:
         raise DataError(f"data file not found: {p}")
     if not p.is_file():
         raise DataError(f"data path is not a file: {p}")
-    return read_table_bytes(p.read_bytes(), str(p), separator)
+    try:
+        content = p.read_bytes()
+    except OSError as exc:  # e.g. a file the user may not read
+        raise DataError(f"cannot read data file {p}: {exc.strerror or exc}") from None
+    return read_table_bytes(content, str(p), separator)
 
 
 def read_table_bytes(content: bytes, name: str, separator: str | None = None) -> pd.DataFrame:

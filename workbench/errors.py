@@ -28,3 +28,7 @@ class HierarchyError(WorkbenchError):
 
 class VerificationError(WorkbenchError):
     """A release failed re-verification and was not written."""
+
+
+class OutputError(WorkbenchError):
+    """An output folder cannot take a release (it holds other files, or a release without ``--force``)."""

@@ -28,6 +28,8 @@ from workbench.errors import ConfigError, VerificationError
 from workbench.grouping import class_sizes, group_rows
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
+from workbench.output import FORMULA_RULE, check_folder, write_folder
+from workbench.output import escape_formulas as escape_formula_cells
 
 SUPPRESSED = "*"  # ARX's mark for a suppressed record's quasi-identifiers
 EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
@@ -285,26 +287,29 @@ class Release:
     # ------------------------------------------------------------------ export
     def write(self, out_dir: str | Path, *, seed: int, config: dict[str, object] | None = None,
               measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
-              name: str = "release.csv") -> dict[str, Path]:
+              name: str = "release.csv", force: bool = False, escape_formulas: bool = True) -> dict[str, Path]:
         """Shuffle rows with ``seed`` (Sweeney's unsorted-matching attack), re-verify, then write the
-        release (CSV/Parquet/Excel by suffix) and ``provenance.json``. Raises VerificationError and
-        writes nothing when the guarantee does not hold."""
+        release (CSV/Parquet/Excel by suffix) and ``provenance.json`` as the folder ``out_dir``, all or nothing
+        (``workbench.output.write_folder``): a folder that holds an earlier release is replaced as a whole with
+        ``force`` and refused without it. Raises VerificationError and writes nothing when the guarantee does not
+        hold."""
         suffix = Path(name).suffix.lower()
         if suffix not in EXPORT_SUFFIXES:
             raise ConfigError(f"cannot export to {name}: use one of {', '.join(EXPORT_SUFFIXES)}")
+        check_folder(out_dir, force=force)
         files = self.export_bytes(seed=seed, fmt=suffix[1:], config=config, measures=measures,
-                                  suppressed_policy=suppressed_policy)
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        path, prov_path = Path(out_dir) / name, Path(out_dir) / "provenance.json"
-        path.write_bytes(files["release"])
-        prov_path.write_bytes(files["provenance"])
-        return {"release": path, "provenance": prov_path}
+                                  suppressed_policy=suppressed_policy, escape_formulas=escape_formulas)
+        written = write_folder(out_dir, {name: files["release"], "provenance.json": files["provenance"]}, force=force)
+        return {"release": written[name], "provenance": written["provenance.json"]}
 
     def export_bytes(self, *, seed: int, fmt: str = "csv", config: dict[str, object] | None = None,
-                     measures: dict[str, float] | None = None, suppressed_policy: str = "mark") -> dict[str, bytes]:
+                     measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
+                     escape_formulas: bool = True) -> dict[str, bytes]:
         """The release file (rows shuffled with ``seed``, re-verified first), ``provenance.json`` and the value
         mappings (CSV) as bytes, built in memory (nothing touches the disk); ``write`` puts the first two on
-        disk. Raises VerificationError when the guarantee does not hold."""
+        disk. Raises VerificationError when the guarantee does not hold. A CSV release has its formula-like text
+        cells neutralized (``workbench.output.escape_formulas``) unless ``escape_formulas`` is False; the
+        provenance says which."""
         if f".{fmt}" not in EXPORT_SUFFIXES:
             raise ConfigError(f"cannot export as {fmt!r}: use one of {', '.join(s[1:] for s in EXPORT_SUFFIXES)}")
         table = self.table(suppressed_policy)
@@ -315,14 +320,20 @@ class Release:
             raise VerificationError(f"release not written: {guarantee.describe()}")
         out = shuffled.reset_index(drop=True)
         buffer = io.BytesIO()
+        escaping: dict[str, object] | None = None
         if fmt == "csv":
-            buffer.write(out.to_csv(index=False).encode("utf-8"))
+            written, cells = escape_formula_cells(out) if escape_formulas else (out, 0)
+            escaping = {"applied": escape_formulas, "cells": cells,
+                        "rule": FORMULA_RULE if escape_formulas else "off (release.escape_formulas = false)"}
+            buffer.write(written.to_csv(index=False).encode("utf-8"))
         elif fmt == "parquet":
             out.to_parquet(buffer, index=False)
         else:
             _write_xlsx_as_text(out, buffer)
         prov = self.provenance_record(seed=seed, config=config, measures=measures, guarantee=guarantee,
                                       suppressed_policy=suppressed_policy)
+        if escaping is not None:
+            prov["csv_formula_escaping"] = escaping
         return {"release": buffer.getvalue(),
                 "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8"),
                 "mappings": self.value_mappings().to_csv(index=False).encode("utf-8")}

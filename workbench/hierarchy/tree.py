@@ -213,8 +213,11 @@ class Hierarchy:
 
     def level_table(self) -> pd.DataFrame:
         """The hierarchy as a table, one row per original value, one column per level (``level 0`` is the
-        value itself, the last column the root): ARX's level view."""
-        return pd.DataFrame(list(self.rows), columns=[f"level {i}" for i in range(self.height + 1)])
+        value itself, the last column the root): ARX's level view. Rows of a malformed file that are shorter
+        than the longest are padded with empty cells (``validate`` reports them)."""
+        width = max((len(r) for r in self.rows), default=1)
+        rows = [list(r) + [""] * (width - len(r)) for r in self.rows]
+        return pd.DataFrame(rows, columns=[f"level {i}" for i in range(width)])
 
     def generalized_counts(self, data_values: Iterable[str], level: int) -> pd.DataFrame:
         """What ``level`` makes of the data: per generalized label, its records and how many distinct

@@ -1,16 +1,32 @@
 """Export page: download the last anonymization's release (rows shuffled with the recorded seed and
-re-verified before it is produced), its provenance and the config as TOML (loadable by `workbench run`)."""
+re-verified before it is produced), its provenance and the config as TOML (loadable by `workbench run`).
+
+Each download is the analyst's own bytes: its file name carries a digest of the whole file keyed with a secret of
+this session (``workbench.output.download_name``), so no two sessions, and no two different files, share a
+download URL; and the bytes are handed to Streamlit only when the button is clicked, so no URL exists before the
+click and the stored file is dropped at Streamlit's next clean-ups (docs/deploy.md)."""
 
 from __future__ import annotations
 
 import json
+import secrets
+from typing import Any
 
 import streamlit as st
 
+from workbench.output import download_name
 from workbench.ui.cached import export_files
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         "parquet": "application/octet-stream"}
+SECRET = "download_secret"  # st.session_state key: this session's key for download names
+
+
+def download(label: str, content: bytes, file_name: str, mime: str, **kwargs: Any) -> None:
+    """A download button for ``content`` under a name no other session or file shares, produced on click."""
+    key = st.session_state.setdefault(SECRET, secrets.token_bytes(32))
+    st.download_button(label, lambda: content, file_name=download_name(file_name, content, key), mime=mime,
+                       **kwargs)
 
 
 def page() -> None:
@@ -30,14 +46,16 @@ def page() -> None:
         st.error(files["error"])
         return
     st.success("The release passed re-verification from its own table before it was produced.")
-    st.download_button("Release", files["release"], file_name=f"release.{fmt}", mime=MIME[fmt])
-    st.download_button("Provenance (JSON)", files["provenance"], file_name="provenance.json",
-                       mime="application/json")
-    st.download_button("Value mappings (CSV)", files["mappings"], file_name="mappings.csv", mime="text/csv",
-                       help="per quasi-identifier: each original value, what it was released as, and how many records")
-    st.download_button("Config (TOML)", files["config"], file_name="config.toml", mime="application/toml",
-                       help="`workbench run config.toml` reproduces this release; the Data page loads it again")
+    download("Release", files["release"], f"release.{fmt}", MIME[fmt])
+    download("Provenance (JSON)", files["provenance"], "provenance.json", "application/json")
+    download("Value mappings (CSV)", files["mappings"], "mappings.csv", "text/csv",
+             help="per quasi-identifier: each original value, what it was released as, and how many records")
+    download("Config (TOML)", files["config"], "config.toml", "application/toml",
+             help="`workbench run config.toml` reproduces this release; the Data page loads it again")
     if files.get("bundle"):
-        st.download_button("Config with hierarchy files (zip)", files["bundle"], file_name="config-bundle.zip",
-                           mime="application/zip", help="config.toml and hierarchies/*.csv: unpack next to "
-                           f"{raw['data'].get('path', 'the data')} and run `workbench run config.toml`")
+        download("Config with hierarchy files (zip)", files["bundle"], "config-bundle.zip", "application/zip",
+                 help="config.toml and hierarchies/*.csv: unpack next to "
+                      f"{raw['data'].get('path', 'the data')} and run `workbench run config.toml`")
+    if fmt == "csv":
+        st.caption("Text cells that a spreadsheet would read as a formula (beginning with =, +, -, @, tab or carriage "
+                   "return) carry a leading ' in the CSV release; the provenance records it.")

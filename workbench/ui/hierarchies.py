@@ -15,6 +15,7 @@ from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
 from workbench.ui import upload
 from workbench.ui.charts import hierarchy_tree_chart
+from workbench.ui.export import download
 from workbench.ui.source import Source
 
 
@@ -35,8 +36,8 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         level = right.slider("Level", 0, h.height, min(1, h.height), key=f"level:{key}")
         right.caption(f"Records per generalized value at level {level}")
         right.dataframe(h.generalized_counts(values, level), hide_index=True, height=250)
-    st.download_button("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), file_name=f"{key}.csv",
-                       mime="text/csv", key=f"arx:{key}")
+    download("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), f"{key}.csv", "text/csv",
+             key=f"arx:{key}")
 
 
 def _tree(h: Hierarchy, values: pd.Series) -> None:
@@ -126,12 +127,17 @@ def _edit(ws: dict[str, Any], column: str) -> None:
         ws["hierarchies"][column] = {"mode": "builder", "spec": spec}
     else:
         file = st.file_uploader("ARX hierarchy file (';'-separated, one row per value, no header)",
-                                type=["csv", "txt"], key=f"arxfile:{column}")
+                                type=["csv", "txt"], key=f"arxfile:{column}", max_upload_size=upload.MAX_HIERARCHY_MB)
+        if file is not None and upload.oversized(file, upload.MAX_HIERARCHY_MB):
+            st.error(upload.oversized(file, upload.MAX_HIERARCHY_MB))
+            return
         if file is not None:
             try:
                 text = file.getvalue().decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                st.error(f"{file.name}: not UTF-8 text (byte {exc.start} cannot be decoded)")
+            except UnicodeDecodeError as exc:  # recorded, so the column is not ready (no earlier file is used)
+                error = f"{file.name}: not UTF-8 text (byte {exc.start} cannot be decoded)"
+                ws["hierarchies"][column] = {"mode": "arx", "error": error, "file": file.name}
+                st.error(error)
                 return
             ws["hierarchies"][column] = {"mode": "arx", "text": text, "file": file.name}
         elif not current or current["mode"] != "arx":

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
-from workbench.config import LOCAL_OBJECTIVES, read_config_bytes
+from workbench.config import LOCAL_OBJECTIVES, Study, read_config_bytes
 from workbench.data import Dataset, profile, read_table_bytes
 from workbench.errors import WorkbenchError
 from workbench.hierarchy.builders import build_hierarchy
@@ -21,7 +21,17 @@ from workbench.ui import cached
 from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
 
-MAX_MB = 200  # Streamlit's server.maxUploadSize default
+MAX_MB = 200  # a data table; .streamlit/config.toml's server.maxUploadSize bounds every upload request as well
+MAX_CONFIG_MB = 64  # a config or a config bundle (its contents are bounded by workbench.config's BUNDLE_MAX_*)
+MAX_HIERARCHY_MB = 16  # an ARX hierarchy file
+
+
+def oversized(file: Any, limit_mb: int) -> str | None:
+    """The message for an upload larger than ``limit_mb`` (checked here too: the widget's own limit is enforced
+    by the browser, which a client need not be), None when it fits."""
+    if file.size > limit_mb * 2**20:
+        return f"{file.name} is {file.size / 2**20:,.1f} MB; this upload takes at most {limit_mb} MB"
+    return None
 WORKSPACE = "workspace"
 POSETS = {"tree": "the hierarchy as a tree (default)", "range": "numeric ranges [a, b] (Katirai)",
           "power": "sets of bits (Katirai's power poset)", "date_of_birth": "dates of birth: granularity + age band"}
@@ -57,6 +67,8 @@ def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str
     choice = ws["hierarchies"].get(column)
     if choice is None:
         return None, f"{column!r} has no hierarchy yet"
+    if "error" in choice:  # an import that failed (e.g. not UTF-8): the column has no usable hierarchy
+        return None, f"{column!r}: {choice['error']}"
     memo = st.session_state.setdefault("hierarchy_memo", {})
     key = (ws["sha"], column, json.dumps(choice, sort_keys=True, default=str))
     if key not in memo:
@@ -150,12 +162,42 @@ def select_when_ready(was_ready: bool) -> None:
         st.rerun()
 
 
+MAX_WIDGET_INT = 2**53 - 1  # the largest integer a browser widget (a JavaScript number) holds exactly
+SUPPRESSION_STEP = 0.01  # the Anonymize page's suppression slider
+
+
+def unrepresentable_settings(study: Study) -> list[str]:
+    """Privacy settings of a loaded config that the Anonymize page's widgets cannot hold exactly (they would
+    clamp or round them): such a config is refused, never applied approximately."""
+    out = []
+    if not 1 <= study.k <= MAX_WIDGET_INT:
+        out.append(f"privacy.k = {study.k} cannot be set in the app (1 to {MAX_WIDGET_INT:,}); nothing was loaded")
+    steps = study.max_suppression / SUPPRESSION_STEP
+    if study.engine == "lattice" and abs(steps - round(steps)) > 1e-9:
+        out.append(f"privacy.max_suppression = {study.max_suppression} is not a multiple of {SUPPRESSION_STEP}, the "
+                   "suppression slider's step; nothing was loaded (run it with `workbench run`, or give a multiple)")
+    return out
+
+
+def unapplied_settings(study: Study) -> list[str]:
+    """Keys of a loaded config that the app does not apply (it would otherwise drop them without a word)."""
+    raw = study.raw
+    keys = [f"data.{key}" for key in ("rows", "separator") if key in raw.get("data", {})]
+    keys += [f"engine.{key}" for key in ("time_limit", "seed") if key in raw.get("engine", {})]
+    keys += [f"release.{key}" for key in ("seed", "format", "suppressed", "escape_formulas")
+             if key in raw.get("release", {})]
+    return keys
+
+
 def _load_config(ws: dict[str, Any] | None) -> None:
     """Load a config (TOML, or the bundle the Export page writes): roles, hierarchies and posets for the
     uploaded table, and the privacy and engine settings for the Anonymize page."""
     loaded = st.file_uploader("Load a config (TOML, or the .zip bundle from the Export page)", type=["toml", "zip"],
-                              key="config_upload")
+                              key="config_upload", max_upload_size=MAX_CONFIG_MB)
     if loaded is None:
+        return
+    if oversized(loaded, MAX_CONFIG_MB):
+        st.error(oversized(loaded, MAX_CONFIG_MB))
         return
     try:
         study, files = read_config_bytes(loaded.getvalue(), loaded.name)
@@ -169,10 +211,19 @@ def _load_config(ws: dict[str, Any] | None) -> None:
             st.warning(note)
         return
     local = study.engine == "local"
+    refused = unrepresentable_settings(study)
+    if refused:  # nothing of the config is applied: a widget would clamp or round a privacy parameter
+        for problem in refused:
+            st.error(f"{loaded.name}: {problem}")
+        return
     offered = LOCAL_OBJECTIVES if local else M.LATTICE_MEASURES  # the Anonymize page's objective choices
     st.session_state.update({"an_k": study.k, "an_engine": study.engine,  # the Anonymize page's settings
                              "an_local_alg" if local else "an_alg": study.algorithm})
     notes = []
+    ignored = unapplied_settings(study)
+    if ignored:
+        notes.append(f"{loaded.name}: {', '.join(ignored)} not applied in the app (it uses every row of the data, "
+                     "and the Export page sets the release options); `workbench run` runs the config as written.")
     if study.objective in offered:
         st.session_state["an_local_obj" if local else "an_obj"] = study.objective
     else:
@@ -183,7 +234,7 @@ def _load_config(ws: dict[str, Any] | None) -> None:
     for note in notes:
         st.warning(note)
     if not local:
-        st.session_state["an_sup"] = round(study.max_suppression, 2)
+        st.session_state["an_sup"] = study.max_suppression  # a multiple of the slider's step (checked above)
     if study.sample is not None:
         st.session_state["pending_dataset"] = study.sample  # the Dataset box is already drawn in this run
         st.session_state["config_loaded"] = marker
@@ -258,8 +309,11 @@ def section() -> None:
     st.subheader("Your own data")
     upload = st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
                               "in this browser session; nothing is written to disk unless you export.",
-                              type=["csv", "tsv", "txt", "xlsx", "parquet"], key="data_upload")
+                              type=["csv", "tsv", "txt", "xlsx", "parquet"], key="data_upload", max_upload_size=MAX_MB)
     ws = workspace()
+    if upload is not None and oversized(upload, MAX_MB):
+        st.error(oversized(upload, MAX_MB))
+        return
     if upload is not None:
         content = upload.getvalue()
         frame = _read(content, upload.name)
