@@ -500,22 +500,20 @@ def risk_of_node(dataset: Dataset, node: Sequence[int] | None = None, threshold:
 
 
 def release_class_sizes(release: Release, suppressed: str = "class") -> np.ndarray:
-    """One size per equivalence class of a Release: identical released quasi-identifier rows among the kept
-    records; the suppressed records form one class of ``*`` (``"class"``) or are left out (``"exclude"``, as
-    ARX's ``RiskModelHistogram`` ignores outliers)."""
+    """One size per equivalence class of a Release as a reader sees it: identical rows of released
+    quasi-identifier labels (``Release.table``). Suppressed records carry ``*`` in every quasi-identifier, so
+    they form one class of ``*`` (``"class"``; merged with kept records whose every label is also ``*``), or
+    they are left out (``"exclude"``, as ARX's ``RiskModelHistogram`` ignores outliers)."""
     if suppressed not in ("class", "exclude"):
         raise ValueError(f"suppressed must be 'class' or 'exclude', got {suppressed!r}")
-    kept = np.asarray(release.codes)[~release.suppressed]
-    sizes: list[np.ndarray] = []
-    if kept.shape[0]:
-        if kept.shape[1]:
-            sizes.append(np.unique(kept, axis=0, return_counts=True)[1])
-        else:
-            sizes.append(np.array([kept.shape[0]]))
-    n_suppressed = int(np.count_nonzero(release.suppressed))
-    if suppressed == "class" and n_suppressed:
-        sizes.append(np.array([n_suppressed]))
-    return np.concatenate(sizes).astype(np.int64) if sizes else np.zeros(0, dtype=np.int64)
+    table = release.table("mark" if suppressed == "class" else "drop")
+    qis = release.quasi_identifiers
+    if not len(table):
+        return np.zeros(0, dtype=np.int64)
+    if not qis:
+        return np.array([len(table)], dtype=np.int64)
+    codes = np.stack([pd.factorize(table[q].astype(str))[0] for q in qis], axis=1)
+    return np.unique(codes, axis=0, return_counts=True)[1].astype(np.int64)
 
 
 def risk_of_release(release: Release, threshold: float = DEFAULT_THRESHOLD, population_size: float | None = None,
