@@ -1,4 +1,4 @@
-"""The ``workbench`` command (DESIGN.md §4): ``run``, ``measure``, ``compare``, ``algorithms`` and ``risk``.
+"""The ``workbench`` command (DESIGN.md §4): ``run`` and ``measure``.
 
 Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong.
 """
