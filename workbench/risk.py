@@ -1,0 +1,523 @@
+"""Re-identification risk of a table of quasi-identifier values, from its equivalence classes.
+
+The core input is the **class-size histogram** (class size -> number of classes of that size), as in ARX's
+``RiskModelHistogram`` (arx-deidentifier/arx, ``src/main/org/deidentifier/arx/risk/RiskModelHistogram.java``), so
+one function serves the input (all levels 0), a lattice node's generalized table before suppression and a
+Release after suppression. Adapters: :func:`risk_of_frame`, :func:`risk_of_node`, :func:`risk_of_release`.
+
+Measures (El Emam & Dankar 2008, "Protecting privacy using k-anonymity", JAMIA 15(5); El Emam 2013, "Guide to the
+De-Identification of Personal Health Information"; ARX ``RiskModelSampleSummary.java``), for a sample of n records
+in classes of sizes f_j (and, given a population table, population class sizes F_j):
+
+- prosecutor: highest = 1 / min f_j; average = classes / n; records at risk = share (and count) of records whose
+  risk 1/f_j exceeds a threshold (default :data:`DEFAULT_THRESHOLD`);
+- journalist (only with a population table): the same with F_j in place of f_j; average = max(classes / sum F_j,
+  (1/n) sum f_j/F_j) as in ARX;
+- marketer: (1/n) sum_j f_j/F_j, which is classes / n when the sample is the population;
+- sample uniques: share of records alone in their class (ARX ``RiskModelSampleUniqueness.java``);
+- population uniques (only with a population size N >= n, sampling fraction n/N): Pitman (Hoshino 2001), Zayatz
+  (1991), SNB (Chen & Keller-McNulty 1998) and Dankar et al.'s (2012) decision rule, each as ARX computes it
+  (``ModelPitman.java``, ``ModelZayatz.java``, ``ModelSNB.java``, ``RiskModelPopulationUniqueness.java``), as the
+  estimated share of the population that is unique. ARX's Newton-Raphson solver (prasser/newtonraphson
+  ``NewtonRaphson2D.java``, configured by ARX's ``ARXSolverConfiguration.java``) is replaced by
+  ``scipy.optimize.root`` with ARX's start values and its residual tolerance.
+
+Values that cannot be computed are None: journalist risk without a population table; every population estimate
+without a population size; a population model whose solver finds no admissible root (ARX reports 0 there).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, special, stats
+
+if TYPE_CHECKING:
+    from workbench.data import Dataset
+    from workbench.release import Release
+
+DEFAULT_THRESHOLD = 0.2
+"""Records at risk: a record is at risk when 1/|class| > 0.2, i.e. its class has fewer than 5 records (the
+threshold of the common "cell size of 5" rule; El Emam & Dankar 2008 discuss thresholds from 1/3 to 1/20)."""
+
+ACCURACY = 1e-6
+"""ARX's solver accuracy: a root is accepted when both equations are within 1e-6 of 0
+(``ARXSolverConfiguration.getDefaultAccuracy``; the check is NewtonRaphson2D's)."""
+
+ITERATIONS_PER_TRY = 1000
+"""ARX's iterations per start value (``ARXSolverConfiguration.getDefaultIterationsPerTry``); here the bound on
+function evaluations per ``scipy.optimize.root`` call."""
+
+START_VALUES: tuple[tuple[float, float], ...] = tuple(
+    (0.33 * i, 0.33 * j) for i in range(4) for j in range(4))
+"""ARX's deterministic start values tried after the model's own one: (d1, d2) for d1, d2 in 0, 0.33, 0.66, 0.99
+(``ARXSolverConfiguration.getDefaultStartValues``)."""
+
+DANKAR_FRACTION = 0.1
+"""Dankar et al.'s rule: Pitman for sampling fractions <= 0.1, else the smaller of Zayatz and SNB."""
+
+
+# ---------------------------------------------------------------------------------------------- histogram
+@dataclass(frozen=True, eq=False)
+class Histogram:
+    """Class sizes (ascending, distinct) and how many classes have each size (ARX ``RiskModelHistogram``)."""
+
+    sizes: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def of(cls, class_sizes: Sequence[int] | np.ndarray) -> Histogram:
+        """The histogram of a list of class sizes (one entry per class)."""
+        arr = np.asarray(class_sizes, dtype=np.int64).reshape(-1)
+        if arr.size and arr.min() < 1:
+            raise ValueError("class sizes must be at least 1")
+        sizes, counts = np.unique(arr, return_counts=True)
+        return cls(sizes.astype(np.int64), counts.astype(np.int64))
+
+    @classmethod
+    def from_mapping(cls, histogram: Mapping[int, int]) -> Histogram:
+        """From ``{class size: number of classes}``."""
+        items = sorted((int(s), int(c)) for s, c in histogram.items() if c)
+        if any(s < 1 or c < 0 for s, c in items):
+            raise ValueError("class sizes must be at least 1 and counts non-negative")
+        return cls(np.array([s for s, _ in items], dtype=np.int64), np.array([c for _, c in items], dtype=np.int64))
+
+    @property
+    def records(self) -> int:
+        return int((self.sizes * self.counts).sum())
+
+    @property
+    def classes(self) -> int:
+        return int(self.counts.sum())
+
+    def classes_of_size(self, size: int) -> int:
+        hit = self.counts[self.sizes == size]
+        return int(hit[0]) if hit.size else 0
+
+
+# ---------------------------------------------------------------------------------------------- result
+@dataclass(frozen=True)
+class RiskSummary:
+    """Prosecutor or journalist risk (ARX ``RiskModelSampleSummary.RiskSummary``)."""
+
+    highest: float
+    average: float
+    records_at_risk: float  # share of the records
+    records_at_risk_count: int
+    threshold: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"highest": self.highest, "average": self.average, "records_at_risk": self.records_at_risk,
+                "records_at_risk_count": self.records_at_risk_count, "threshold": self.threshold}
+
+
+@dataclass(frozen=True)
+class PopulationUniques:
+    """Estimated share of the population that is unique, per model (None: not computable)."""
+
+    pitman: float | None
+    zayatz: float | None
+    snb: float | None
+    dankar: float | None
+    dankar_model: str | None  # which model Dankar's rule used: pitman | zayatz | snb | none (no sample uniques)
+    population_size: int
+    sampling_fraction: float
+
+    def to_dict(self) -> dict[str, object]:
+        return {"pitman": self.pitman, "zayatz": self.zayatz, "snb": self.snb, "dankar": self.dankar,
+                "dankar_model": self.dankar_model, "population_size": self.population_size,
+                "sampling_fraction": self.sampling_fraction}
+
+
+@dataclass(frozen=True)
+class RiskResult:
+    """Re-identification risk of one table. ``to_dict()`` gives the JSON of ``workbench risk --json``."""
+
+    records: int
+    classes: int
+    prosecutor: RiskSummary
+    journalist: RiskSummary | None
+    marketer: float
+    sample_uniques: float
+    population_uniques: PopulationUniques | None
+
+    def to_dict(self) -> dict[str, object]:
+        pop = self.population_uniques
+        return {
+            "records": self.records,
+            "classes": self.classes,
+            "prosecutor": self.prosecutor.to_dict(),
+            "journalist": self.journalist.to_dict() if self.journalist else None,
+            "marketer": self.marketer,
+            "sample_uniques": self.sample_uniques,
+            "population_uniques": pop.to_dict() if pop else {
+                "pitman": None, "zayatz": None, "snb": None, "dankar": None, "dankar_model": None,
+                "population_size": None, "sampling_fraction": None},
+        }
+
+
+# ---------------------------------------------------------------------------------------------- measures
+def _check_threshold(threshold: float) -> None:
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"risk threshold must be in (0, 1], got {threshold}")
+
+
+def prosecutor_risk(hist: Histogram, threshold: float = DEFAULT_THRESHOLD) -> RiskSummary:
+    """ARX ``RiskModelSampleSummary.getProsecutorRisk``: 1/min size, classes/records, records with 1/size > t."""
+    _check_threshold(threshold)
+    n = hist.records
+    if n == 0:
+        return RiskSummary(0.0, 0.0, 0.0, 0, threshold)
+    at_risk = int((hist.sizes * hist.counts)[1.0 / hist.sizes > threshold].sum())
+    return RiskSummary(1.0 / int(hist.sizes[0]), hist.classes / n, at_risk / n, at_risk, threshold)
+
+
+def journalist_risk(sample_sizes: np.ndarray, population_sizes: np.ndarray,
+                    threshold: float = DEFAULT_THRESHOLD) -> RiskSummary:
+    """ARX ``RiskModelSampleSummary.getJournalistRisk``: per sample class j its size f_j in the sample and F_j in
+    the population table; records at risk have 1/F_j > t, highest = 1/min F_j, average = max(classes / sum F_j,
+    (1/n) sum f_j/F_j)."""
+    _check_threshold(threshold)
+    f, big_f = _pairs(sample_sizes, population_sizes)
+    n = int(f.sum())
+    if n == 0:
+        return RiskSummary(0.0, 0.0, 0.0, 0, threshold)
+    at_risk = int(f[1.0 / big_f > threshold].sum())
+    average = max(f.size / float(big_f.sum()), float((f / big_f).sum()) / n)
+    return RiskSummary(1.0 / int(big_f.min()), average, at_risk / n, at_risk, threshold)
+
+
+def marketer_risk(sample_sizes: np.ndarray, population_sizes: np.ndarray | None = None) -> float:
+    """ARX ``RiskModelSampleSummary.getMarketerRisk``: (1/n) sum_j f_j/F_j; classes/n without a population."""
+    f = np.asarray(sample_sizes, dtype=np.int64)
+    if f.sum() == 0:
+        return 0.0
+    if population_sizes is None:
+        return f.size / float(f.sum())
+    f, big_f = _pairs(f, population_sizes)
+    return float((f / big_f).sum()) / float(f.sum())
+
+
+def _pairs(sample_sizes: np.ndarray, population_sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    f = np.asarray(sample_sizes, dtype=np.int64).reshape(-1)
+    big_f = np.asarray(population_sizes, dtype=np.int64).reshape(-1)
+    if f.shape != big_f.shape:
+        raise ValueError("one population class size per sample class needed")
+    if (f < 1).any() or (big_f < f).any():
+        raise ValueError("every sample class must lie in a population class at least as large")
+    return f, big_f
+
+
+def sample_uniques(hist: Histogram) -> float:
+    """Share of records alone in their class (ARX ``RiskModelSampleUniqueness.getFractionOfUniqueRecords``)."""
+    n = hist.records
+    return hist.classes_of_size(1) / n if n else 0.0
+
+
+# ---------------------------------------------------------------------------------------------- solver
+Equations = Callable[[np.ndarray], np.ndarray]
+
+
+def solve_2d(fun: Equations, first: tuple[float, float], jac: Callable[[np.ndarray], np.ndarray] | None = None,
+             admissible: Callable[[np.ndarray], bool] = lambda x: True) -> np.ndarray | None:
+    """A root of two equations, as ARX's NewtonRaphson2D searches it: from ``first``, then from each of
+    :data:`START_VALUES`; a root counts when both residuals are within :data:`ACCURACY` (ARX's test) and it is
+    ``admissible`` (ARX's constraints). Each try is ``scipy.optimize.root`` (MINPACK hybrid Powell), at most
+    :data:`ITERATIONS_PER_TRY` evaluations. None when no start value reaches a root."""
+    def safe(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fun(x), dtype=float)
+        return out if np.all(np.isfinite(out)) else np.full(2, 1e300)
+
+    for start in (first, *START_VALUES):
+        x0 = np.asarray(start, dtype=float)
+        if not np.all(np.isfinite(x0)):
+            continue
+        try:
+            with np.errstate(all="ignore"):
+                sol = optimize.root(safe, x0, jac=jac, method="hybr",
+                                    options={"xtol": 1e-13, "maxfev": ITERATIONS_PER_TRY})
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            continue
+        x = np.asarray(sol.x, dtype=float)
+        if not np.all(np.isfinite(x)):
+            continue
+        residual = safe(x)
+        if np.all(np.abs(residual) <= ACCURACY) and admissible(x):
+            return x
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- Pitman
+def pitman_equations(hist: Histogram) -> tuple[Equations, Callable[[np.ndarray], np.ndarray]]:
+    """Hoshino's (2001) maximum-likelihood equations of the Pitman model in (theta, alpha) and their Jacobian,
+    as the sums of ARX ``ModelPitman.getMasterFunctionIterative`` (u classes, n records):
+
+    g1 = sum_{i=1}^{u-1} 1/(theta + i alpha) - sum_{i=1}^{n-1} 1/(theta + i)
+    g2 = sum_{i=1}^{u-1} i/(theta + i alpha) - sum_{classes of size s > 1} sum_{j=1}^{s-1} 1/(j - alpha)
+    """
+    u, n = hist.classes, hist.records
+    i_u = np.arange(1, u, dtype=float)
+    i_n = np.arange(1, n, dtype=float)
+    max_size = int(hist.sizes[-1]) if hist.sizes.size else 1
+    j = np.arange(1, max_size, dtype=float)
+    # classes with size > j, for j = 1 .. max_size-1: each such class contributes 1/(j - alpha)
+    larger = np.array([int(hist.counts[hist.sizes > jj].sum()) for jj in range(1, max_size)], dtype=float)
+
+    def fun(x: np.ndarray) -> np.ndarray:
+        t, a = float(x[0]), float(x[1])
+        v = t + i_u * a
+        return np.array([np.sum(1.0 / v) - np.sum(1.0 / (t + i_n)),
+                         np.sum(i_u / v) - np.sum(larger / (j - a))])
+
+    def jac(x: np.ndarray) -> np.ndarray:
+        t, a = float(x[0]), float(x[1])
+        v2 = (t + i_u * a) ** 2
+        d1, d5, d3 = np.sum(1.0 / v2), np.sum(i_u / v2), np.sum(i_u * i_u / v2)
+        d2 = np.sum(1.0 / (t + i_n) ** 2)
+        d4 = np.sum(larger / (j - a) ** 2)
+        return np.array([[d2 - d1, -d5], [-d5, -d3 - d4]])
+
+    return fun, jac
+
+
+def pitman_start(hist: Histogram) -> tuple[float, float]:
+    """ARX ``ModelPitman``'s initial guess (moment estimates; a missing c2 counts as 1)."""
+    c1, c2 = float(hist.classes_of_size(1)), float(hist.classes_of_size(2) or 1)
+    u, n = float(hist.classes), float(hist.records)
+    c = c1 * (c1 - 1) / c2
+    with np.errstate(all="ignore"):
+        denominator = (2 * c1 * u) + (c1 * c) - (n * c)
+        t = ((n * u * c) - (c1 * (n - 1) * ((2 * u) + c))) / denominator if denominator else math.nan
+        a = ((t * (c1 - n)) + ((n - 1) * c1)) / (n * u)
+    return t, a
+
+
+def pitman_uniques(hist: Histogram, population_size: float) -> float:
+    """Estimated number of population uniques under the Pitman model (ARX ``ModelPitman``): solve the
+    likelihood equations for (theta, alpha) with theta >= 0 (ARX's constraint), then
+    Gamma(theta+1)/Gamma(theta+alpha) * N^alpha, admissible in [0, N] (ARX ``getResult``). NaN when not solved."""
+    fun, jac = pitman_equations(hist)
+    root = solve_2d(fun, pitman_start(hist), jac, admissible=lambda x: x[0] >= 0)
+    if root is None:
+        return math.nan
+    t, a = float(root[0]), float(root[1])
+    if a == 0:
+        return math.nan
+    p = float(population_size)
+    values = []
+    with np.errstate(all="ignore"):
+        scale = np.power(np.float64(p), np.float64(a))
+        if t + 1 > 0 and t + a > 0:  # log form (Commons Math logGamma is NaN for arguments <= 0)
+            values.append(float(np.exp(special.gammaln(t + 1) - special.gammaln(t + a)) * scale))
+        values.append(float(special.gamma(t + 1) / special.gamma(t + a) * scale))
+    ok = [v for v in values if np.isfinite(v) and 0.0 <= v <= p]
+    return max(ok) if ok else math.nan
+
+
+# ---------------------------------------------------------------------------------------------- Zayatz
+def zayatz_uniques(hist: Histogram, population_size: float) -> float:
+    """Estimated number of population uniques under Zayatz's (1991) model (ARX ``ModelZayatz``):
+    c1 * P(unique in population | unique in sample) / f, where the conditional probability is
+    (c1/u) H(1; N, 1, n) / sum_s (c_s/u) H(1; N, s, n) with the hypergeometric pmf H(1; N, s, n) of drawing
+    exactly one of a class of size s when n of N records are sampled."""
+    n, u, c1 = hist.records, hist.classes, hist.classes_of_size(1)
+    big_n = int(round(population_size))
+    weights = hist.counts / u
+    pmf = stats.hypergeom.pmf(1, big_n, hist.sizes, n)
+    denominator = float(np.sum(weights * pmf))
+    conditional = (c1 / u) * float(stats.hypergeom.pmf(1, big_n, 1, n)) / denominator
+    return c1 * conditional / (n / population_size)
+
+
+# ---------------------------------------------------------------------------------------------- SNB
+def snb_classes(hist: Histogram, f: float) -> float:
+    """ARX ``ModelSNB.estimateNonEmptyEquivalenceClasses``: Shlosser's estimate (Haas et al. 1998) of the number
+    K of non-empty population classes, with ARX's expression (its ``- 1`` is subtracted once per distinct class
+    size, as in ARX)."""
+    s, c = hist.sizes.astype(float), hist.counts.astype(float)
+    var1 = float(np.sum(s * f * f * (1 - f * f) ** (s - 1) * c))
+    var2 = float(np.sum((1 - f) ** s * c * (1 + f) ** s - 1))
+    var3 = float(np.sum((1 - f) ** s * c))
+    var4 = float(np.sum(s * f * (1 - f) ** (s - 1) * c))
+    return hist.classes + hist.classes_of_size(1) * (var1 / var2) * (var3 / var4) ** 2
+
+
+def snb_equations(k: float, f: float, c1: float, c2: float) -> Equations:
+    """The SNB model's equations in (alpha, beta) exactly as ARX ``ModelSNB.getObjectFunction`` writes them
+    (Chen & Keller-McNulty 1998), with d = (1-f)(1-beta):
+
+    g1 = K f (beta/(1-d))^alpha (alpha d/(1-d) + 1) - c1
+    g2 = K alpha beta^alpha f^2 (1-beta)/2 * (1-d)^(alpha+2) * (2 - (1-alpha) d) - c2
+    """
+    def fun(x: np.ndarray) -> np.ndarray:
+        a, b = np.float64(x[0]), np.float64(x[1])  # numpy powers: NaN (like Java) where Python gives complex
+        d = (1 - f) * (1 - b)
+        g1 = k * f * (b / (1 - d)) ** a * (a * d / (1 - d) + 1) - c1
+        g2 = k * a * b**a * (f * f) * (1 - b) / 2 * (1 - d) ** (a + 2) * (2 - (1 - a) * d) - c2
+        return np.array([g1, g2], dtype=float)
+
+    return fun
+
+
+def snb_uniques(hist: Histogram, population_size: float) -> float:
+    """Estimated number of population uniques under the SNB model (ARX ``ModelSNB``): K beta^alpha after solving
+    :func:`snb_equations` from ARX's default start (1, 1). NaN when not solved. The Jacobian is MINPACK's
+    finite-difference one (ARX's hand-derived derivatives belong to a variant of g2 divided by (1-d)^(alpha+2);
+    the root is defined by the equations either way)."""
+    f = hist.records / float(population_size)
+    k = snb_classes(hist, f)
+    fun = snb_equations(k, f, float(hist.classes_of_size(1)), float(hist.classes_of_size(2)))
+    root = solve_2d(fun, (1.0, 1.0))
+    if root is None:
+        return math.nan
+    with np.errstate(all="ignore"):
+        return float(k * root[1] ** root[0])
+
+
+# ---------------------------------------------------------------------------------------------- Dankar
+def population_uniques(hist: Histogram, population_size: float) -> PopulationUniques:
+    """Every population model and Dankar et al.'s (2012) decision rule, as ARX
+    ``RiskModelPopulationUniqueness`` applies them: without sample uniques every estimate is 0; otherwise, for a
+    sampling fraction <= 0.1 Pitman (Zayatz when Pitman has no valid estimate), above it the smaller of Zayatz
+    and SNB (Zayatz when SNB has none). An estimate is valid when it is a number other than 0 (ARX ``isValid``);
+    invalid ones are None here. Shares of the population: estimated uniques / N."""
+    n = hist.records
+    if population_size < n or population_size <= 0:
+        raise ValueError(f"population size {population_size:g} is smaller than the {n} records of the sample")
+    big_n = float(population_size)
+    fraction = n / big_n if big_n else 0.0
+    if hist.classes_of_size(1) == 0:
+        return PopulationUniques(0.0, 0.0, 0.0, 0.0, "none", int(population_size), fraction)
+
+    def valid(v: float) -> float | None:
+        return None if (v is None or not np.isfinite(v) or v == 0) else float(v)
+
+    pitman = valid(pitman_uniques(hist, big_n))
+    zayatz = valid(zayatz_uniques(hist, big_n))
+    snb = valid(snb_uniques(hist, big_n))
+    if fraction <= DANKAR_FRACTION:
+        dankar, model = (pitman, "pitman") if pitman is not None else (zayatz, "zayatz")
+    elif snb is not None and zayatz is not None and snb <= zayatz:
+        dankar, model = snb, "snb"
+    elif snb is not None and zayatz is None:
+        dankar, model = snb, "snb"
+    else:
+        dankar, model = zayatz, "zayatz"
+
+    def share(v: float | None) -> float | None:
+        return None if v is None else v / big_n
+
+    return PopulationUniques(share(pitman), share(zayatz), share(snb), share(dankar),
+                             model if dankar is not None else None, int(population_size), fraction)
+
+
+# ---------------------------------------------------------------------------------------------- entry points
+def risk_from_histogram(hist: Histogram, threshold: float = DEFAULT_THRESHOLD, population_size: float | None = None,
+                        sample_sizes: np.ndarray | None = None,
+                        population_class_sizes: np.ndarray | None = None) -> RiskResult:
+    """Every risk figure of one table from its class-size histogram. ``population_size`` (N >= records) enables
+    the population-uniqueness estimates. ``sample_sizes`` with ``population_class_sizes`` (one pair per class:
+    its size in the table and in a population table) enables journalist risk and population-based marketer risk."""
+    _check_threshold(threshold)
+    if (sample_sizes is None) != (population_class_sizes is None):
+        raise ValueError("give both sample_sizes and population_class_sizes, or neither")
+    journalist = None
+    if sample_sizes is not None and population_class_sizes is not None:
+        if Histogram.of(sample_sizes).records != hist.records:
+            raise ValueError("sample_sizes do not describe the same table as the histogram")
+        journalist = journalist_risk(sample_sizes, population_class_sizes, threshold)
+        marketer = marketer_risk(sample_sizes, population_class_sizes)
+    else:
+        marketer = hist.classes / hist.records if hist.records else 0.0
+    pop = population_uniques(hist, population_size) if population_size is not None and hist.records else None
+    return RiskResult(hist.records, hist.classes, prosecutor_risk(hist, threshold), journalist, marketer,
+                      sample_uniques(hist), pop)
+
+
+def risk_of_class_sizes(class_sizes: Sequence[int] | np.ndarray, threshold: float = DEFAULT_THRESHOLD,
+                        population_size: float | None = None) -> RiskResult:
+    """Risk from one size per equivalence class."""
+    return risk_from_histogram(Histogram.of(class_sizes), threshold, population_size)
+
+
+def _class_index(codes: np.ndarray) -> tuple[np.ndarray, int]:
+    """Per row: the index of its class (identical rows of ``codes``), and the number of classes."""
+    if codes.shape[1] == 0:
+        return np.zeros(codes.shape[0], dtype=np.int64), 1 if codes.shape[0] else 0
+    _, inverse = np.unique(codes, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return inverse, int(inverse.max()) + 1 if inverse.size else 0
+
+
+def _risk_of_codes(codes: np.ndarray, threshold: float, population_size: float | None,
+                   sample: np.ndarray | None) -> RiskResult:
+    """Risk of the rows of ``codes``; with a ``sample`` mask the sample is those rows and the population table
+    all rows (ARX's journalist setting: the data is the population, a research subset the sample)."""
+    index, classes = _class_index(codes)
+    population_counts = np.bincount(index, minlength=classes)
+    if sample is None:
+        return risk_from_histogram(Histogram.of(population_counts[population_counts > 0]), threshold, population_size)
+    sample = np.asarray(sample, dtype=bool).reshape(-1)
+    if sample.shape[0] != codes.shape[0]:
+        raise ValueError("the sample mask needs one entry per record")
+    sample_counts = np.bincount(index[sample], minlength=classes)
+    present = sample_counts > 0
+    return risk_from_histogram(Histogram.of(sample_counts[present]), threshold, population_size,
+                               sample_counts[present], population_counts[present])
+
+
+def risk_of_frame(frame: pd.DataFrame, quasi_identifiers: Sequence[str], threshold: float = DEFAULT_THRESHOLD,
+                  population_size: float | None = None, sample: np.ndarray | None = None) -> RiskResult:
+    """Risk of a table's quasi-identifier values as they are (e.g. the input: every quasi-identifier at level 0)."""
+    codes = np.stack([pd.factorize(frame[q].astype(str))[0] for q in quasi_identifiers], axis=1) \
+        if quasi_identifiers else np.zeros((len(frame), 0), dtype=np.int64)
+    return _risk_of_codes(codes, threshold, population_size, sample)
+
+
+def risk_of_node(dataset: Dataset, node: Sequence[int] | None = None, threshold: float = DEFAULT_THRESHOLD,
+                 population_size: float | None = None, sample: np.ndarray | None = None) -> RiskResult:
+    """Risk of a lattice node's generalized table **before suppression** (``node`` None: all levels 0). Class
+    sizes come from the node's frequency set (``NodeEvaluator.direct``); with a ``sample`` mask, the records it
+    selects are the sample and the dataset is the population table (journalist risk)."""
+    from workbench.lattice.evaluate import NodeEvaluator
+
+    columns = dataset.encoded
+    node = tuple(node) if node is not None else tuple(0 for _ in columns)
+    if len(node) != len(columns):
+        raise ValueError(f"node {node} has {len(node)} levels for {len(columns)} quasi-identifiers")
+    if sample is None:
+        counts = NodeEvaluator(columns, 1, 0.0).direct(node).counts
+        return risk_from_histogram(Histogram.of(counts), threshold, population_size)
+    codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(columns, node, strict=True)], axis=1) \
+        if columns else np.zeros((dataset.n, 0), dtype=np.int64)
+    return _risk_of_codes(codes, threshold, population_size, sample)
+
+
+def release_class_sizes(release: Release, suppressed: str = "class") -> np.ndarray:
+    """One size per equivalence class of a Release as a reader sees it: identical rows of released
+    quasi-identifier labels (``Release.table``). Suppressed records carry ``*`` in every quasi-identifier, so
+    they form one class of ``*`` (``"class"``; merged with kept records whose every label is also ``*``), or
+    they are left out (``"exclude"``, as ARX's ``RiskModelHistogram`` ignores outliers)."""
+    if suppressed not in ("class", "exclude"):
+        raise ValueError(f"suppressed must be 'class' or 'exclude', got {suppressed!r}")
+    table = release.table("mark" if suppressed == "class" else "drop")
+    qis = release.quasi_identifiers
+    if not len(table):
+        return np.zeros(0, dtype=np.int64)
+    if not qis:
+        return np.array([len(table)], dtype=np.int64)
+    codes = np.stack([pd.factorize(table[q].astype(str))[0] for q in qis], axis=1)
+    return np.unique(codes, axis=0, return_counts=True)[1].astype(np.int64)
+
+
+def risk_of_release(release: Release, threshold: float = DEFAULT_THRESHOLD, population_size: float | None = None,
+                    suppressed: str = "class") -> RiskResult:
+    """Risk of a Release **after suppression**; the suppressed records form one class of ``*`` (default), or are
+    left out with ``suppressed="exclude"`` (ARX). The entry point for ``"risk"`` in ``workbench run --json``."""
+    return risk_from_histogram(Histogram.of(release_class_sizes(release, suppressed)), threshold, population_size)
