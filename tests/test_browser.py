@@ -10,53 +10,28 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 playwright = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
                                 reason="Debian's chromium is not installed (.ci/run installs it)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def app_url():
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "WORKBENCH_PREFETCH": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.address", "localhost", "--server.headless", "true"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://localhost:{port}"
-    for _ in range(120):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start within 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    with streamlit_server(env, port, local_args(port)) as url:
+        yield url
 
 
 def test_default_flow_in_a_real_browser(app_url, tmp_path):

@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 import sys
@@ -19,6 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from tests._cli import call
 from workbench import cli
 from workbench.samples import load_sample
 
@@ -32,15 +31,6 @@ REGISTRY_QIS = ["age", "sex", "ethnicity", "postal_code", "admission_date", "dia
 TEACHING_QIS = ["date", "gender", "age"]
 
 
-def call(*argv: str | Path) -> tuple[int, str, str]:
-    """Run ``workbench`` in-process; returns (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = cli.main([str(a) for a in argv])
-        except SystemExit as exc:
-            status = exc.code
-    return status, out.getvalue(), err.getvalue()
 
 
 def one_json_object(out: str) -> dict[str, Any]:

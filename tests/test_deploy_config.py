@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 import tomllib
-import urllib.request
 from pathlib import Path
 
 import pytest
 from streamlit import config as st_config
 
+from tests._server import free_port, streamlit_server
 from workbench.ui import upload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,28 +42,16 @@ def test_the_example_keeps_the_server_private_and_the_app_limits_within_it() -> 
 
 def test_a_server_starts_with_the_example(tmp_path: Path) -> None:
     (tmp_path / ".streamlit").mkdir()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     text = EXAMPLE.read_text(encoding="utf-8").replace("port = 8501", f"port = {port}")
     (tmp_path / ".streamlit" / "config.toml").write_text(text, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "WORKBENCH_PREFETCH": "0", "HOME": str(tmp_path)}
     log = tmp_path / "server.log"
-    with open(log, "wb") as handle:
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")], cwd=tmp_path,
-                                env=env, stdout=handle, stderr=subprocess.STDOUT)
     try:
-        for _ in range(120):
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("streamlit did not start with the example configuration: " + log.read_text())
-        output = log.read_text()
-        assert "not a valid config option" not in output and f":{port}" in output, output
+        with open(log, "wb") as handle, streamlit_server(
+                env, port, cwd=tmp_path, host="127.0.0.1", output=handle,
+                failure=lambda: "streamlit did not start with the example configuration: " + log.read_text()):
+            output = log.read_text()
+            assert "not a valid config option" not in output and f":{port}" in output, output
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
         shutil.rmtree(tmp_path / ".streamlit", ignore_errors=True)

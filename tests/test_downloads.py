@@ -13,9 +13,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -27,6 +24,7 @@ import pytest
 from streamlit.runtime.media_file_storage import MediaFileKind
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
+from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
 from workbench.output import download_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,9 +66,6 @@ def test_download_names_give_every_session_and_every_file_its_own_id() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ browser
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ROWS = 20_000
 NOTE = 90  # characters of the insensitive note column: every row has the same length in bytes
 
@@ -115,37 +110,16 @@ objective = "entropy"
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def app_url():
     pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.skip("Debian's chromium is not installed")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "WORKBENCH_PREFETCH": "0",
            "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.address", "localhost", "--server.headless", "true"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://localhost:{port}"
-    for _ in range(120):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start within 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
-
+    with streamlit_server(env, port, local_args(port)) as url:
+        yield url
 
 def _status(url: str) -> int:
     """HTTP status of a plain request: no cookies, no session."""

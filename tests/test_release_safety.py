@@ -8,9 +8,7 @@ non-root user may not read or write (the subprocess drops to user ``nobody`` whe
 from __future__ import annotations
 
 import builtins
-import contextlib
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -24,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workbench import cli
+from tests._cli import call
 from workbench.config import load_study
 from workbench.errors import ConfigError, OutputError
 from workbench.output import escape_formulas, write_folder
@@ -33,14 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TEACHING = ROOT / "sample_configs" / "teaching.toml"
 
 
-def call(*argv: str | Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = cli.main([str(a) for a in argv])
-        except SystemExit as exc:
-            status = exc.code
-    return status, out.getvalue(), err.getvalue()
 
 
 def fingerprint(folder: Path) -> dict[str, str]:

@@ -13,8 +13,6 @@ References, none taken from the module's own output:
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import subprocess
@@ -28,8 +26,8 @@ import pandas as pd
 import pytest
 from scipy import special
 
+from tests._cli import call
 from tests._random_tables import random_dataset
-from workbench import cli
 from workbench import risk as R
 from workbench.data import Dataset
 from workbench.release import SUPPRESSED, Release
@@ -418,14 +416,6 @@ def test_to_dict_has_the_contract_keys_and_nulls() -> None:
 
 
 # ---------------------------------------------------------------------------------------------- CLI
-def call(*argv: str | Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = cli.main([str(a) for a in argv])
-        except SystemExit as exc:
-            status = exc.code
-    return status, out.getvalue(), err.getvalue()
 
 
 def test_cli_risk_json_of_the_input_and_of_a_node() -> None:

@@ -1,0 +1,55 @@
+"""A Streamlit server for the browser tests, and Debian's chromium as Playwright launches it here."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(env: dict[str, str], port: int, args: Sequence[str] = (), cwd: Path = ROOT,
+                     host: str = "localhost", output: IO[bytes] | int = subprocess.DEVNULL,
+                     failure: str | Callable[[], str] = "streamlit did not start within 60 s") -> Iterator[str]:
+    """``streamlit run app.py`` with ``args`` on ``port``; yields its URL once it answers its health check."""
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), *args], cwd=cwd,
+                            env=env, stdout=output, stderr=subprocess.STDOUT if output != subprocess.DEVNULL
+                            else subprocess.DEVNULL)
+    url = f"http://{host}:{port}"
+    try:
+        for _ in range(120):
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(failure() if callable(failure) else failure)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def local_args(port: int) -> list[str]:
+    """The flags ``make run`` passes, on ``port``."""
+    return ["--server.port", str(port), "--server.address", "localhost", "--server.headless", "true"]
