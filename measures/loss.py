@@ -56,6 +56,12 @@ def geometric_aggregate(values: Sequence[float]) -> float:
     return result - 1.0
 
 
+def _attribute_loss(kept_shares: float, S: int, n: int, domain: float, exact: bool) -> float:
+    """One attribute's ``v_j`` from the share numerators of its kept cells and S suppressed cells (share 1)."""
+    total = (int(kept_shares) + S * int(domain)) if exact else float(kept_shares) + S * float(domain)
+    return normalized_attribute_loss(total, n, domain, exact)
+
+
 def loss_by_attribute(view: Generalized) -> list[float]:
     """Per quasi-identifier: ARX's normalized loss ``v_j`` (the values ARX prints per attribute)."""
     out = []
@@ -63,10 +69,7 @@ def loss_by_attribute(view: Generalized) -> list[float]:
     S = view.n - int(kept.sum())
     for c in view.columns:
         num, domain = c.domain_shares
-        exact = _is_integral(num, domain)
-        shares = num[c.released[kept]]
-        total = (int(shares.sum()) + S * int(domain)) if exact else float(shares.sum()) + S * float(domain)
-        out.append(normalized_attribute_loss(total, view.n, domain, exact))
+        out.append(_attribute_loss(num[c.released[kept]].sum(), S, view.n, domain, _is_integral(num, domain)))
     return out
 
 
@@ -89,8 +92,7 @@ def loss_by_attribute_node(node: NodeClasses, charge_suppression: bool = True) -
         under = d.generalized_counts[v]
         kept = under - counts[j] if counts is not None else under
         exact = _is_integral(num, domain)
-        total = (int(num.astype(np.int64) @ kept) + S * int(domain)) if exact else float(num @ kept) + S * float(domain)
-        out.append(normalized_attribute_loss(total, node.n, domain, exact))
+        out.append(_attribute_loss(num.astype(np.int64) @ kept if exact else num @ kept, S, node.n, domain, exact))
     return out
 
 
