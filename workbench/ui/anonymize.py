@@ -8,6 +8,7 @@ import streamlit as st
 import measures as M
 from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
 from workbench.lattice.search import ALGORITHMS
+from workbench.ui import guarantee
 from workbench.ui.cached import MAX_TABLE_NODES, lattice_size, run_config
 from workbench.ui.source import Source
 
@@ -89,7 +90,7 @@ def page(source: Source) -> None:
         st.error(result["error"])
         return
     summary = result["summary"]
-    (st.success if result["holds"] else st.error)(f"Guarantee: {result['guarantee']}")
+    guarantee.show(result["guarantee_kind"], result["holds"], result["guarantee"])
     cols = st.columns(4)
     cols[0].metric("suppressed records", summary["suppressed"])
     cols[1].metric("equivalence classes released", summary["classes"],

