@@ -52,3 +52,20 @@ def test_provenance_names_a_weaker_guarantee():
     guarantee = json.loads(result.release.export_bytes(seed=0)["provenance"])["guarantee"]
     assert guarantee["kind"] == "k-ambiguity" and guarantee["k_anonymous"] is False
     assert "weaker than k-anonymity" in guarantee["meaning"]
+
+
+def test_heavy_suppression_is_named_and_the_range_is_capped_without_an_override():
+    at = _page("Anonymize")
+    slider = at.slider(key="an_sup")
+    assert slider.proto.max == 20.0  # a sensible range by default
+    at.checkbox(key="sup_override").check().run()
+    assert at.slider(key="an_sup").proto.max == 100.0  # a deliberate override
+    at.slider(key="an_sup").set_value(100.0).run()
+    at.number_input(key="an_k").set_value(4).run()
+    at.button[0].click().run()
+    assert not at.exception
+    suppressed = next(m.value for m in at.metric if m.label == "suppressed records")
+    assert "%" in suppressed and " of 10 records" in suppressed  # the share next to the release
+    assert any("are suppressed (more than 10%)" in w.value for w in at.warning), [w.value for w in at.warning]
+    at.checkbox(key="sup_override").uncheck().run()  # withdrawn: back into the sensible range
+    assert not at.exception and at.slider(key="an_sup").value == 20.0

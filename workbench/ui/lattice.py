@@ -11,6 +11,7 @@ import streamlit as st
 
 import measures as M
 from workbench.errors import WorkbenchError
+from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice.search import ALGORITHMS
 from workbench.study import SEARCH_RESULT
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
@@ -206,9 +207,13 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
     a.metric("classes (all records)", f"{d.classes:,}",
              help="equivalence classes over all records, before those smaller than k are suppressed (the "
                   "Anonymize page counts the classes released after suppression)")
-    b.metric("suppressed records", f"{d.suppressed:,}", help=f"records in classes smaller than k = {d.k}")
+    b.metric("suppressed records", suppression_note(d.suppressed, d.n),
+             help=f"records in classes smaller than k = {d.k}")
     c.metric("suppression limit", f"{d.limit:,}")
     e.metric("k-anonymous", "yes" if d.k_anonymous else "no")
+    heavy = suppression_warning(d.suppressed, d.n) if d.k_anonymous else None
+    if heavy:
+        st.warning(heavy)
     classes, suppressed, contributions, compare = st.tabs(["Class sizes", "Suppressed records", "Per attribute",
                                                            "Compare with another node"])
     with classes:
