@@ -69,3 +69,38 @@ def test_heavy_suppression_is_named_and_the_range_is_capped_without_an_override(
     assert any("are suppressed (more than 10%)" in w.value for w in at.warning), [w.value for w in at.warning]
     at.checkbox(key="sup_override").uncheck().run()  # withdrawn: back into the sensible range
     assert not at.exception and at.slider(key="an_sup").value == 20.0
+
+
+def _messy_ages() -> bytes:
+    """Ages as a spreadsheet exports them: decimal commas, and text among the numbers."""
+    ages = [f"{a},0" for a in range(20, 70)] * 2 + ["unknown"] * 3 + ["n/a"] * 2 + ["?", "about 30"]
+    sexes = ["F", "M"] * (len(ages) // 2) + ["F"] * (len(ages) % 2)
+    rows = (f'"{a}",{s}' if "," in a else f"{a},{s}" for a, s in zip(ages, sexes, strict=True))
+    return ("age,sex\n" + "\n".join(rows)).encode()
+
+
+def _status(at: AppTest) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("Status: "))
+
+
+def test_intervals_builder_never_calls_a_hierarchy_with_ungrouped_text_valid():
+    import hashlib
+
+    content = _messy_ages()
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.file_uploader(key="data_upload").upload("ages.csv", content, "text/csv").run()
+    at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(["age"]).run()
+    at.sidebar.radio[0].set_value("Hierarchies").run()
+    assert not at.exception
+    assert at.selectbox(key="kind:age").value == "intervals"
+    assert at.checkbox(key="comma:age").value  # decimal commas read as numbers
+    listing = next(w.value for w in at.warning if "are not numbers" in w.value)
+    assert "'unknown' (3)" in listing and "'n/a' (2)" in listing and "'about 30' (1)" in listing
+    assert not any(s.value.startswith("Valid") for s in at.success)  # nothing chosen yet: not valid
+    assert "age ✗" in _status(at)
+    at.radio(key="nonnum:age").set_value("group").run()
+    assert not at.exception and any(s.value.startswith("Valid") for s in at.success)
+    assert "age ✓" in _status(at)
+    at.text_input(key="widths:age").set_value("5, 12").run()  # widths that do not nest
+    assert not at.exception and at.error
+    assert "age ✗" in _status(at)  # never a tick next to a red error

@@ -76,7 +76,7 @@ def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str
             if choice["mode"] == "arx":
                 h = Hierarchy.parse_arx(choice["text"], name=choice["file"])
             else:
-                values = sorted(ws["frame"][column].unique().tolist())
+                values = ws["frame"][column].tolist()  # every record: the builder counts values it cannot place
                 h = build_hierarchy(choice["spec"], values, name=f"{column} {choice['spec'].get('kind')}")
             memo[key] = (h, None)
         except WorkbenchError as exc:
@@ -84,19 +84,20 @@ def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str
     return memo[key]
 
 
+def column_problems(ws: dict[str, Any], column: str) -> list[str]:
+    """What keeps one quasi-identifier's hierarchy from being used (empty when it is valid and covers the data)."""
+    h, error = hierarchy_of(ws, column)
+    if h is None:
+        return [error or f"{column!r} has no hierarchy"]
+    return list(h.validate(ws["frame"][column].unique().tolist()).errors)
+
+
 def problems(ws: dict[str, Any]) -> list[str]:
     """What keeps the session's data from being anonymized (empty when it is ready)."""
     quasi = [c for c, r in ws["roles"].items() if r == "quasi"]
     if not quasi:
         return ["no column is marked quasi: choose the quasi-identifiers in the role table"]
-    out = []
-    for column in quasi:
-        h, error = hierarchy_of(ws, column)
-        if h is None:
-            out.append(error)
-            continue
-        report = h.validate(ws["frame"][column].unique().tolist())
-        out.extend(report.errors)
+    out = [p for column in quasi for p in column_problems(ws, column)]
     targets = [c for c, r in ws["roles"].items() if r == "target"]
     if len(targets) > 1:
         out.append(f"{len(targets)} columns are marked target ({', '.join(targets)}); mark at most one")
