@@ -104,3 +104,47 @@ def test_intervals_builder_never_calls_a_hierarchy_with_ungrouped_text_valid():
     at.text_input(key="widths:age").set_value("5, 12").run()  # widths that do not nest
     assert not at.exception and at.error
     assert "age ✗" in _status(at)  # never a tick next to a red error
+
+
+def _ready_own_table() -> AppTest:
+    """A small table with a target, made ready by a loaded config (ages in intervals, sex in one group)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    n = 120
+    frame = pd.DataFrame({"age": rng.integers(20, 80, n).astype(str), "sex": rng.choice(["F", "M"], n),
+                          "outcome": rng.choice(["yes", "no"], n)})
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    toml = b"""[data]
+path = "people.csv"
+[attributes.age]
+role = "quasi"
+builder = { kind = "intervals", widths = [5, 10, 20, 40] }
+[attributes.sex]
+role = "quasi"
+builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
+[measures]
+target = "outcome"
+"""
+    at.file_uploader(key="config_upload").upload("people.toml", toml, "application/toml").run()
+    assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
+    return at
+
+
+def test_compare_solutions_never_keep_a_choice_their_options_lost():
+    at = _ready_own_table()
+    at.sidebar.radio[0].set_value("Compare").run()
+    at.selectbox(key="cmp_cand").select("all").run()
+    solutions = at.multiselect(key="cmp_deg_rows")
+    last = solutions.options[-1]
+    solutions.set_value([last]).run()
+    assert not at.exception
+    at.selectbox(key="cmp_cand").select("k_minimal").run()  # fewer rows: the stored choice is gone
+    assert not at.exception
+    solutions = at.multiselect(key="cmp_deg_rows")
+    assert set(solutions.value) <= set(solutions.options)
+    solutions.set_value([]).run()
+    assert at.button(key="cmp_deg_run").disabled
+    assert any("Choose at least one solution" in c.value for c in at.caption)  # greyed out, and why

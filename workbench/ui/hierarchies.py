@@ -21,7 +21,7 @@ from workbench.hierarchy.builders import (
 )
 from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
-from workbench.ui import upload
+from workbench.ui import state, upload
 from workbench.ui.charts import hierarchy_tree_chart
 from workbench.ui.export import download
 from workbench.ui.source import Source
@@ -198,6 +198,7 @@ def _own_data(ws: dict[str, Any]) -> None:
         st.info("Mark the quasi-identifiers on the Data page first (role 'quasi').")
         return
 
+    state.keep_valid("h_column", quasi)
     column = st.selectbox("Quasi-identifier", quasi, key="h_column")
     _edit(ws, column)
     upload.select_when_ready(st.session_state.get("own_ready", False))
@@ -223,5 +224,6 @@ def page(source: Source) -> None:
     sample = load_sample(source.sample)
     st.caption("The embedded dataset's hierarchies (read only). To build hierarchies for your own table, upload it "
                "on the Data page.")
+    state.keep_valid("h_sample_column", list(sample.quasi_identifiers))
     column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key="h_sample_column")
     _preview(sample.hierarchies[column], sample.frame[column], column)

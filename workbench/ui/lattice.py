@@ -14,6 +14,7 @@ from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice.search import ALGORITHMS
 from workbench.study import SEARCH_RESULT
+from workbench.ui import state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
@@ -143,6 +144,8 @@ def page(source: Source) -> None:
     views = ["Hasse diagram", "Per height"]
     view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
     picture = st.container()
+    for key in ("lat_node", "lat_compare"):
+        state.keep_valid(key, labels)
     label = st.selectbox("Node", labels, index=default, key="lat_node",
                          help="Open a node: its classes, suppressed records and what each attribute costs")
     with picture:

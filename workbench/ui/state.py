@@ -71,3 +71,17 @@ def suppression_input(container: DeltaGenerator) -> float:
     container.checkbox(f"Allow a limit above {SUPPRESSION_DEFAULT_MAX_PERCENT:.0f} %", key=OVERRIDE,
                        help="a release that suppresses most records says little about them; allow it deliberately")
     return float(value)
+
+
+def keep_valid(key: str, options: list[object], multiple: bool = False) -> None:
+    """Before drawing the widget ``key``: drop what it stores that its ``options`` no longer contain (a widget
+    must never keep a value its options lost; Streamlit raises on it)."""
+    if key not in st.session_state:
+        return
+    stored = st.session_state[key]
+    if multiple:
+        kept = [v for v in (stored or []) if v in options]
+        if kept != list(stored or []):
+            st.session_state[key] = kept
+    elif stored is not None and stored not in options:
+        del st.session_state[key]
