@@ -148,3 +148,17 @@ def test_compare_solutions_never_keep_a_choice_their_options_lost():
     solutions.set_value([]).run()
     assert at.button(key="cmp_deg_run").disabled
     assert any("Choose at least one solution" in c.value for c in at.caption)  # greyed out, and why
+
+
+def test_one_set_of_privacy_settings_for_every_page():
+    at = _page("Anonymize")
+    at.number_input(key="an_k").set_value(3).run()
+    at.slider(key="an_sup").set_value(5.0).run()
+    for page in ("Lattice", "Compare"):
+        at.sidebar.radio[0].set_value(page).run()
+        assert not at.exception
+        assert (at.number_input(key="an_k").value, at.slider(key="an_sup").value) == (3, 5.0), page
+        assert at.slider(key="an_sup").label == "Suppression limit (% of records)"  # one unit
+    at.number_input(key="an_k").set_value(2).run()  # edited on Compare
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert at.number_input(key="an_k").value == 2 and at.number_input(key="an_k").proto.max > 1000

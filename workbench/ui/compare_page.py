@@ -164,14 +164,14 @@ def _label(row: pd.Series) -> str:
     return f"{row.engine} · {row.solution}" if row.engine == "lattice" else f"local · {row.algorithm}"
 
 
-DEFAULT_K = 5
+DEFAULT_K = state.DEFAULT_K
 
 
 def prefetch(source: Source) -> None:
     """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``):
     k-minimal lattice candidates with no suppression, and the local releases."""
-    analysis(source.config_json(k=DEFAULT_K, max_suppression=0.0), source.config_json(k=DEFAULT_K), "k_minimal",
-             dataset_key=source.dataset_key)
+    analysis(source.config_json(k=DEFAULT_K, max_suppression=state.DEFAULT_SUPPRESSION_PERCENT / 100),
+             source.config_json(k=DEFAULT_K), "k_minimal", dataset_key=source.dataset_key)
 
 
 def page(source: Source) -> None:
@@ -179,10 +179,8 @@ def page(source: Source) -> None:
     st.caption("Every candidate solution of both engines under every measure: the lattice's k-minimal nodes "
                "(or every k-anonymous node, or the best 10) and the local engine's Greedy and Partition releases.")
     c1, c2, c3, c4 = st.columns(4)
-    k = int(c1.number_input("k", min_value=1, max_value=1000, value=DEFAULT_K, step=1, key="cmp_k"))
-    suppression = c2.number_input("Suppression limit (% of records)", min_value=0.0, max_value=100.0, value=0.0,
-                                  step=0.5, key="cmp_sup", help="lattice engine only: the local engine "
-                                  "suppresses no record (it generalizes cell by cell)")
+    k = state.k_input(c1, help="the session's k, shared with every page")
+    suppression = state.suppression_input(c2)  # lattice engine only: the local engine suppresses no record
     candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
     with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
                            help="Greedy and Partition for the same k; about 3 s on 20,000 records")

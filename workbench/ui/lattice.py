@@ -96,7 +96,8 @@ def by_height_cached(config_json: str, table_json: str, measure: str, dataset_ke
         return error_result(exc)
 
 
-DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": 5, "max_suppression": 0.02}
+DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": state.DEFAULT_K,
+            "max_suppression": state.DEFAULT_SUPPRESSION_PERCENT / 100}
 
 
 def prefetch(source: Source) -> None:
@@ -116,8 +117,8 @@ def page(source: Source) -> None:
                                key="lat_alg")
     objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES),
                               index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key="lat_obj")
-    k = right.number_input("k", min_value=1, max_value=1000, value=DEFAULTS["k"], step=1, key="lat_k")
-    max_suppression = left.slider("Suppression limit", 0.0, 0.2, DEFAULTS["max_suppression"], 0.01, key="lat_sup")
+    k = state.k_input(right)  # the session's privacy settings, shared with every page
+    max_suppression = state.suppression_input(left) / 100
     color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color")
     extra = {}
     if ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:

@@ -44,8 +44,7 @@ def _sample_source(name: str) -> Source:
 # does not draw; writing the value back as session state keeps it): fixed-choice widgets only
 PERSISTENT_SETTINGS = ("an_engine", "an_alg", "an_obj", state.SUPPRESSION, state.K, state.OVERRIDE, "an_time",
                        "an_local_alg", "an_local_obj",
-                       "lat_alg", "lat_obj", "lat_k", "lat_sup", "lat_color",
-                       "cmp_k", "cmp_sup", "cmp_cand", "cmp_local")
+                       "lat_alg", "lat_obj", "lat_color", "cmp_cand", "cmp_local")
 
 
 def _keep_settings() -> None:
