@@ -162,3 +162,15 @@ def test_one_set_of_privacy_settings_for_every_page():
     at.number_input(key="an_k").set_value(2).run()  # edited on Compare
     at.sidebar.radio[0].set_value("Anonymize").run()
     assert at.number_input(key="an_k").value == 2 and at.number_input(key="an_k").proto.max > 1000
+
+
+def test_results_are_kept_until_their_inputs_change():
+    at = _page("Anonymize")
+    at.number_input(key="an_k").set_value(3).run()
+    at.button[0].click().run()
+    assert "k-anonymous with k = 3" in at.success[0].value
+    at.sidebar.radio[0].set_value("Lattice").run()
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception and at.success and "k-anonymous with k = 3" in at.success[0].value  # still there
+    at.number_input(key="an_k").set_value(2).run()  # an input changed: the old result is not shown as current
+    assert not any("k = 3" in s.value for s in at.success)

@@ -80,12 +80,20 @@ def page(source: Source) -> None:
                    f"but not proven optimal; choose {OPTIMAL_FOR_ANY} or exhaustive, optimal for any objective.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, **extra)
-    if not st.button("Run", type="primary"):
+    clicked = st.button("Run", type="primary")
+    last = st.session_state.get("last_run")
+    unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
+    if not clicked and not unchanged:  # the last result is shown again until its inputs change
         return
-    bar = st.progress(0.0, text="starting")
-    result = run_config(config_json, dataset_key=source.dataset_key,
-                        progress=lambda fraction, text: bar.progress(fraction, text=text))
-    bar.empty()
+    if clicked:
+        bar = st.progress(0.0, text="starting")
+        result = run_config(config_json, dataset_key=source.dataset_key,
+                            progress=lambda fraction, text: bar.progress(fraction, text=text))
+        bar.empty()
+    else:
+        st.caption("The last run with these settings (kept until the dataset or a setting changes).")
+        with st.spinner("Showing the last run…"):
+            result = run_config(config_json, dataset_key=source.dataset_key)  # kept in the cache
     st.session_state["last_run"] = {"config": config_json, "dataset_key": source.dataset_key, "label": source.label}
     if "error" in result:
         st.error(result["error"])
