@@ -32,7 +32,7 @@ def test_node_drill_down_shows_classes_suppressed_records_and_contributions():
     node.select(bottom).run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["suppressed records"] == "10" and metrics["k-anonymous"] == "no"
+    assert metrics["suppressed records"] == "10 of 10 records (100.0 %)" and metrics["k-anonymous"] == "no"
     specs = [c.proto.spec for c in at.get("vega_lite_chart")]
     assert any("class size" in s for s in specs) and any("contribution to" in s for s in specs)
     shown = [df.value for df in at.dataframe]
@@ -69,7 +69,7 @@ def test_per_height_view_and_colour_by_measure():
     summary = next(df.value for df in at.dataframe if "nodes" in df.value.columns)
     assert {"loss_min", "loss_median"} <= set(summary.columns)
     at.radio(key="lat_view").set_value("Hasse diagram").run()
-    at.number_input(key="lat_k").set_value(2).run()  # a new k: a new node table
+    at.number_input(key="an_k").set_value(2).run()  # a new k: a new node table
     assert not at.exception
 
 
@@ -156,7 +156,7 @@ def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
     at.selectbox(key="dataset").select("registry").run()
     at.sidebar.radio[0].set_value("Lattice").run()
     at.selectbox(key="lat_obj").select("dm").run()
-    at.slider(key="lat_sup").set_value(0.05).run()
+    at.slider(key="an_sup").set_value(5.0).run()
     assert not at.exception
     study = load_study(Path(APP).parent / "sample_configs" / "registry.toml", ["privacy.max_suppression=0.05"])
     table = lattice_table(evaluator_for(study, load_dataset(study)))

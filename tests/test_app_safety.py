@@ -87,7 +87,7 @@ def test_a_suppression_limit_on_the_slider_steps_is_applied_exactly() -> None:
     at = _load(TEACHING.format(data="", k=3, sup=0.07))
     assert not at.error
     at.sidebar.radio[0].set_value("Anonymize").run()
-    assert at.slider(key="an_sup").value == 0.07 and at.number_input(key="an_k").value == 3
+    assert at.slider(key="an_sup").value == 7.0 and at.number_input(key="an_k").value == 3
 
 
 def test_rows_of_a_sample_config_are_named_not_dropped_silently() -> None:

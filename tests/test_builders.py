@@ -10,12 +10,15 @@ from hypothesis import strategies as st
 
 from workbench.errors import ConfigError
 from workbench.hierarchy.builders import (
+    MISSING,
+    NOT_A_NUMBER,
     build_hierarchy,
     dates,
     groupings,
     intervals,
     masking,
     natural_sorted,
+    numeric_profile,
 )
 from workbench.hierarchy.tree import Hierarchy
 
@@ -453,3 +456,28 @@ def test_interval_shares_are_widths_of_the_labels(ints, factors, first, top, bot
         named.append(s.domain)
         assert [s.widths[level][label] for level, label in enumerate(row)] == named
         assert named == sorted(named)
+
+
+def test_intervals_read_decimal_commas_when_asked():
+    values = ["29,0", "31,5", "45"]
+    assert numeric_profile(values).comma_decimals == 2
+    assert path(intervals(values, [10, 20]), "29,0") == ("29,0", "29,0", "29,0", "*")  # text, without the option
+    h = intervals(values, [10, 20], decimal_comma=True)
+    assert_sound(h, values)
+    assert path(h, "29,0") == ("29,0", "[20.0, 30.0[", "[20.0, 40.0[", "*")
+    assert path(h, "31,5") == ("31,5", "[30.0, 40.0[", "[20.0, 40.0[", "*")
+
+
+def test_intervals_name_text_values_with_counts_and_place_them_as_chosen():
+    values = ["30", "unknown", "n/a", "unknown", "?", "about 30", "", "41"]
+    profile = numeric_profile(values)
+    assert profile.not_numbers[0] == ("unknown", 2) and len(profile.not_numbers) == 4 and profile.missing == 1
+    with pytest.raises(ConfigError, match=r"4 value\(s\) are not numbers: 'unknown' \(2\)"):
+        intervals(values, [10, 20], non_numeric="error")
+    grouped = intervals(values, [10, 20], non_numeric="group")
+    assert_sound(grouped, values)
+    assert path(grouped, "n/a") == ("n/a", NOT_A_NUMBER, NOT_A_NUMBER, "*") and path(grouped, "")[1] == ""
+    missing = intervals(values, [10, 20], non_numeric="missing")
+    assert path(missing, "?") == ("?", MISSING, MISSING, "*") and path(missing, "")[1] == MISSING
+    with pytest.raises(ConfigError, match="non_numeric"):
+        build_hierarchy({"kind": "intervals", "widths": [10], "non_numeric": "drop"}, values, name="age")

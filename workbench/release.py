@@ -26,6 +26,7 @@ from measures import ColumnDomain, Generalized, GeneralizedColumn
 from workbench.data import Dataset, EncodedColumn
 from workbench.errors import ConfigError, VerificationError
 from workbench.grouping import class_sizes, group_rows
+from workbench.guarantees import guarantee_text
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
 from workbench.output import FORMULA_RULE, check_folder, write_folder
@@ -53,8 +54,11 @@ class Guarantee:
         return f"{adjective} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit}): {state}"
 
     def as_dict(self) -> dict[str, object]:
+        """The provenance record: the guarantee named, with what it means and whether it is k-anonymity."""
+        text = guarantee_text(self.kind)
         return {"kind": self.kind, "k": self.k, "suppressed": self.suppressed, "limit": self.limit,
-                "holds": self.holds, "verified_from": self.verified_from}
+                "holds": self.holds, "verified_from": self.verified_from, "k_anonymous": text.k_anonymous,
+                "meaning": text.meaning}
 
 
 def _column_code_space(col: EncodedColumn) -> tuple[np.ndarray, np.ndarray]:

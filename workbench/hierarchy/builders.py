@@ -9,8 +9,9 @@ numerically, dates chronologically, the missing value ``""`` last), with the roo
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal, localcontext
 from numbers import Real
@@ -22,7 +23,11 @@ ROOT = "*"
 DATE_LEVELS = ("week", "month", "quarter", "year", "decade")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _DIGITS = re.compile(r"([0-9]+)")
+_COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")  # a decimal comma: "29,0", "-1,5" (no thousands separators)
 _SHOWN = 5
+NON_NUMERIC = ("keep", "group", "missing", "error")  # what the intervals builder does with text that is no number
+NOT_A_NUMBER = "(not a number)"  # the group of text values, when the analyst puts them in one group
+MISSING = "(missing)"  # the group of the missing value "" and of text the analyst counts as missing
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -34,18 +39,47 @@ def _distinct(values: Iterable[object]) -> list[str]:
     return list(dict.fromkeys("" if v is None else str(v) for v in values))
 
 
-def _number(text: str) -> Decimal | None:
-    """The value of a numeric text (``"39"``, ``"-1.5"``, ``"2e3"``), else None (also for nan/inf)."""
+def _number(text: str, decimal_comma: bool = False) -> Decimal | None:
+    """The value of a numeric text (``"39"``, ``"-1.5"``, ``"2e3"``; with ``decimal_comma`` also ``"29,0"``),
+    else None (also for nan/inf)."""
     s = text.strip()
+    if decimal_comma and _COMMA_NUMBER.fullmatch(s):
+        s = s.replace(",", ".")
     if not _NUMBER.fullmatch(s):
         return None
     return Decimal(s)
 
 
-def _natural_key(text: str) -> tuple:
+@dataclass(frozen=True)
+class NumericProfile:
+    """What the intervals builder would make of a column: ``comma_decimals`` distinct values read as numbers only
+    with a decimal comma (``"29,0"``); ``not_numbers`` every other non-empty value that is not a number, with its
+    number of records, most frequent first; ``missing`` records with the empty value."""
+
+    comma_decimals: int
+    not_numbers: tuple[tuple[str, int], ...]
+    missing: int
+
+    def listing(self, limit: int | None = _SHOWN) -> str:
+        """``'unknown' (3), 'n/a' (2)``: the values that are not numbers, with their counts."""
+        shown = self.not_numbers if limit is None else self.not_numbers[:limit]
+        more = len(self.not_numbers) - len(shown)
+        return ", ".join(f"{v!r} ({c:,})" for v, c in shown) + (f" and {more} more" if more > 0 else "")
+
+
+def numeric_profile(values: Iterable[object], decimal_comma: bool = False) -> NumericProfile:
+    """Count, over every record's value (not only the distinct ones), what is not a plain number."""
+    counts = Counter("" if v is None else str(v) for v in values)
+    comma = sum(1 for v in counts if v and _number(v) is None and _number(v, True) is not None)
+    odd = sorted(((v, c) for v, c in counts.items() if v != "" and _number(v, decimal_comma) is None),
+                 key=lambda vc: (-vc[1], vc[0]))
+    return NumericProfile(comma, tuple(odd), counts.get("", 0))
+
+
+def _natural_key(text: str, decimal_comma: bool = False) -> tuple:
     if text == "":
         return (2,)
-    num = _number(text)
+    num = _number(text, decimal_comma)
     if num is not None:
         return (0, num, text)
     parts = tuple(int(p) if i % 2 else p for i, p in enumerate(_DIGITS.split(text)))
@@ -100,6 +134,8 @@ def intervals(
     top: float | None = None,
     bottom: float | None = None,
     name: str = "intervals",
+    decimal_comma: bool = False,
+    non_numeric: str = "keep",
 ) -> Hierarchy:
     """Numeric intervals, one level per width: value -> ``w1``-wide band -> ... -> ``"*"``.
 
@@ -108,8 +144,11 @@ def intervals(
     level (a tree). Labels are ``"20-24"`` (inclusive ends) when the data, widths, ``top`` and
     ``bottom`` are all integers, else ``"[20.0, 25.0["``. ``top`` top-codes: every value ``>= top`` is
     ``"90+"`` at every level below the root, and the band just below is cut at ``top``; ``bottom``
-    likewise labels values ``< bottom`` as ``"<18"``. Non-numeric values, including the missing value
-    ``""``, keep their own label at every level below the root (they are generalized only by the root).
+    likewise labels values ``< bottom`` as ``"<18"``. ``decimal_comma`` reads ``"29,0"`` as 29.0 (the leaf keeps
+    its text). Values that are not numbers follow ``non_numeric``: ``"keep"`` their own label at every level below
+    the root (generalized only by the root); ``"group"`` one group ``"(not a number)"``; ``"missing"`` the group
+    ``"(missing)"`` with the missing value ``""``; ``"error"`` a ConfigError naming them with their counts. The
+    missing value ``""`` keeps its own label unless ``non_numeric`` is ``"missing"``.
     """
     kind = "intervals"
     where = _where(kind, name)
@@ -123,8 +162,17 @@ def intervals(
     lo_cut = None if bottom is None else _decimal(bottom, "bottom", where)
     if hi_cut is not None and lo_cut is not None and hi_cut <= lo_cut:
         raise ConfigError(f"{where}: top ({top!r}) must be greater than bottom ({bottom!r})")
-    ordered = natural_sorted(values)
-    numbers = {v: _number(v) for v in ordered}
+    if non_numeric not in NON_NUMERIC:
+        raise ConfigError(f"{where}: non_numeric must be one of {', '.join(NON_NUMERIC)}, got {non_numeric!r}")
+    values = list(values)
+    if non_numeric == "error":
+        odd = numeric_profile(values, decimal_comma)
+        if odd.not_numbers:
+            raise ConfigError(f"{where}: {len(odd.not_numbers)} value(s) are not numbers: {odd.listing()}; choose "
+                              "what they become (non_numeric = \"group\", \"missing\" or \"keep\") or correct "
+                              "the data")
+    ordered = sorted(_distinct(values), key=lambda t: _natural_key(t, decimal_comma))
+    numbers = {v: _number(v, decimal_comma) for v in ordered}
     given = [d for d in numbers.values() if d is not None] + ws
     given += [d for d in (hi_cut, lo_cut) if d is not None]
     # exact decimal arithmetic: enough digits for every quotient value // width
@@ -134,7 +182,7 @@ def intervals(
         raise ConfigError(f"{where}: the values and widths span {span} decimal digits; that is too many")
     with localcontext() as ctx:
         ctx.prec = max(28, span + 10)
-        return _interval_rows(ordered, numbers, ws, list(widths), hi_cut, lo_cut, given, where, name)
+        return _interval_rows(ordered, numbers, ws, list(widths), hi_cut, lo_cut, given, where, name, non_numeric)
 
 
 def _interval_rows(
@@ -147,6 +195,7 @@ def _interval_rows(
     given: list[Decimal],
     where: str,
     name: str,
+    non_numeric: str = "keep",
 ) -> Hierarchy:
     for prev, w in zip(ws, ws[1:], strict=False):
         if w % prev != 0:
@@ -181,7 +230,8 @@ def _interval_rows(
     for v in ordered:
         x = numbers[v]
         if x is None:
-            path, widths_below = [v] * len(ws), [Decimal(1)] * len(ws)  # ARX: a null interval's share is 1/D
+            label = {"group": NOT_A_NUMBER if v != "" else v, "missing": MISSING}.get(non_numeric, v)
+            path, widths_below = [label] * len(ws), [Decimal(1)] * len(ws)  # ARX: a null interval's share is 1/D
         elif hi_cut is not None and x >= hi_cut:
             path = [f"{_text(hi_cut, integral)}+"] * len(ws)
             widths_below = [max(numeric) - hi_cut + 1] * len(ws)
@@ -352,15 +402,17 @@ def groupings(
 
 def suggest_builder(values: Iterable[object]) -> str:
     """A first builder to offer for a column: codes of one length (ZIP codes: leading zeros, or many values)
-    are masked, numbers get intervals, ISO dates (``%Y-%m-%d``) get dates, anything else groupings."""
+    are masked, numbers (also with a decimal comma, and with a few text values among at least five numbers) get
+    intervals, ISO dates (``%Y-%m-%d``) get dates, anything else groupings."""
     texts = [v for v in _distinct(values) if v != ""]
     if not texts:
         return "groupings"
     lengths = {len(v) for v in texts}
     if len(lengths) == 1 and lengths.pop() > 2 and (any(v.startswith("0") for v in texts) or len(texts) > 50):
         return "masking"
-    if all(_number(v) is not None for v in texts):
-        return "intervals"
+    numbers = sum(_number(v, decimal_comma=True) is not None for v in texts)
+    if numbers == len(texts) or (numbers >= 0.8 * len(texts) and numbers >= 5):  # a few text values ("n/a"):
+        return "intervals"  # the intervals builder names them and asks where they go
     try:
         for v in texts:
             datetime.strptime(v, "%Y-%m-%d")
@@ -421,6 +473,8 @@ _BUILDERS: dict[str, tuple[Callable[..., Hierarchy], _Params]] = {
             "widths": (True, _widths_ok, "a list of numbers"),
             "top": (False, _is_number, "a number"),
             "bottom": (False, _is_number, "a number"),
+            "decimal_comma": (False, lambda x: isinstance(x, bool), "true or false"),
+            "non_numeric": (False, lambda x: x in NON_NUMERIC, f"one of {', '.join(NON_NUMERIC)}"),
         },
     ),
     "masking": (masking, {"char": (False, lambda x: isinstance(x, str), "a single character")}),

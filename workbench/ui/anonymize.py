@@ -7,12 +7,14 @@ import streamlit as st
 
 import measures as M
 from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
+from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice.search import ALGORITHMS
+from workbench.ui import guarantee, state
 from workbench.ui.cached import MAX_TABLE_NODES, lattice_size, run_config
 from workbench.ui.source import Source
 
-DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_sup": 0.02, "an_k": 5,
-            "an_local_alg": "greedy", "an_local_obj": "vinterbo"}
+DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_local_alg": "greedy",
+            "an_local_obj": "vinterbo"}
 OPTIMAL_FOR_ANY = "bnb"  # optimal for any objective, and anytime (stops at a time limit)
 
 
@@ -47,12 +49,12 @@ def page(source: Source) -> None:
                                     on_change=_steer, help="a measure that is not monotone (dm, loss, aecs, "
                                     "precision_nm, entropy_nm) is searched with bnb: Flash and OLA assume "
                                     "monotonicity")
-        max_suppression = left.slider("Suppression limit (share of records)", 0.0, 1.0, step=0.01, key="an_sup")
+        max_suppression = state.suppression_input(left) / 100
     else:
         algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key="an_local_alg")
         objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj")
         max_suppression = 0.0
-    k = right.number_input("k", min_value=1, step=1, key="an_k")
+    k = state.k_input(right)
     extra: dict[str, object] = {}
     if engine == "lattice":
         size = lattice_size(source)
@@ -78,24 +80,36 @@ def page(source: Source) -> None:
                    f"but not proven optimal; choose {OPTIMAL_FOR_ANY} or exhaustive, optimal for any objective.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, **extra)
-    if not st.button("Run", type="primary"):
+    clicked = st.button("Run", type="primary")
+    last = st.session_state.get("last_run")
+    unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
+    if not clicked and not unchanged:  # the last result is shown again until its inputs change
         return
-    bar = st.progress(0.0, text="starting")
-    result = run_config(config_json, dataset_key=source.dataset_key,
-                        progress=lambda fraction, text: bar.progress(fraction, text=text))
-    bar.empty()
+    if clicked:
+        bar = st.progress(0.0, text="starting")
+        result = run_config(config_json, dataset_key=source.dataset_key,
+                            progress=lambda fraction, text: bar.progress(fraction, text=text))
+        bar.empty()
+    else:
+        st.caption("The last run with these settings (kept until the dataset or a setting changes).")
+        with st.spinner("Showing the last run…"):
+            result = run_config(config_json, dataset_key=source.dataset_key)  # kept in the cache
     st.session_state["last_run"] = {"config": config_json, "dataset_key": source.dataset_key, "label": source.label}
     if "error" in result:
         st.error(result["error"])
         return
     summary = result["summary"]
-    (st.success if result["holds"] else st.error)(f"Guarantee: {result['guarantee']}")
+    guarantee.show(result["guarantee_kind"], result["holds"], result["guarantee"])
     cols = st.columns(4)
-    cols[0].metric("suppressed records", summary["suppressed"])
+    cols[0].metric("suppressed records", suppression_note(summary["suppressed"], result["records"]),
+                   help="released with * in every quasi-identifier")
     cols[1].metric("equivalence classes released", summary["classes"],
                    help="classes among the records kept, after suppression")
     cols[2].metric("node checks", summary["checks"])
     cols[3].metric("seconds", f"{summary['seconds']:.3f}")
+    heavy = suppression_warning(summary["suppressed"], result["records"])
+    if heavy:
+        st.warning(heavy)
     if summary["transformation"]:
         st.subheader("Transformation (hierarchy level per quasi-identifier)")
         st.dataframe([summary["transformation"]], hide_index=True)

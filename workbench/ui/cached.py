@@ -214,6 +214,8 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
     return {
         "summary": result.summary(),
         "guarantee": guarantee.describe(),
+        "guarantee_kind": guarantee.kind,
+        "records": release.n,
         "holds": guarantee.holds,
         "proven_optimal": bool(search.proven_optimal) if search else None,
         "note": search.note if search else "",

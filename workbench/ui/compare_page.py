@@ -18,6 +18,7 @@ import streamlit as st
 
 from measures.degradation import CLASSIFIERS
 from workbench.errors import WorkbenchError
+from workbench.ui import state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.source import Source
@@ -163,14 +164,14 @@ def _label(row: pd.Series) -> str:
     return f"{row.engine} · {row.solution}" if row.engine == "lattice" else f"local · {row.algorithm}"
 
 
-DEFAULT_K = 5
+DEFAULT_K = state.DEFAULT_K
 
 
 def prefetch(source: Source) -> None:
     """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``):
     k-minimal lattice candidates with no suppression, and the local releases."""
-    analysis(source.config_json(k=DEFAULT_K, max_suppression=0.0), source.config_json(k=DEFAULT_K), "k_minimal",
-             dataset_key=source.dataset_key)
+    analysis(source.config_json(k=DEFAULT_K, max_suppression=state.DEFAULT_SUPPRESSION_PERCENT / 100),
+             source.config_json(k=DEFAULT_K), "k_minimal", dataset_key=source.dataset_key)
 
 
 def page(source: Source) -> None:
@@ -178,10 +179,8 @@ def page(source: Source) -> None:
     st.caption("Every candidate solution of both engines under every measure: the lattice's k-minimal nodes "
                "(or every k-anonymous node, or the best 10) and the local engine's Greedy and Partition releases.")
     c1, c2, c3, c4 = st.columns(4)
-    k = int(c1.number_input("k", min_value=1, max_value=1000, value=DEFAULT_K, step=1, key="cmp_k"))
-    suppression = c2.number_input("Suppression limit (% of records)", min_value=0.0, max_value=100.0, value=0.0,
-                                  step=0.5, key="cmp_sup", help="lattice engine only: the local engine "
-                                  "suppresses no record (it generalizes cell by cell)")
+    k = state.k_input(c1, help="the session's k, shared with every page")
+    suppression = state.suppression_input(c2)  # lattice engine only: the local engine suppresses no record
     candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
     with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
                            help="Greedy and Partition for the same k; about 3 s on 20,000 records")
@@ -228,6 +227,8 @@ def page(source: Source) -> None:
 
     st.subheader("Pareto front of two measures")
     left, right = st.columns(2)
+    for widget in ("cmp_x", "cmp_y", "cmp_objective"):
+        state.keep_valid(widget, ids)
     x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key="cmp_x")
     y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key="cmp_y")
     front = pareto_of(config_json, local_json, candidates, x, y, dataset_key=key)["front"]
@@ -283,16 +284,21 @@ def page(source: Source) -> None:
                 "quasi-identifiers, and this dataset has no target. Choose a dataset with a target (the registry: "
                 "high_cost) or give a column the role target on the Data page.")
         return
-    labels = {int(i): _label(row) for i, row in table.iterrows()}
-    best_lattice = [i for i in labels if table.solution[i] == pair.get("lattice_solution")][:1]
-    default = best_lattice + [i for i in labels if table.engine[i] == "local"][:1]
-    chosen = st.multiselect("Solutions", list(labels), default=default, format_func=labels.get, key="cmp_deg_rows")
+    rows = {_label(row): int(i) for i, row in table.iterrows()}  # chosen by label: stable when the rows change
+    best_lattice = [a for a, i in rows.items() if table.solution[i] == pair.get("lattice_solution")][:1]
+    default = best_lattice + [a for a, i in rows.items() if table.engine[i] == "local"][:1]
+    state.keep_valid("cmp_deg_rows", list(rows), multiple=True)
+    picked = st.multiselect("Solutions", list(rows), default=default, key="cmp_deg_rows")
+    chosen = [rows[a] for a in picked]
     classifier = st.selectbox("Classifier (ZeroR always runs as the baseline)",
                               [c for c in CLASSIFIERS if c != "zeror"], key="cmp_deg_clf",
                               index=[c for c in CLASSIFIERS if c != "zeror"].index("naive_bayes"))
     request = (config_json, local_json, candidates, json.dumps(sorted(chosen)), classifier)
     if st.button("Run model degradation", disabled=not chosen, key="cmp_deg_run"):
         st.session_state["cmp_deg_request"] = request
+    if not chosen:
+        st.caption("Choose at least one solution above to run model degradation.")
+        return
     if st.session_state.get("cmp_deg_request") != request:
         st.caption(f"Stratified 5-fold cross-validation on the original and each release ({source.target} "
                    "as the target): accuracy and AUC drops, and how often both models agree.")

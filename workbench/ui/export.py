@@ -14,7 +14,9 @@ from typing import Any
 
 import streamlit as st
 
+from workbench.guarantees import guarantee_text
 from workbench.output import download_name
+from workbench.ui import guarantee
 from workbench.ui.cached import export_files
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -45,7 +47,14 @@ def page() -> None:
     if "error" in files:
         st.error(files["error"])
         return
-    st.success("The release passed re-verification from its own table before it was produced.")
+    kind = json.loads(files["provenance"])["guarantee"]["kind"]
+    if not guarantee.acknowledged(kind, key=f"ack:{kind}:{last['config']}"):
+        return
+    if guarantee_text(kind).k_anonymous:
+        st.success("The release passed re-verification from its own table before it was produced.")
+    else:  # not the k-anonymous green
+        st.info(f"The release passed re-verification as {guarantee_text(kind).adjective} (not k-anonymous) from its "
+                "own table before it was produced.")
     download("Release", files["release"], f"release.{fmt}", MIME[fmt])
     download("Provenance (JSON)", files["provenance"], "provenance.json", "application/json")
     download("Value mappings (CSV)", files["mappings"], "mappings.csv", "text/csv",

@@ -10,10 +10,18 @@ import pandas as pd
 import streamlit as st
 
 from workbench.errors import WorkbenchError
-from workbench.hierarchy.builders import BUILDER_KINDS, DATE_LEVELS, groupings_from_table, suggest_builder
+from workbench.hierarchy.builders import (
+    BUILDER_KINDS,
+    DATE_LEVELS,
+    MISSING,
+    NOT_A_NUMBER,
+    groupings_from_table,
+    numeric_profile,
+    suggest_builder,
+)
 from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
-from workbench.ui import upload
+from workbench.ui import state, upload
 from workbench.ui.charts import hierarchy_tree_chart
 from workbench.ui.export import download
 from workbench.ui.source import Source
@@ -80,7 +88,8 @@ def _builder(column: str, values: pd.Series, current: dict[str, Any] | None) -> 
                 return parsed
         out: dict[str, Any] = {"kind": "intervals", "widths": widths}
         out |= {"top": top[0]} if top else {}
-        return out | ({"bottom": bottom[0]} if bottom else {})
+        out |= {"bottom": bottom[0]} if bottom else {}
+        return out | _text_in_numbers(column, values, spec)
     if kind == "masking":
         return {"kind": "masking", "char": st.text_input("Mask character", spec.get("char", "*"), max_chars=1,
                                                          key=f"char:{column}") or "*"}
@@ -92,6 +101,31 @@ def _builder(column: str, values: pd.Series, current: dict[str, Any] | None) -> 
                                          default=spec.get("levels", ["month", "year", "decade"]),
                                          key=f"dlevels:{column}")}
     return _groupings(column, values, spec)
+
+
+NON_NUMERIC_CHOICES = {"error": "not chosen yet (the hierarchy is not usable)",
+                       "group": f"one group of their own, {NOT_A_NUMBER!r}",
+                       "missing": f"missing values, in the group {MISSING!r} with the empty cells"}
+
+
+def _text_in_numbers(column: str, values: pd.Series, spec: dict[str, Any]) -> dict[str, Any]:
+    """The intervals builder's options for values that are not plain numbers: decimal commas (read as numbers when
+    the analyst agrees), and text, named with its counts, placed where the analyst chooses."""
+    out: dict[str, Any] = {}
+    if numeric_profile(values).comma_decimals:
+        comma = st.checkbox("Read numbers with a decimal comma (29,0 as 29.0)", value=spec.get("decimal_comma", True),
+                            key=f"comma:{column}")
+        out["decimal_comma"] = bool(comma)
+    profile = numeric_profile(values, out.get("decimal_comma", False))
+    if not profile.not_numbers:
+        return out
+    st.warning(f"{len(profile.not_numbers)} value(s) of {column!r} are not numbers: {profile.listing(10)}. Choose "
+               "what they become, or correct the data and upload it again.")
+    choices = list(NON_NUMERIC_CHOICES)
+    before = spec.get("non_numeric")
+    chosen = st.radio("Values that are not numbers become", choices, key=f"nonnum:{column}",
+                      index=choices.index(before) if before in choices else 0, format_func=NON_NUMERIC_CHOICES.get)
+    return out | {"non_numeric": chosen}
 
 
 def _groupings(column: str, values: pd.Series, spec: dict[str, Any]) -> dict[str, Any] | str:
@@ -121,7 +155,9 @@ def _edit(ws: dict[str, Any], column: str) -> None:
                     index=1 if current and current["mode"] == "arx" else 0)
     if mode == "Build":
         spec = _builder(column, values, current)
-        if isinstance(spec, str):
+        if isinstance(spec, str):  # recorded, so the column's status is not a tick next to this error
+            ws["hierarchies"][column] = {"mode": "builder", "error": spec,
+                                         "spec": current.get("spec", {}) if current else {}}
             st.error(spec)
             return
         ws["hierarchies"][column] = {"mode": "builder", "spec": spec}
@@ -162,11 +198,12 @@ def _own_data(ws: dict[str, Any]) -> None:
         st.info("Mark the quasi-identifiers on the Data page first (role 'quasi').")
         return
 
+    state.keep_valid("h_column", quasi)
     column = st.selectbox("Quasi-identifier", quasi, key="h_column")
     _edit(ws, column)
     upload.select_when_ready(st.session_state.get("own_ready", False))
     todo = upload.problems(ws)
-    st.caption("Status: " + ", ".join(f"{c} {'✗' if any(repr(c) in p for p in todo) else '✓'}" for c in quasi))
+    st.caption("Status: " + ", ".join(f"{c} {'✗' if upload.column_problems(ws, c) else '✓'}" for c in quasi))
     if todo:
         st.info("Still to do before anonymizing: " + "; ".join(todo[:3]) + (" …" if len(todo) > 3 else ""))
     elif upload.session_source() is not None:
@@ -187,5 +224,6 @@ def page(source: Source) -> None:
     sample = load_sample(source.sample)
     st.caption("The embedded dataset's hierarchies (read only). To build hierarchies for your own table, upload it "
                "on the Data page.")
+    state.keep_valid("h_sample_column", list(sample.quasi_identifiers))
     column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key="h_sample_column")
     _preview(sample.hierarchies[column], sample.frame[column], column)

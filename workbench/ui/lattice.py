@@ -11,8 +11,10 @@ import streamlit as st
 
 import measures as M
 from workbench.errors import WorkbenchError
+from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice.search import ALGORITHMS
 from workbench.study import SEARCH_RESULT
+from workbench.ui import state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
@@ -94,7 +96,8 @@ def by_height_cached(config_json: str, table_json: str, measure: str, dataset_ke
         return error_result(exc)
 
 
-DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": 5, "max_suppression": 0.02}
+DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": state.DEFAULT_K,
+            "max_suppression": state.DEFAULT_SUPPRESSION_PERCENT / 100}
 
 
 def prefetch(source: Source) -> None:
@@ -114,8 +117,8 @@ def page(source: Source) -> None:
                                key="lat_alg")
     objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES),
                               index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key="lat_obj")
-    k = right.number_input("k", min_value=1, max_value=1000, value=DEFAULTS["k"], step=1, key="lat_k")
-    max_suppression = left.slider("Suppression limit", 0.0, 0.2, DEFAULTS["max_suppression"], 0.01, key="lat_sup")
+    k = state.k_input(right)  # the session's privacy settings, shared with every page
+    max_suppression = state.suppression_input(left) / 100
     color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color")
     extra = {}
     if ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:
@@ -142,6 +145,8 @@ def page(source: Source) -> None:
     views = ["Hasse diagram", "Per height"]
     view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
     picture = st.container()
+    for key in ("lat_node", "lat_compare"):
+        state.keep_valid(key, labels)
     label = st.selectbox("Node", labels, index=default, key="lat_node",
                          help="Open a node: its classes, suppressed records and what each attribute costs")
     with picture:
@@ -206,9 +211,13 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
     a.metric("classes (all records)", f"{d.classes:,}",
              help="equivalence classes over all records, before those smaller than k are suppressed (the "
                   "Anonymize page counts the classes released after suppression)")
-    b.metric("suppressed records", f"{d.suppressed:,}", help=f"records in classes smaller than k = {d.k}")
+    b.metric("suppressed records", suppression_note(d.suppressed, d.n),
+             help=f"records in classes smaller than k = {d.k}")
     c.metric("suppression limit", f"{d.limit:,}")
     e.metric("k-anonymous", "yes" if d.k_anonymous else "no")
+    heavy = suppression_warning(d.suppressed, d.n) if d.k_anonymous else None
+    if heavy:
+        st.warning(heavy)
     classes, suppressed, contributions, compare = st.tabs(["Class sizes", "Suppressed records", "Per attribute",
                                                            "Compare with another node"])
     with classes:

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
-from workbench.ui import anonymize, compare_page, export, hierarchies, lattice, prefetch, upload, walkthrough
+from workbench.ui import anonymize, compare_page, export, hierarchies, lattice, prefetch, state, upload, walkthrough
 from workbench.ui.source import Source
 
 
@@ -42,9 +42,9 @@ def _sample_source(name: str) -> Source:
 
 # settings that keep their value while their page is not shown (Streamlit drops the state of a widget that a run
 # does not draw; writing the value back as session state keeps it): fixed-choice widgets only
-PERSISTENT_SETTINGS = ("an_engine", "an_alg", "an_obj", "an_sup", "an_k", "an_time", "an_local_alg", "an_local_obj",
-                       "lat_alg", "lat_obj", "lat_k", "lat_sup", "lat_color",
-                       "cmp_k", "cmp_sup", "cmp_cand", "cmp_local")
+PERSISTENT_SETTINGS = ("an_engine", "an_alg", "an_obj", state.SUPPRESSION, state.K, state.OVERRIDE, "an_time",
+                       "an_local_alg", "an_local_obj",
+                       "lat_alg", "lat_obj", "lat_color", "cmp_cand", "cmp_local")
 
 
 def _keep_settings() -> None:

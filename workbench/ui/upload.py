@@ -17,7 +17,7 @@ from workbench.data import Dataset, profile, read_table_bytes
 from workbench.errors import WorkbenchError
 from workbench.hierarchy.builders import build_hierarchy
 from workbench.hierarchy.tree import Hierarchy
-from workbench.ui import cached
+from workbench.ui import cached, state
 from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
 
@@ -76,7 +76,7 @@ def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str
             if choice["mode"] == "arx":
                 h = Hierarchy.parse_arx(choice["text"], name=choice["file"])
             else:
-                values = sorted(ws["frame"][column].unique().tolist())
+                values = ws["frame"][column].tolist()  # every record: the builder counts values it cannot place
                 h = build_hierarchy(choice["spec"], values, name=f"{column} {choice['spec'].get('kind')}")
             memo[key] = (h, None)
         except WorkbenchError as exc:
@@ -84,19 +84,20 @@ def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str
     return memo[key]
 
 
+def column_problems(ws: dict[str, Any], column: str) -> list[str]:
+    """What keeps one quasi-identifier's hierarchy from being used (empty when it is valid and covers the data)."""
+    h, error = hierarchy_of(ws, column)
+    if h is None:
+        return [error or f"{column!r} has no hierarchy"]
+    return list(h.validate(ws["frame"][column].unique().tolist()).errors)
+
+
 def problems(ws: dict[str, Any]) -> list[str]:
     """What keeps the session's data from being anonymized (empty when it is ready)."""
     quasi = [c for c, r in ws["roles"].items() if r == "quasi"]
     if not quasi:
         return ["no column is marked quasi: choose the quasi-identifiers in the role table"]
-    out = []
-    for column in quasi:
-        h, error = hierarchy_of(ws, column)
-        if h is None:
-            out.append(error)
-            continue
-        report = h.validate(ws["frame"][column].unique().tolist())
-        out.extend(report.errors)
+    out = [p for column in quasi for p in column_problems(ws, column)]
     targets = [c for c, r in ws["roles"].items() if r == "target"]
     if len(targets) > 1:
         out.append(f"{len(targets)} columns are marked target ({', '.join(targets)}); mark at most one")
@@ -162,16 +163,16 @@ def select_when_ready(was_ready: bool) -> None:
         st.rerun()
 
 
-MAX_WIDGET_INT = 2**53 - 1  # the largest integer a browser widget (a JavaScript number) holds exactly
-SUPPRESSION_STEP = 0.01  # the Anonymize page's suppression slider
+SUPPRESSION_STEP = state.SUPPRESSION_STEP_PERCENT / 100  # the suppression slider's step, as a share
 
 
 def unrepresentable_settings(study: Study) -> list[str]:
     """Privacy settings of a loaded config that the Anonymize page's widgets cannot hold exactly (they would
     clamp or round them): such a config is refused, never applied approximately."""
     out = []
-    if not 1 <= study.k <= MAX_WIDGET_INT:
-        out.append(f"privacy.k = {study.k} cannot be set in the app (1 to {MAX_WIDGET_INT:,}); nothing was loaded")
+    if not 1 <= study.k <= state.MAX_WIDGET_INT:
+        out.append(f"privacy.k = {study.k} cannot be set in the app (1 to {state.MAX_WIDGET_INT:,}); nothing was "
+                   "loaded")
     steps = study.max_suppression / SUPPRESSION_STEP
     if study.engine == "lattice" and abs(steps - round(steps)) > 1e-9:
         out.append(f"privacy.max_suppression = {study.max_suppression} is not a multiple of {SUPPRESSION_STEP}, the "
@@ -217,8 +218,9 @@ def _load_config(ws: dict[str, Any] | None) -> None:
             st.error(f"{loaded.name}: {problem}")
         return
     offered = LOCAL_OBJECTIVES if local else M.LATTICE_MEASURES  # the Anonymize page's objective choices
-    st.session_state.update({"an_k": study.k, "an_engine": study.engine,  # the Anonymize page's settings
+    st.session_state.update({"an_engine": study.engine,  # the Anonymize page's settings
                              "an_local_alg" if local else "an_alg": study.algorithm})
+    state.set_privacy(study.k, study.max_suppression if not local else state.privacy().max_suppression)
     notes = []
     ignored = unapplied_settings(study)
     if ignored:
@@ -233,8 +235,6 @@ def _load_config(ws: dict[str, Any] | None) -> None:
     st.session_state["config_notes"] = notes
     for note in notes:
         st.warning(note)
-    if not local:
-        st.session_state["an_sup"] = study.max_suppression  # a multiple of the slider's step (checked above)
     if study.sample is not None:
         st.session_state["pending_dataset"] = study.sample  # the Dataset box is already drawn in this run
         st.session_state["config_loaded"] = marker
