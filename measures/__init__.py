@@ -57,7 +57,11 @@ SUM, MEAN, GEOMETRIC_MEAN = "sum", "mean", "geometric_mean"
 
 @dataclass(frozen=True)
 class Measure:
-    """Metadata and implementations of one measure. All measures are losses: lower is better."""
+    """Metadata and implementations of one measure. Every measure but NMI is a loss: lower is better.
+
+    ``integer``: its value at a lattice node is an integer (exact in a float below 2**53), compared without
+    tolerance. ``exact_node``: the lattice fast path equals the cell-level value bit for bit, so a node's
+    value may be taken from its frequency set. ``guides_local``: the local engine can minimize it."""
 
     id: str
     name: str
@@ -72,6 +76,9 @@ class Measure:
     needs_target: bool = False  # scored with the target's codes: ``cell(view, target)``
     aggregate: str | None = None  # how per-attribute values make the measure: SUM, MEAN or GEOMETRIC_MEAN
     attributes: Callable[[Generalized], list[float]] | None = None  # per-attribute values, when not cell(column)
+    integer: bool = False
+    exact_node: bool = False
+    guides_local: bool = False
 
     def node_lower_bound(self) -> Callable[[NodeClasses], float] | None:
         """A monotone lower bound of this measure at a lattice node and at all its generalizations (the
@@ -111,17 +118,19 @@ def _n(v: Generalized | NodeClasses) -> float:
 
 _ALL = [
     Measure("height", "Generalization height", "Σ_j v_j", True, "Samarati 2001", height, height_node,
-            _height_bound, aggregate=SUM),
+            _height_bound, aggregate=SUM, integer=True, exact_node=True),
     Measure("precision", "Precision (Prec)", "(1/r) Σ_j v_j / H_j", True, "Sweeney 2002; El Emam 2009",
             precision, precision_node, _unit, aggregate=MEAN),
     Measure("precision_nm", "Precision, suppression charged", "(1/r) Σ_j [(v_j/H_j)(n−S) + S] / n", False,
             "ARX", precision_nm, precision_nm_node, _unit, lower_bound=precision_node, aggregate=MEAN),
     Measure("dm", "Discernibility (DM)", "Σ_{|E|≥k} |E|² + n·S", False, "Bayardo & Agrawal 2005", dm,
-            dm_node, _n_squared, lower_bound=dm_star_node),  # n·|E| ≥ |E|² for a suppressed class
+            dm_node, _n_squared, lower_bound=dm_star_node, integer=True,  # n·|E| ≥ |E|² for a suppressed class
+            exact_node=True),
     Measure("dm_star", "Discernibility, suppression-blind (DM*)", "Σ_E |E|² over all classes", True,
-            "El Emam 2009", dm_star, dm_star_node, _n_squared),
+            "El Emam 2009", dm_star, dm_star_node, _n_squared, integer=True, exact_node=True),
     Measure("aecs", "Average equivalence class size", "n / (#{E : |E| ≥ k} + [S > 0])", False,
-            "LeFevre 2006; ARX", aecs, aecs_node, _n, lower_bound=aecs_bound_node),
+            "LeFevre 2006; ARX", aecs, aecs_node, _n, lower_bound=aecs_bound_node,
+            exact_node=True),
     Measure("entropy", "Non-uniform entropy", "Σ_j Σ_i log2( f̄_j(g_i) / f_j(o_i) )", True,
             "Gionis & Tassa 2009; El Emam 2009", entropy, entropy_node, aggregate=SUM),
     Measure("entropy_nm", "Non-uniform entropy, suppression charged",
@@ -133,12 +142,12 @@ _ALL = [
             False, "Iyengar 2002; ARX MetricMDNMLoss (gs-factor 0.5, geometric mean)", loss, loss_node, _unit,
             lower_bound=loss_bound_node, aggregate=GEOMETRIC_MEAN, attributes=loss_by_attribute),
     Measure("vinterbo", "Vinterbo-1.0", "Σ_i Σ_j h_ij / M_j", True, "Katirai 2006 (Vinterbo 2002)", vinterbo,
-            vinterbo_node, lambda v: float(v.n * v.r), aggregate=SUM),
+            vinterbo_node, lambda v: float(v.n * v.r), aggregate=SUM, guides_local=True),
     Measure("col_mi", "Col-MI", "Σ_i Σ_j w_j · h_ij / M_j,  w_j = MI(X_j; target) in bits (original data)", True,
-            "Katirai 2006, Method 2", col_mi, needs_target=True),
+            "Katirai 2006, Method 2", col_mi, needs_target=True, guides_local=True),
     Measure("pmi", "Value-MI (PMI)",
             "Σ cells −|PMI(g, c)|, c = the less frequent target class, add-½ smoothing; suppressed cells 0",
-            False, "Katirai 2006, Method 3", pmi, needs_target=True),
+            False, "Katirai 2006, Method 3", pmi, needs_target=True, guides_local=True),
     Measure("nmi", "Normalized mutual information",
             "MI(released QIs; target) / MI(original QIs; target), bits, joint; suppressed records as the root",
             False, "Cover & Thomas 2006 §2.3; Katirai 2006 §2.3", nmi, bound=_unit, direction="higher is better",

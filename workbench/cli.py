@@ -26,6 +26,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from workbench.compare import CANDIDATE_SETS
+
     p = _Parser(prog="workbench", description="k-anonymity workbench: de-identify and compare.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run the configured engine and algorithm")
@@ -47,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--k", default=None, metavar="K1,K2,...", help="a sweep over k (default: privacy.k)")
     cmp_.add_argument("--max-suppression", default=None, metavar="S1,S2,...",
                       help="a sweep over suppression limits too (fractions; default: privacy.max_suppression)")
-    cmp_.add_argument("--candidates", choices=["k_minimal", "all", "top"], default="k_minimal")
+    cmp_.add_argument("--candidates", choices=CANDIDATE_SETS, default="k_minimal")
     cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
     cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
                       help="model degradation classifiers (when [measures].compare lists degradation)")

@@ -30,9 +30,9 @@ from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import best_of
 from workbench.lattice.space import Node
+from workbench.local import LOCAL_ALGORITHMS
 from workbench.release import Release, _column_code_space, column_shares
 from workbench.study import (
-    LOCAL_ALGORITHMS,
     NodeScorer,
     check_measures,
     evaluator_for,
@@ -43,6 +43,7 @@ from workbench.study import (
 )
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
+COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition")  # the local releases a comparison lists by default
 
 
 def _local_study(study: Study, algorithm: str) -> Study:
@@ -97,10 +98,10 @@ def lattice_candidates(study: Study, dataset: Dataset, candidates: str = "k_mini
     return _candidates(study, dataset, candidates, top_n, by)[0]
 
 
-# Integer-valued measures whose lattice fast path (from a node's frequency set) equals the cell-level value
-# bit for bit (sums of squared class sizes stay exact in float below 2**53): taken from the frequency set,
-# so a lattice candidate's release never needs its equivalence classes recomputed record by record.
-EXACT_NODE_MEASURES = ("height", "dm", "dm_star", "aecs")
+# Measures whose lattice fast path (from a node's frequency set) equals the cell-level value bit for bit
+# (``Measure.exact_node``: sums of squared class sizes stay exact in float below 2**53): taken from the
+# frequency set, so a lattice candidate's release never needs its classes recomputed record by record.
+EXACT_NODE_MEASURES = tuple(i for i, m in M.MEASURES.items() if m.exact_node)
 
 _COLUMNS = ["k", "engine", "algorithm", "solution"]
 
@@ -267,7 +268,7 @@ def lattice_solutions(study: Study, dataset: Dataset, candidates: str = "k_minim
     return _table(_lattice_rows(study, dataset, candidates, top_n, _Progress(progress)), study.compare)
 
 
-def local_solutions(study: Study, dataset: Dataset, algorithms: Sequence[str] = ("greedy", "partition"),
+def local_solutions(study: Study, dataset: Dataset, algorithms: Sequence[str] = COMPARED_LOCAL_ALGORITHMS,
                     progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """The local engine's rows of ``solutions`` (same columns), one per algorithm. They depend on k and the
     measures only: the local engine suppresses no record, so it ignores the suppression limit."""
@@ -276,7 +277,7 @@ def local_solutions(study: Study, dataset: Dataset, algorithms: Sequence[str] = 
 
 
 def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
-              local_algorithms: Sequence[str] = ("greedy", "partition"),
+              local_algorithms: Sequence[str] = COMPARED_LOCAL_ALGORITHMS,
               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """One row per solution: ``k``, ``engine``, ``algorithm``, ``solution`` (the level vector or the local
     algorithm), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract).
@@ -409,7 +410,7 @@ def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]
 
 
 def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "k_minimal",
-          local_algorithms: Sequence[str] = ("greedy", "partition"),
+          local_algorithms: Sequence[str] = COMPARED_LOCAL_ALGORITHMS,
           progress: Callable[[float], None] | None = None,
           max_suppressions: Sequence[float] | None = None) -> pd.DataFrame:
     """The solutions over a list of k (and of suppression limits): one row per solution × setting (tidy),

@@ -14,14 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import measures as M
 from workbench.data import ROLES
 from workbench.errors import ConfigError
+from workbench.lattice.search import ALGORITHMS
+from workbench.local import LOCAL_ALGORITHMS as _LOCAL_SEARCHES
+from workbench.local import POSETS
 
+# allowed values, read from the registries (``ALGORITHMS``, ``workbench.local``, ``measures.MEASURES``)
 ENGINES = ("lattice", "local")
-LATTICE_ALGORITHMS = ("exhaustive", "datafly", "samarati", "incognito", "ola", "flash", "bnb")
-LOCAL_ALGORITHMS = ("greedy", "greedy_overlapping", "partition")
-MEASURE_IDS = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm",
-               "loss", "vinterbo", "col_mi", "pmi", "nmi", "degradation")
+LATTICE_ALGORITHMS = tuple(ALGORITHMS)
+LOCAL_ALGORITHMS = tuple(_LOCAL_SEARCHES)
+DEGRADATION = "degradation"  # model degradation: a comparison column (workbench.compare), not a Measure
+MEASURE_IDS = (*M.MEASURES, DEGRADATION)
 SUPPRESSED_POLICIES = ("mark", "drop")
 DEFAULT_COMPARE = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm",
                    "loss")
@@ -41,8 +46,8 @@ _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
     "age_bands": (list,), "value_separator": (str,),
 }
 MAX_K = 2**53 - 1  # beyond it a JSON reader (the provenance, the app's widgets) no longer holds k exactly
-POSET_KINDS = ("tree", "matrix", "range", "power", "date_of_birth", "passthrough", "multivalue")
-LOCAL_OBJECTIVES = ("vinterbo", "col_mi", "pmi")
+POSET_KINDS = tuple(POSETS)
+LOCAL_OBJECTIVES = tuple(i for i, m in M.MEASURES.items() if m.guides_local)
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
 
 
@@ -292,7 +297,7 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
                               f"(Katirai's PassThroughPoset), so it cannot be a quasi-identifier of a k-anonymous "
                               f"release; give {name!r} the role 'insensitive' to release it as is, or choose "
                               f"another poset")
-        if spec.get("poset") in ("matrix", "multivalue") and "poset_file" not in spec:
+        if "poset" in spec and POSETS[spec["poset"]].needs_file and "poset_file" not in spec:
             raise ConfigError(f"{where}: attributes.{name}.poset = {spec['poset']!r} needs a poset_file (TOML or JSON)")
         if spec.get("power_mode", "per_bit") not in ("per_bit", "and"):
             raise ConfigError(f"{where}: attributes.{name}.power_mode must be 'per_bit' or 'and'")
