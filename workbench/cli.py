@@ -104,21 +104,25 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from workbench import compare
+    from workbench.errors import ConfigError
     from workbench.study import load_dataset
 
     try:
         ks = [int(k) for k in args.k.split(",")] if args.k else [study.k]
     except ValueError:
         raise WorkbenchError(f"--k {args.k!r}: expected integers separated by commas") from None
-    if any(k < 1 for k in ks):
-        raise WorkbenchError(f"--k {args.k!r}: every k must be at least 1")
     try:
         sups = [float(x) for x in args.max_suppression.split(",")] if args.max_suppression else None
     except ValueError:
         raise WorkbenchError(f"--max-suppression {args.max_suppression!r}: expected fractions separated by "
                              "commas") from None
-    if sups and any(not 0 <= x <= 1 for x in sups):
-        raise WorkbenchError(f"--max-suppression {args.max_suppression!r}: every limit must be in [0, 1]")
+    for option, text, key, values in (("--k", args.k, "k", ks), ("--max-suppression", args.max_suppression,
+                                                                  "max_suppression", sups or ())):
+        for value in values:  # each study of the sweep is validated as a config's would be
+            try:
+                replace(study, **{key: value})
+            except ConfigError as exc:
+                raise WorkbenchError(f"{option} {text!r}: {str(exc).removeprefix(f'{study.source}: ')}") from None
     dataset = load_dataset(study)
     table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
     ids = [m for m in study.compare if m != "degradation"]
@@ -301,13 +305,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench import study as study_mod
     from workbench.config import load_study
     from workbench.dependencies import dependency_warnings
+    from workbench.policy import lattice_size, search_refusal
 
     try:
         study = load_study(args.config, args.overrides)
         if args.command == "run":
             if args.out:
                 _check_out(args.out, args.force)  # before the search, which may take long
-            result = study_mod.run(study)
+            dataset = study_mod.load_dataset(study)
+            if study.engine == "lattice":  # the app's Anonymize page refuses the same searches
+                refusal = search_refusal(study.algorithm, study.time_limit, lattice_size(dataset))
+                if refusal:
+                    raise WorkbenchError(refusal)
+            result = study_mod.run(study, dataset)
             warnings = dependency_warnings(result.dataset)
             if result.release is None:
                 if args.trace and result.search is not None:

@@ -28,6 +28,7 @@ from workbench.lattice.tagging import TaggedLattice
 from workbench.local import LOCAL_ALGORITHMS, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.posets import FinitePoset
+from workbench.policy import monotone_refusal
 from workbench.release import Guarantee, Release
 
 
@@ -259,14 +260,10 @@ def _check_runnable(study: Study, algorithm: str) -> None:
     if study.engine != "lattice":
         raise ConfigError(f"engine.algorithm {algorithm!r} is a local algorithm; lattice searches need "
                           "engine.kind = 'lattice'")
-    spec = ALGORITHMS[algorithm]
-    measure = _lattice_measure(study.objective, "engine.objective")
-    if spec.requires_monotone and not measure.monotone and not study.allow_non_monotone:
-        raise ConfigError(
-            f"engine.algorithm {algorithm!r} needs a monotone objective and {study.objective!r} is not; use "
-            "'exhaustive' or 'bnb' (optimal for any objective), or set engine.allow_non_monotone = true to run "
-            "it anyway, labelled not proven optimal"
-        )
+    _lattice_measure(study.objective, "engine.objective")
+    refusal = monotone_refusal(study, algorithm)
+    if refusal:
+        raise ConfigError(refusal)
     check_measures(study)
 
 

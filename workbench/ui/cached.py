@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 import measures as M
+from workbench import policy
 from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
 from workbench.dependencies import dependency_warnings as find_dependency_warnings
@@ -63,13 +63,9 @@ def study_and_dataset(config_json: str, dataset_key: str | None) -> tuple[Study,
     return study_from_dict(json.loads(config_json)), dataset_for(config_json, dataset_key)
 
 
-MAX_TABLE_NODES = 50_000  # the Lattice and Compare pages evaluate every node: about 40 s at this size
-
-
 def lattice_size(source: Source) -> int:
-    """Nodes of the source's generalization lattice: Π (hierarchy height + 1) over the quasi-identifiers."""
-    dataset = dataset_for(source.config_json(k=2, compare=[]), source.dataset_key)
-    return math.prod(c.height + 1 for c in dataset.encoded)
+    """Nodes of the source's generalization lattice (``policy.lattice_size``)."""
+    return policy.lattice_size(dataset_for(source.config_json(k=2, compare=[]), source.dataset_key))
 
 
 def too_large_for_tables(source: Source) -> str | None:
@@ -78,11 +74,7 @@ def too_large_for_tables(source: Source) -> str | None:
         size = lattice_size(source)
     except (WorkbenchError, KeyError):  # the page's own call reports a config or data problem
         return None
-    if size <= MAX_TABLE_NODES:
-        return None
-    return (f"This lattice has {size:,} nodes. This page evaluates every node and stops at {MAX_TABLE_NODES:,} "
-            "(about 40 s): use fewer quasi-identifiers or shallower hierarchies. The Anonymize page's Flash, OLA "
-            "and bnb search part of the lattice, within a time limit.")
+    return policy.table_refusal(size)
 
 
 def session_dataset(key: str | None) -> Dataset | None:

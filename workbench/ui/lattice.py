@@ -12,6 +12,7 @@ import streamlit as st
 import measures as M
 from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
+from workbench.policy import needs_monotone_waiver
 from workbench.study import SEARCH_RESULT
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
@@ -118,7 +119,7 @@ def page(source: Source) -> None:
     max_suppression = left.slider("Suppression limit", 0.0, 0.2, DEFAULTS["max_suppression"], 0.01, key="lat_sup")
     color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color")
     extra = {}
-    if ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:
+    if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
         st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is not proven "
                    "optimal; exhaustive and bnb are optimal for any objective.")
