@@ -1,7 +1,8 @@
-"""Information-loss measures: pure functions over a release's view (MEASURES.md).
+"""Information-loss measures: pure functions over a release's view (docs/measures.md).
 
-``MEASURES`` maps each measure id (a contract, DESIGN.md §5) to its ``Measure``: name, formula text,
-direction, monotonicity, source, the cell-level function and, where there is one, the lattice fast path.
+``MEASURES`` maps each measure id (a contract: configs and scripts name measures by id) to its ``Measure``:
+name, formula text, direction, monotonicity, source, the cell-level function and, where there is one, the
+lattice fast path.
 This package never imports ``workbench``.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -32,6 +34,7 @@ from measures.precision import precision, precision_nm, precision_nm_node, preci
 
 __all__ = [
     "GEOMETRIC_MEAN",
+    "Direction",
     "LATTICE_MEASURES",
     "MEAN",
     "MEASURES",
@@ -55,10 +58,19 @@ SUM, MEAN, GEOMETRIC_MEAN = "sum", "mean", "geometric_mean"
 """Aggregates of per-attribute values (ARX's AggregateFunction): Σ_j x_j, (1/r) Σ_j x_j, Π_j (1 + x_j)^(1/r) − 1."""
 
 
+class Direction(StrEnum):
+    """Which way a measure improves (a string enum: it compares, prints and serializes as its text)."""
+
+    LOWER = "lower is better"
+    HIGHER = "higher is better"
+
+
 @dataclass(frozen=True)
 class Measure:
     """Metadata and implementations of one measure. Every measure but NMI is a loss: lower is better.
 
+    ``normalizer``: the value that maps the measure onto [0, 1] (``Score.normalized``). ``lower_bound``: for a
+    measure that is not monotone, a monotone lower bound at a node and at all its generalizations.
     ``integer``: its value at a lattice node is an integer (exact in a float below 2**53), compared without
     tolerance. ``exact_node``: the lattice fast path equals the cell-level value bit for bit, so a node's
     value may be taken from its frequency set. ``guides_local``: the local engine can minimize it."""
@@ -70,15 +82,19 @@ class Measure:
     source: str
     cell: Callable[[Generalized], float]
     node: Callable[[NodeClasses], float] | None = None
-    bound: Callable[[Generalized | NodeClasses], float] | None = None
+    normalizer: Callable[[Generalized | NodeClasses], float] | None = None
     lower_bound: Callable[[NodeClasses], float] | None = None
-    direction: str = "lower is better"
+    direction: Direction = Direction.LOWER
     needs_target: bool = False  # scored with the target's codes: ``cell(view, target)``
     aggregate: str | None = None  # how per-attribute values make the measure: SUM, MEAN or GEOMETRIC_MEAN
     attributes: Callable[[Generalized], list[float]] | None = None  # per-attribute values, when not cell(column)
     integer: bool = False
     exact_node: bool = False
     guides_local: bool = False
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction is Direction.HIGHER
 
     def node_lower_bound(self) -> Callable[[NodeClasses], float] | None:
         """A monotone lower bound of this measure at a lattice node and at all its generalizations (the
@@ -93,7 +109,7 @@ class Score:
     id: str
     value: float
     normalized: float | None
-    direction: str
+    direction: Direction
     monotone: bool
     formula: str
 
@@ -150,7 +166,8 @@ _ALL = [
             False, "Katirai 2006, Method 3", pmi, needs_target=True, guides_local=True),
     Measure("nmi", "Normalized mutual information",
             "MI(released QIs; target) / MI(original QIs; target), bits, joint; suppressed records as the root",
-            False, "Cover & Thomas 2006 §2.3; Katirai 2006 §2.3", nmi, bound=_unit, direction="higher is better",
+            False, "Cover & Thomas 2006 §2.3; Katirai 2006 §2.3", nmi, normalizer=_unit,
+            direction=Direction.HIGHER,
             needs_target=True),
 ]
 
@@ -161,8 +178,8 @@ LATTICE_MEASURES: dict[str, Measure] = {m.id: m for m in _ALL if m.node is not N
 
 def _make_score(m: Measure, value: float, view: Generalized | NodeClasses) -> Score:
     normalized = None
-    if m.bound is not None:
-        b = m.bound(view)
+    if m.normalizer is not None:
+        b = m.normalizer(view)
         normalized = min(max(value / b, 0.0), 1.0) if b > 0 else 0.0
     return Score(m.id, value, normalized, m.direction, m.monotone, m.formula)
 

@@ -88,3 +88,12 @@ def test_cli_choices_are_the_comparison_candidate_sets():
     assert args.candidates == "top"
     for candidates in compare.CANDIDATE_SETS:
         assert _parser().parse_args(["compare", "x.toml", "--candidates", candidates]).candidates == candidates
+
+
+def test_direction_is_an_enum_that_serializes_as_its_text():
+    import json
+
+    assert [m.id for m in M.MEASURES.values() if m.higher_is_better] == ["nmi"]
+    assert all(isinstance(m.direction, M.Direction) for m in M.MEASURES.values())
+    assert json.dumps({"direction": M.MEASURES["nmi"].direction}) == '{"direction": "higher is better"}'
+    assert f"{M.Direction.LOWER}" == "lower is better"

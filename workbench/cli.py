@@ -1,4 +1,4 @@
-"""The ``workbench`` command (DESIGN.md §4): ``run`` and ``measure``.
+"""The ``workbench`` command: ``run`` and ``measure``.
 
 Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong. ``run``
 warns on stderr (and under ``"warnings"`` in its JSON) when a released column determines a quasi-identifier.
@@ -130,7 +130,7 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
         classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
         table = compare.add_degradation(
             table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
-            progress=lambda f: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
+            progress=lambda f, text: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     last_k, last_sup = ks[-1], (sups[-1] if sups else study.max_suppression)
     last = table[table.k == last_k]

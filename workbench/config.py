@@ -1,4 +1,4 @@
-"""Study configuration: TOML -> validated ``Study`` (DESIGN.md §3). All parameter validation lives here.
+"""Study configuration: TOML (as in ``sample_configs/``) -> validated ``Study``. All parameter validation lives here.
 
 A ``Study`` validates itself when it is made (``Study.__post_init__`` calls ``validate``), so every entry
 point, the CLI, the app and the Python API, and every ``dataclasses.replace(study, ...)`` go through the same

@@ -1,4 +1,4 @@
-"""Running a study: config -> dataset -> engine -> Release -> measures (DESIGN.md §1).
+"""Running a study: config -> dataset -> engine -> Release -> measures.
 
 This is the only place that joins the engines and the measure registry: it builds the objective callable
 that a search minimizes from ``measures.MEASURES``, so engines never import measures.
@@ -205,7 +205,7 @@ class RunResult:
 
     def attribute_measures(self) -> dict[str, dict[str, float]]:
         """Per-attribute values of the scored measures that are sums, means or geometric means over attributes
-        (DESIGN.md §4b; ``measures.attribute_values``), e.g. ``{"loss": {"age": 0.45, ...}}``; {} without a
+        (``measures.attribute_values``), e.g. ``{"loss": {"age": 0.45, ...}}``; {} without a
         release."""
         if self.release is None:
             return {}
@@ -213,7 +213,7 @@ class RunResult:
         return M.attribute_values(self.release.view(), ids)
 
     def summary(self) -> dict[str, object]:
-        """The JSON object of the CLI contract (DESIGN.md §4)."""
+        """The JSON object ``workbench run --json`` prints (a contract: scripts read its keys)."""
         release = self.release
         return {
             "engine": self.study.engine,
@@ -233,7 +233,7 @@ class RunResult:
     @property
     def k_anonymous(self) -> bool:
         """Admissible: every class of kept records has at least k of them AND the suppressed records are within
-        the limit, ``suppressed <= floor(max_suppression · n)`` (MEASURES.md). A node over the limit is not
+        the limit, ``suppressed <= floor(max_suppression · n)`` (docs/measures.md). A node over the limit is not
         k-anonymous, although the classes left after suppressing it are all of size k or more."""
         release = self.release
         if release is None or int(release.suppressed.sum()) > release.limit:
@@ -284,6 +284,8 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
 
 
 Progress = Callable[[float, str], None]
+"""Told how far a long call is: ``progress(fraction done, what is happening)``, the one signature of every
+``progress`` argument (run, comparisons, model degradation, experiments)."""
 
 
 def run(study: Study, dataset: Dataset | None = None, progress: Progress | None = None) -> RunResult:

@@ -426,10 +426,6 @@ class RangePoset:
         return ColumnCells(codes.reshape(-1), self.height(states), self.max_height, hi - lo + 1, covers,
                            self.height(uniq) + 1.0, top + 1.0)
 
-    def covers_value(self, states: np.ndarray, value_index: np.ndarray) -> np.ndarray:
-        lo, hi = self.ends(states)
-        return (lo <= value_index) & (value_index <= hi)
-
 
 def _is_number(v: str) -> bool:
     try:

@@ -540,10 +540,6 @@ class MultiValuePoset:
         """The canonical multiset (sorted code-poset node ids) of a state."""
         return self._sets[int(state)]
 
-    def state_of(self, nodes: Sequence[int]) -> int:
-        """The state of a multiset of code-poset node ids (registered if new)."""
-        return self._register(tuple(sorted(int(n) for n in nodes)))
-
     @property
     def size(self) -> int:
         return len(self._sets)

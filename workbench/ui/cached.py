@@ -178,7 +178,7 @@ def dependency_warnings(config_json: str, dataset_key: str | None) -> dict[str, 
 
 @dual_cache(max_entries=16)
 def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
-    """``study.run`` of a JSON config (DESIGN.md §3) as ``{"result": RunResult}``, kept so that the Anonymize
+    """``study.run`` of a JSON config (the TOML config as JSON) as ``{"result": RunResult}``, kept so that the Anonymize
     and Export pages share one run (the config's [release] section does not change a run: leave it out)."""
     try:
         return {"result": run(*study_and_dataset(config_json, dataset_key), _progress)}
@@ -188,7 +188,7 @@ def run_result(config_json: str, dataset_key: str | None, _progress: Progress | 
 
 @dual_cache(max_entries=32)
 def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
-    """Run a study given as a JSON config (DESIGN.md §3); returns the summary, the scores with their formula
+    """Run a study given as a JSON config; returns the summary, the scores with their formula
     and direction, the guarantee, and the first released rows. Errors come back as ``{"error": message}``."""
     outcome = run_result(config_json, dataset_key=dataset_key, progress=_progress)
     if "error" in outcome:
