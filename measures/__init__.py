@@ -1,7 +1,8 @@
-"""Information-loss measures: pure functions over a release's view (MEASURES.md).
+"""Information-loss measures: pure functions over a release's view (docs/measures.md).
 
-``MEASURES`` maps each measure id (a contract, DESIGN.md §5) to its ``Measure``: name, formula text,
-direction, monotonicity, source, the cell-level function and, where there is one, the lattice fast path.
+``MEASURES`` maps each measure id (a contract: configs and scripts name measures by id) to its ``Measure``:
+name, formula text, direction, monotonicity, source, the cell-level function and, where there is one, the
+lattice fast path.
 This package never imports ``workbench``.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -32,6 +34,7 @@ from measures.precision import precision, precision_nm, precision_nm_node, preci
 
 __all__ = [
     "GEOMETRIC_MEAN",
+    "Direction",
     "LATTICE_MEASURES",
     "MEAN",
     "MEASURES",
@@ -55,9 +58,22 @@ SUM, MEAN, GEOMETRIC_MEAN = "sum", "mean", "geometric_mean"
 """Aggregates of per-attribute values (ARX's AggregateFunction): Σ_j x_j, (1/r) Σ_j x_j, Π_j (1 + x_j)^(1/r) − 1."""
 
 
+class Direction(StrEnum):
+    """Which way a measure improves (a string enum: it compares, prints and serializes as its text)."""
+
+    LOWER = "lower is better"
+    HIGHER = "higher is better"
+
+
 @dataclass(frozen=True)
 class Measure:
-    """Metadata and implementations of one measure. All measures are losses: lower is better."""
+    """Metadata and implementations of one measure. Every measure but NMI is a loss: lower is better.
+
+    ``normalizer``: the value that maps the measure onto [0, 1] (``Score.normalized``). ``lower_bound``: for a
+    measure that is not monotone, a monotone lower bound at a node and at all its generalizations.
+    ``integer``: its value at a lattice node is an integer (exact in a float below 2**53), compared without
+    tolerance. ``exact_node``: the lattice fast path equals the cell-level value bit for bit, so a node's
+    value may be taken from its frequency set. ``guides_local``: the local engine can minimize it."""
 
     id: str
     name: str
@@ -66,12 +82,19 @@ class Measure:
     source: str
     cell: Callable[[Generalized], float]
     node: Callable[[NodeClasses], float] | None = None
-    bound: Callable[[Generalized | NodeClasses], float] | None = None
+    normalizer: Callable[[Generalized | NodeClasses], float] | None = None
     lower_bound: Callable[[NodeClasses], float] | None = None
-    direction: str = "lower is better"
+    direction: Direction = Direction.LOWER
     needs_target: bool = False  # scored with the target's codes: ``cell(view, target)``
     aggregate: str | None = None  # how per-attribute values make the measure: SUM, MEAN or GEOMETRIC_MEAN
     attributes: Callable[[Generalized], list[float]] | None = None  # per-attribute values, when not cell(column)
+    integer: bool = False
+    exact_node: bool = False
+    guides_local: bool = False
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction is Direction.HIGHER
 
     def node_lower_bound(self) -> Callable[[NodeClasses], float] | None:
         """A monotone lower bound of this measure at a lattice node and at all its generalizations (the
@@ -86,7 +109,7 @@ class Score:
     id: str
     value: float
     normalized: float | None
-    direction: str
+    direction: Direction
     monotone: bool
     formula: str
 
@@ -111,17 +134,19 @@ def _n(v: Generalized | NodeClasses) -> float:
 
 _ALL = [
     Measure("height", "Generalization height", "Σ_j v_j", True, "Samarati 2001", height, height_node,
-            _height_bound, aggregate=SUM),
+            _height_bound, aggregate=SUM, integer=True, exact_node=True),
     Measure("precision", "Precision (Prec)", "(1/r) Σ_j v_j / H_j", True, "Sweeney 2002; El Emam 2009",
             precision, precision_node, _unit, aggregate=MEAN),
     Measure("precision_nm", "Precision, suppression charged", "(1/r) Σ_j [(v_j/H_j)(n−S) + S] / n", False,
             "ARX", precision_nm, precision_nm_node, _unit, lower_bound=precision_node, aggregate=MEAN),
     Measure("dm", "Discernibility (DM)", "Σ_{|E|≥k} |E|² + n·S", False, "Bayardo & Agrawal 2005", dm,
-            dm_node, _n_squared, lower_bound=dm_star_node),  # n·|E| ≥ |E|² for a suppressed class
+            dm_node, _n_squared, lower_bound=dm_star_node, integer=True,  # n·|E| ≥ |E|² for a suppressed class
+            exact_node=True),
     Measure("dm_star", "Discernibility, suppression-blind (DM*)", "Σ_E |E|² over all classes", True,
-            "El Emam 2009", dm_star, dm_star_node, _n_squared),
+            "El Emam 2009", dm_star, dm_star_node, _n_squared, integer=True, exact_node=True),
     Measure("aecs", "Average equivalence class size", "n / (#{E : |E| ≥ k} + [S > 0])", False,
-            "LeFevre 2006; ARX", aecs, aecs_node, _n, lower_bound=aecs_bound_node),
+            "LeFevre 2006; ARX", aecs, aecs_node, _n, lower_bound=aecs_bound_node,
+            exact_node=True),
     Measure("entropy", "Non-uniform entropy", "Σ_j Σ_i log2( f̄_j(g_i) / f_j(o_i) )", True,
             "Gionis & Tassa 2009; El Emam 2009", entropy, entropy_node, aggregate=SUM),
     Measure("entropy_nm", "Non-uniform entropy, suppression charged",
@@ -133,15 +158,16 @@ _ALL = [
             False, "Iyengar 2002; ARX MetricMDNMLoss (gs-factor 0.5, geometric mean)", loss, loss_node, _unit,
             lower_bound=loss_bound_node, aggregate=GEOMETRIC_MEAN, attributes=loss_by_attribute),
     Measure("vinterbo", "Vinterbo-1.0", "Σ_i Σ_j h_ij / M_j", True, "Katirai 2006 (Vinterbo 2002)", vinterbo,
-            vinterbo_node, lambda v: float(v.n * v.r), aggregate=SUM),
+            vinterbo_node, lambda v: float(v.n * v.r), aggregate=SUM, guides_local=True),
     Measure("col_mi", "Col-MI", "Σ_i Σ_j w_j · h_ij / M_j,  w_j = MI(X_j; target) in bits (original data)", True,
-            "Katirai 2006, Method 2", col_mi, needs_target=True),
+            "Katirai 2006, Method 2", col_mi, needs_target=True, guides_local=True),
     Measure("pmi", "Value-MI (PMI)",
             "Σ cells −|PMI(g, c)|, c = the less frequent target class, add-½ smoothing; suppressed cells 0",
-            False, "Katirai 2006, Method 3", pmi, needs_target=True),
+            False, "Katirai 2006, Method 3", pmi, needs_target=True, guides_local=True),
     Measure("nmi", "Normalized mutual information",
             "MI(released QIs; target) / MI(original QIs; target), bits, joint; suppressed records as the root",
-            False, "Cover & Thomas 2006 §2.3; Katirai 2006 §2.3", nmi, bound=_unit, direction="higher is better",
+            False, "Cover & Thomas 2006 §2.3; Katirai 2006 §2.3", nmi, normalizer=_unit,
+            direction=Direction.HIGHER,
             needs_target=True),
 ]
 
@@ -152,8 +178,8 @@ LATTICE_MEASURES: dict[str, Measure] = {m.id: m for m in _ALL if m.node is not N
 
 def _make_score(m: Measure, value: float, view: Generalized | NodeClasses) -> Score:
     normalized = None
-    if m.bound is not None:
-        b = m.bound(view)
+    if m.normalizer is not None:
+        b = m.normalizer(view)
         normalized = min(max(value / b, 0.0), 1.0) if b > 0 else 0.0
     return Score(m.id, value, normalized, m.direction, m.monotone, m.formula)
 

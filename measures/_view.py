@@ -1,4 +1,4 @@
-"""The read-only views that measures consume (DESIGN.md §2).
+"""The read-only views that measures consume.
 
 ``Generalized`` is the cell-level view of any Release, from either engine: per quasi-identifier the
 original code, the released code, the cell's generalization height, the hierarchy height and the size of
@@ -6,7 +6,7 @@ each released value's leaf set; plus the suppressed mask and k. Every measure is
 
 ``NodeClasses`` is the lattice fast path: a full-domain node's frequency set (class sizes and each class's
 code per column) plus per-column marginals. Measures evaluated on it must equal their cell-level
-definition on the same node (tested in tests/test_measures_fast_path.py).
+definition on the same node (tested in tests/test_measures.py).
 """
 
 from __future__ import annotations

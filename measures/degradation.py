@@ -190,15 +190,16 @@ def degradation(
     classifiers: Sequence[str] = CLASSIFIERS,
     folds: int = 5,
     random_state: int = 0,
-    progress: Callable[[float], None] | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
     """Cross-validated model degradation of ``released`` against ``original`` (module docstring).
 
     ``original`` and ``released``: the quasi-identifiers, same rows and columns, cells read as text
     (``released`` holds generalized labels). ``target``: one label per row. ``suppressed``: bool mask of the
     released records that are suppressed (policy "missing"); None = none. ``classifiers``: a subset of
-    ``CLASSIFIERS``; ``zeror`` is always included (first). ``progress(fraction)`` is called after each
-    classifier × fold. Returns one row per classifier with the columns ``COLUMNS``.
+    ``CLASSIFIERS``; ``zeror`` is always included (first). ``progress(fraction, text)`` (the signature of
+    ``workbench.study.Progress``) is called after each classifier × fold. Returns one row per classifier with
+    the columns ``COLUMNS``.
     """
     n = len(original)
     if len(released) != n or len(target) != n:
@@ -234,7 +235,7 @@ def degradation(
         fit = _FITTERS[name]
         Po, Pr = np.zeros((n, K)), np.zeros((n, K))
         po, pr = np.zeros(n, dtype=int), np.zeros(n, dtype=int)
-        for tr, te in splits:
+        for fold, (tr, te) in enumerate(splits, 1):
             Po[te] = fit(Xo[tr], y[tr], Xo[te], none[tr], none[te], K, random_state)
             Pr[te] = fit(Xr[tr], y[tr], Xr[te], sup[tr], sup[te], K, random_state)
             if name == "zeror":  # ignores the features: the same prediction from both tables
@@ -243,7 +244,7 @@ def degradation(
                 po[te], pr[te] = Po[te].argmax(axis=1), Pr[te].argmax(axis=1)
             done += 1
             if progress:
-                progress(done / total)
+                progress(done / total, f"{name}: fold {fold} of {len(splits)}")
         mo, mr = _metrics(y, Po, po, minority), _metrics(y, Pr, pr, minority)
         row: dict[str, object] = {"classifier": name}
         for m in METRICS:

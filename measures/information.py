@@ -1,4 +1,4 @@
-"""``nmi``: how much of the quasi-identifiers' information about the target survives the release (MEASURES.md).
+"""``nmi``: how much of the quasi-identifiers' information about the target survives the release (docs/measures.md).
 
 ``nmi = MI(released QIs; C) / MI(original QIs; C)``, C the target (codes, one per record), MI the plug-in
 mutual information in bits, ``MI(X;C) = Σ_{x,c} p(x,c) log2(p(x,c) / (p(x) p(c)))`` (Cover & Thomas 2006

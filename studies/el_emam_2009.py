@@ -31,7 +31,7 @@ def main() -> int:
     dataset = load_dataset(study)
     start = time.perf_counter()
     df = comparison(study, dataset, datafly_runs=args.datafly_runs,
-                    progress=lambda f: print(f"  {f:.0%}", file=sys.stderr, flush=True))
+                    progress=lambda f, text: print(f"  {f:.0%}", file=sys.stderr, flush=True))
     args.out.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out / "el_emam_2009.csv", index=False)
     relative_loss_chart(df).save(str(args.out / "el_emam_2009.html"))

@@ -1,4 +1,4 @@
-"""Measures of MEASURES.md written out on a node's generalized labels with pandas, independently of the
+"""Measures of docs/measures.md written out on a node's generalized labels with pandas, independently of the
 ``measures`` package: the reference for brute-force tests over every lattice node."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ INDEPENDENT = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "
 
 
 def reference_measures(dataset: Dataset, node: tuple[int, ...], k: int) -> tuple[int, dict[str, float]]:
-    """Suppressed records and the INDEPENDENT measures of a node, from MEASURES.md on the labels."""
+    """Suppressed records and the INDEPENDENT measures of a node, from docs/measures.md on the labels."""
     qis = dataset.quasi_identifiers
     n, r = dataset.n, len(qis)
     heights = [dataset.hierarchies[q].height for q in qis]

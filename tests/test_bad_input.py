@@ -1,4 +1,4 @@
-"""A catalogue of malformed inputs (DESIGN.md §3-§4): each ends with exit status 2, exactly one line on stderr
+"""A catalogue of malformed inputs (config and CLI): each ends with exit status 2, exactly one line on stderr
 that names what is wrong, nothing on stdout, and input files left byte-for-byte as they were.
 
 Every case builds a tiny study in ``tmp_path``: a CSV table, ARX hierarchy files (``;``-separated, one row per

@@ -1,4 +1,4 @@
-"""The CLI contract (DESIGN.md §4) on the embedded sample studies (no external data needed).
+"""The CLI contract on the embedded sample studies (no external data needed).
 
 ``workbench run CONFIG [--set SECTION.KEY=VALUE ...] [--json] [--out DIR]`` and
 ``workbench measure CONFIG --node "qi=level,..." [--json]``.
@@ -220,7 +220,7 @@ def test_measure_json_one_object_per_node_el_emam_fig3() -> None:
 
 
 def test_measure_json_prints_arx_loss_per_attribute_el_emam_fig3() -> None:
-    """``attribute_measures`` (DESIGN.md §4b) on the teaching table, node date=0, gender=0, age=1, k = 3, by
+    """``attribute_measures`` on the teaching table, node date=0, gender=0, age=1, k = 3, by
     hand: classes (01/01, M, 15-19) 4, (02/01, F, 20-24) 3 kept; records 3, 5 and 9 suppressed (S = 3, n = 10).
     ARX's loss: date and gender at level 0, v = (7/2 + 3 − 10/2)/(10 − 10/2) = 0.3 (= S/n); age is built by the
     intervals builder (5, 10, 20), so ARX's interval shares apply: the bands cover [0, 40) (D = 40), the kept

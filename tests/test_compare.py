@@ -180,7 +180,7 @@ def test_candidates_match_every_node_evaluated(seed, k, sup):
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), sup=st.sampled_from([0.0, 0.1, 0.5]))
 def test_solution_rows_equal_an_independent_reference(seed, k, sup):
-    """The lattice rows (every admissible node) hold the measures of MEASURES.md computed independently on the
+    """The lattice rows (every admissible node) hold the measures of docs/measures.md computed independently on the
     generalized labels (``tests._reference_measures``), and exactly the nodes whose own
     suppressed count is within the limit; the local rows equal running each local algorithm alone (the shared
     problem changes nothing); the two parts make the whole."""
@@ -221,7 +221,7 @@ def test_progress_reaches_one_once_per_job():
     study = load_study(TEACHING)
     ds = load_dataset(study)
     seen: list[float] = []
-    df = compare.solutions(study, ds, progress=seen.append)
+    df = compare.solutions(study, ds, progress=lambda fraction, text: seen.append(fraction))
     assert len(seen) == len(df) and seen[-1] == 1.0 and seen == sorted(seen)
 
 

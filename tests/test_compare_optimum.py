@@ -1,6 +1,6 @@
 """Each measure's optimum over EVERY k-anonymous node (``compare.lattice_optima``, ``optimal_under``, the
 ``compare`` command), against a brute force over every node of the lattice. The reference measures below
-are written from MEASURES.md on the generalized labels (pandas), independently of ``measures``; loss,
+are written from docs/measures.md on the generalized labels (pandas), independently of ``measures``; loss,
 col_mi, pmi and nmi use their cell-level definition on the node's release."""
 
 from __future__ import annotations

@@ -43,7 +43,8 @@ def test_shape_reproducible_and_progress(data):
     df, y = data
     rel = _generalize(df)
     seen: list[float] = []
-    first = degradation(df, rel, y, np.zeros(len(df), bool), classifiers=ALL, random_state=3, progress=seen.append)
+    first = degradation(df, rel, y, np.zeros(len(df), bool), classifiers=ALL, random_state=3,
+                      progress=lambda fraction, text: seen.append(fraction))
     again = degradation(df, rel, y, np.zeros(len(df), bool), classifiers=ALL, random_state=3)
     pd.testing.assert_frame_equal(first, again)
     assert list(first.columns) == COLUMNS

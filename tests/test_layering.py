@@ -1,4 +1,4 @@
-"""Import contracts (DESIGN.md §2): measures never import workbench; engines never import measures;
+"""Import contracts: measures never import workbench; engines never import measures;
 only workbench/ui imports streamlit or altair; app.py imports only workbench.ui."""
 
 from __future__ import annotations

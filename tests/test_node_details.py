@@ -41,7 +41,7 @@ def _brute_classes(ds, node) -> dict[tuple[str, ...], int]:
 
 
 def _brute_column(ds, j: int, node, k: int) -> dict[str, float]:
-    """Per-attribute measures of column j from their definitions in MEASURES.md, with pandas."""
+    """Per-attribute measures of column j from their definitions in docs/measures.md, with pandas."""
     c, v = ds.encoded[j], node[j]
     H, n, r = c.height, ds.n, len(ds.encoded)
     original = pd.Series(ds.frame[c.name].to_numpy())
@@ -56,7 +56,7 @@ def _brute_column(ds, j: int, node, k: int) -> dict[str, float]:
     entropy = float(np.log2(f_bar / f).sum())
     c_y = released[suppressed].value_counts()
     charge = float((c_y * np.log2(S / c_y)).sum()) if S else 0.0
-    rows = ds.hierarchies[c.name].rows  # ARX's loss: shares of the hierarchy's rows (MEASURES.md)
+    rows = ds.hierarchies[c.name].rows  # ARX's loss: shares of the hierarchy's rows (docs/measures.md)
     D = len(rows)
     rows_under: dict[str, int] = {}
     for row in rows:

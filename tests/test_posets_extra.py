@@ -334,3 +334,38 @@ def test_local_engine_runs_on_the_new_posets(algorithm):
     if result.guarantee == "k-anonymity":
         _, counts = np.unique(result.released, axis=0, return_counts=True)
         assert counts.min() >= k
+
+
+def _covers_by_brute_force(p: MultiValuePoset, released: list[list[int]], original: list[int]) -> bool:
+    """Some injection of the original codes into the released elements covers each one, every unused element
+    being the top (every assignment tried)."""
+    names, anc = p.code_poset.names, p.code_poset.ancestors
+    top = names[p.top]
+    if len(released) < len(original):
+        return False
+    for slots in itertools.permutations(range(len(released)), len(original)):
+        used = set(slots)
+        if all(any(anc[leaf, n] for n in released[s]) for leaf, s in zip(original, slots, strict=True)) and all(
+                any(names[n] == top for n in released[r]) for r in range(len(released)) if r not in used):
+            return True
+    return False
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_multivalue_cover_matching_equals_brute_force(data):
+    """``MultiValuePoset._covers`` (a maximum bipartite matching) decides what trying every injection does."""
+    p = MultiValuePoset.from_values(["02138;02139", "02140;02141"], edges=ZIP_EDGES)
+    nodes = list(range(p.code_poset.size))
+    leaves = [p.code_poset.leaves[i] for i in range(len(p.code_poset.leaves))]
+    released = data.draw(st.lists(st.lists(st.sampled_from(nodes), min_size=1, max_size=2), max_size=4))
+    original = data.draw(st.lists(st.sampled_from(leaves), max_size=4))
+    assert p._covers(released, original) == _covers_by_brute_force(p, released, original)
+
+
+def test_topological_order_puts_children_first_and_finds_cycles():
+    p = FinitePoset.from_edges(ZIP_EDGES, ["02138", "02139", "02140", "02141"])
+    position = {v: i for i, v in enumerate(p._topological())}
+    assert all(position[v] < position[q] for v in range(p.size) for q in p.parents[v])
+    with pytest.raises(HierarchyError, match="cycle through"):
+        FinitePoset.from_edges([("a", "b"), ("b", "c"), ("c", "b"), ("c", "*")], ["a"])

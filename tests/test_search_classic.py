@@ -121,7 +121,7 @@ def _recording(objective: Objective, seen: list) -> Objective:
         seen.append(tuple(node))
         return objective(node)
 
-    return Objective(objective.id, value, objective.bound, objective.monotone)
+    return Objective(objective.id, value, objective.lower_bound, objective.monotone)
 
 
 def test_incognito_finds_exactly_the_k_anonymous_nodes():

@@ -19,11 +19,19 @@ from workbench.study import NodeScorer
 SEARCHES = {"ola": ola.search, "flash": flash.search}
 
 
+class _OneValueColumn:
+    """A column with one distinct value at every level (Flash's distinct-share criterion is then 1)."""
+
+    def cardinality(self, level: int) -> int:
+        return 1
+
+
 class PredicateEvaluator:
     """Stands in for NodeEvaluator: k-anonymity from a monotone predicate on the nodes."""
 
     def __init__(self, heights: tuple[int, ...], k_anonymous) -> None:
         self.lattice = Lattice(heights)
+        self.columns = [_OneValueColumn() for _ in heights]
         self.k_anonymous = k_anonymous
         self.rollups = 0
         self.checks = 0

@@ -1,4 +1,4 @@
-"""The ``workbench`` command (DESIGN.md §4): ``run`` and ``measure``.
+"""The ``workbench`` command: ``run`` and ``measure``.
 
 Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong. ``run``
 warns on stderr (and under ``"warnings"`` in its JSON) when a released column determines a quasi-identifier.
@@ -26,6 +26,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from workbench.compare import CANDIDATE_SETS
+
     p = _Parser(prog="workbench", description="k-anonymity workbench: de-identify and compare.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run the configured engine and algorithm")
@@ -47,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--k", default=None, metavar="K1,K2,...", help="a sweep over k (default: privacy.k)")
     cmp_.add_argument("--max-suppression", default=None, metavar="S1,S2,...",
                       help="a sweep over suppression limits too (fractions; default: privacy.max_suppression)")
-    cmp_.add_argument("--candidates", choices=["k_minimal", "all", "top"], default="k_minimal")
+    cmp_.add_argument("--candidates", choices=CANDIDATE_SETS, default="k_minimal")
     cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
     cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
                       help="model degradation classifiers (when [measures].compare lists degradation)")
@@ -102,21 +104,25 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from workbench import compare
+    from workbench.errors import ConfigError
     from workbench.study import load_dataset
 
     try:
         ks = [int(k) for k in args.k.split(",")] if args.k else [study.k]
     except ValueError:
         raise WorkbenchError(f"--k {args.k!r}: expected integers separated by commas") from None
-    if any(k < 1 for k in ks):
-        raise WorkbenchError(f"--k {args.k!r}: every k must be at least 1")
     try:
         sups = [float(x) for x in args.max_suppression.split(",")] if args.max_suppression else None
     except ValueError:
         raise WorkbenchError(f"--max-suppression {args.max_suppression!r}: expected fractions separated by "
                              "commas") from None
-    if sups and any(not 0 <= x <= 1 for x in sups):
-        raise WorkbenchError(f"--max-suppression {args.max_suppression!r}: every limit must be in [0, 1]")
+    for option, text, key, values in (("--k", args.k, "k", ks), ("--max-suppression", args.max_suppression,
+                                                                  "max_suppression", sups or ())):
+        for value in values:  # each study of the sweep is validated as a config's would be
+            try:
+                replace(study, **{key: value})
+            except ConfigError as exc:
+                raise WorkbenchError(f"{option} {text!r}: {str(exc).removeprefix(f'{study.source}: ')}") from None
     dataset = load_dataset(study)
     table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
     ids = [m for m in study.compare if m != "degradation"]
@@ -124,7 +130,7 @@ def _compare(study: Study, args: argparse.Namespace) -> int:
         classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
         table = compare.add_degradation(
             table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
-            progress=lambda f: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
+            progress=lambda f, text: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     last_k, last_sup = ks[-1], (sups[-1] if sups else study.max_suppression)
     last = table[table.k == last_k]
@@ -299,13 +305,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench import study as study_mod
     from workbench.config import load_study
     from workbench.dependencies import dependency_warnings
+    from workbench.policy import lattice_size, search_refusal
 
     try:
         study = load_study(args.config, args.overrides)
         if args.command == "run":
             if args.out:
                 _check_out(args.out, args.force)  # before the search, which may take long
-            result = study_mod.run(study)
+            dataset = study_mod.load_dataset(study)
+            if study.engine == "lattice":  # the app's Anonymize page refuses the same searches
+                refusal = search_refusal(study.algorithm, study.time_limit, lattice_size(dataset))
+                if refusal:
+                    raise WorkbenchError(refusal)
+            result = study_mod.run(study, dataset)
             warnings = dependency_warnings(result.dataset)
             if result.release is None:
                 if args.trace and result.search is not None:

@@ -5,7 +5,7 @@ would pick (the workbench's purpose: see what each de-identification costs under
 Candidates from the lattice engine: the k-minimal nodes (the minimal k-anonymous nodes; for a monotone
 measure the optimum is one of them, El Emam 2009), or every k-anonymous node, or the top N under a measure.
 Candidates from the local engine: its releases for the same k. All are scored by the same measure
-functions on their Release (DESIGN.md §1).
+functions on their Release.
 
 The candidates are a sample of the solution space, not its optimum: with a suppression limit above 0, dm,
 loss, aecs, precision_nm, entropy_nm, pmi and nmi are not monotone (a generalization can suppress fewer
@@ -16,7 +16,7 @@ k-anonymous node. ``lattice_optima`` gives each measure's optimum over every k-a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -30,10 +30,11 @@ from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import best_of
 from workbench.lattice.space import Node
+from workbench.local import LOCAL_ALGORITHMS
 from workbench.release import Release, _column_code_space, column_shares
 from workbench.study import (
-    LOCAL_ALGORITHMS,
     NodeScorer,
+    Progress,
     check_measures,
     evaluator_for,
     lattice_table,
@@ -43,6 +44,7 @@ from workbench.study import (
 )
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
+COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition")  # the local releases a comparison lists by default
 
 
 def _local_study(study: Study, algorithm: str) -> Study:
@@ -97,10 +99,10 @@ def lattice_candidates(study: Study, dataset: Dataset, candidates: str = "k_mini
     return _candidates(study, dataset, candidates, top_n, by)[0]
 
 
-# Integer-valued measures whose lattice fast path (from a node's frequency set) equals the cell-level value
-# bit for bit (sums of squared class sizes stay exact in float below 2**53): taken from the frequency set,
-# so a lattice candidate's release never needs its equivalence classes recomputed record by record.
-EXACT_NODE_MEASURES = ("height", "dm", "dm_star", "aecs")
+# Measures whose lattice fast path (from a node's frequency set) equals the cell-level value bit for bit
+# (``Measure.exact_node``: sums of squared class sizes stay exact in float below 2**53): taken from the
+# frequency set, so a lattice candidate's release never needs its classes recomputed record by record.
+EXACT_NODE_MEASURES = tuple(i for i, m in M.MEASURES.items() if m.exact_node)
 
 _COLUMNS = ["k", "engine", "algorithm", "solution"]
 
@@ -135,9 +137,9 @@ def _node_view(dataset: Dataset, evaluator: NodeEvaluator, spaces: Sequence[tupl
 
 
 class _Progress:
-    """Reports the fraction of jobs done; jobs are announced as they become known."""
+    """Reports the fraction of jobs done (``Progress``); jobs are announced as they become known."""
 
-    def __init__(self, report: Callable[[float], None] | None, total: int = 0) -> None:
+    def __init__(self, report: Progress | None, total: int = 0) -> None:
         self.report, self.total, self.done = report, total, 0
 
     def add(self, jobs: int) -> None:
@@ -146,7 +148,7 @@ class _Progress:
     def tick(self) -> None:
         self.done += 1
         if self.report:
-            self.report(self.done / max(self.total, 1))
+            self.report(self.done / max(self.total, 1), f"{self.done:,} of {self.total:,} solutions scored")
 
 
 def _solution_label(dataset: Dataset, node: Node) -> str:
@@ -214,14 +216,14 @@ def lattice_optima(study: Study, dataset: Dataset, measure_ids: Sequence[str] | 
     if fast:
         table = lattice_table(evaluator, fast, admissible)
         for m in fast:
-            sign = -1.0 if M.MEASURES[m].direction == "higher is better" else 1.0
+            sign = -1.0 if M.MEASURES[m].higher_is_better else 1.0
             searched[m] = (EVERY_NODE, dict(zip(admissible, sign * table[m].to_numpy(dtype=float), strict=True)))
     every = [m for m in slow if not M.MEASURES[m].monotone]
     nodes = admissible if every else minimal if slow else []
     scored = dict(zip(nodes, _node_values(study, dataset, evaluator, nodes, slow), strict=True))
     for m in slow:
         pool = admissible if m in every else minimal
-        sign = -1.0 if M.MEASURES[m].direction == "higher is better" else 1.0
+        sign = -1.0 if M.MEASURES[m].higher_is_better else 1.0
         searched[m] = (EVERY_NODE if m in every else K_MINIMAL_NODES, {n: sign * scored[n][m] for n in pool})
     chosen = {m: best_of(values) for m, (_, values) in searched.items()}
     distinct = list(dict.fromkeys(chosen.values()))
@@ -261,14 +263,14 @@ def _local_rows(study: Study, dataset: Dataset, algorithms: Sequence[str],
 
 
 def lattice_solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
-                      progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+                      progress: Progress | None = None) -> pd.DataFrame:
     """The lattice engine's rows of ``solutions`` (same columns): fast, shown before the local releases."""
     study = _without_degradation(study)
     return _table(_lattice_rows(study, dataset, candidates, top_n, _Progress(progress)), study.compare)
 
 
-def local_solutions(study: Study, dataset: Dataset, algorithms: Sequence[str] = ("greedy", "partition"),
-                    progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+def local_solutions(study: Study, dataset: Dataset, algorithms: Sequence[str] = COMPARED_LOCAL_ALGORITHMS,
+                    progress: Progress | None = None) -> pd.DataFrame:
     """The local engine's rows of ``solutions`` (same columns), one per algorithm. They depend on k and the
     measures only: the local engine suppresses no record, so it ignores the suppression limit."""
     study = _without_degradation(study)
@@ -276,8 +278,8 @@ def local_solutions(study: Study, dataset: Dataset, algorithms: Sequence[str] = 
 
 
 def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
-              local_algorithms: Sequence[str] = ("greedy", "partition"),
-              progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+              local_algorithms: Sequence[str] = COMPARED_LOCAL_ALGORITHMS,
+              progress: Progress | None = None) -> pd.DataFrame:
     """One row per solution: ``k``, ``engine``, ``algorithm``, ``solution`` (the level vector or the local
     algorithm), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract).
     ``lattice_solutions`` and ``local_solutions`` give its two parts."""
@@ -291,7 +293,7 @@ def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top
 def as_loss(df: pd.DataFrame, measure_id: str) -> pd.Series:
     """The measure's values oriented as a loss (negated when higher is better, e.g. ``nmi``)."""
     values = df[measure_id].astype(float)
-    higher = M.MEASURES[measure_id].direction == "higher is better" if measure_id in M.MEASURES else False
+    higher = M.MEASURES[measure_id].higher_is_better if measure_id in M.MEASURES else False
     return -values if higher else values
 
 
@@ -400,7 +402,7 @@ def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]
         loss = as_loss(df, m)
         best = min(loss[i] for i in shown.values()) if shown else np.nan
         winners = [name for name, i in shown.items() if loss[i] == best]
-        row: dict[str, object] = {"measure": m, "direction": directions.get(m, "lower is better")}
+        row: dict[str, object] = {"measure": m, "direction": directions.get(m, M.Direction.LOWER.value)}
         row |= {name: df.loc[i, m] for name, i in shown.items()}
         row |= {f"{name} (normalized)": norm.loc[i, f"{m}_norm"] for name, i in shown.items()}
         row["better"] = "tie" if len(winners) == len(shown) > 1 else ", ".join(winners)
@@ -409,8 +411,8 @@ def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]
 
 
 def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "k_minimal",
-          local_algorithms: Sequence[str] = ("greedy", "partition"),
-          progress: Callable[[float], None] | None = None,
+          local_algorithms: Sequence[str] = COMPARED_LOCAL_ALGORITHMS,
+          progress: Progress | None = None,
           max_suppressions: Sequence[float] | None = None) -> pd.DataFrame:
     """The solutions over a list of k (and of suppression limits): one row per solution × setting (tidy),
     the ``solutions.csv`` table. With several suppression limits a ``max_suppression`` column is appended
@@ -425,12 +427,13 @@ def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "
             table["max_suppression"] = sup
         frames.append(table)
         if progress:
-            progress((i + 1) / len(grid))
+            progress((i + 1) / len(grid), f"k = {k}, max_suppression = {sup:g} done")
     return pd.concat(frames, ignore_index=True)
 
 
 def measure_directions(measure_ids: Sequence[str]) -> dict[str, str]:
-    return {m: M.MEASURES[m].direction for m in measure_ids if m in M.MEASURES}
+    """Each registered measure's direction, as its text (``measures.Direction``)."""
+    return {m: M.MEASURES[m].direction.value for m in measure_ids if m in M.MEASURES}
 
 
 def _releases_of(study: Study, dataset: Dataset, df: pd.DataFrame, rows: Sequence[int]) -> list[Release]:
@@ -455,7 +458,7 @@ def _releases_of(study: Study, dataset: Dataset, df: pd.DataFrame, rows: Sequenc
 
 def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequence[int] | None = None,
                     classifiers: Sequence[str] = ("zeror", "random_forest", "bayes_net"), folds: int = 5,
-                    n_jobs: int = 2, progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+                    n_jobs: int = 2, progress: Progress | None = None) -> pd.DataFrame:
     """Model degradation (Katirai 2006's "most defensible" measure) for a chosen subset of solutions
     (``rows``: index labels; default: the row of ``df`` each measure would choose among the lattice candidates,
     and every local release; a release is rebuilt from its row, so an optimum outside ``df`` needs its row
@@ -487,7 +490,7 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
     for i, result in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
         results.append(result)
         if progress:
-            progress((i + 1) / len(jobs))
+            progress((i + 1) / len(jobs), f"{i + 1:,} of {len(jobs):,} releases' model degradation done")
     out = df.copy()
     for index, table in zip(rows, results, strict=True):
         for _, r in table.iterrows():

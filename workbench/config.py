@@ -1,6 +1,9 @@
-"""Study configuration: TOML -> validated ``Study`` (DESIGN.md §3). All parameter validation lives here.
+"""Study configuration: TOML (as in ``sample_configs/``) -> validated ``Study``. All parameter validation lives here.
 
-Every problem raises ConfigError with one line that names the file, the key and what is wrong.
+A ``Study`` validates itself when it is made (``Study.__post_init__`` calls ``validate``), so every entry
+point, the CLI, the app and the Python API, and every ``dataclasses.replace(study, ...)`` go through the same
+checks. ``study_from_dict`` checks what only the config file has (sections, keys, value types, the data
+source). Every problem raises ConfigError with one line that names the file, the key and what is wrong.
 """
 
 from __future__ import annotations
@@ -14,14 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import measures as M
 from workbench.data import ROLES
 from workbench.errors import ConfigError
+from workbench.lattice.search import ALGORITHMS
+from workbench.local import LOCAL_ALGORITHMS as _LOCAL_SEARCHES
+from workbench.local import POSETS
 
+# allowed values, read from the registries (``ALGORITHMS``, ``workbench.local``, ``measures.MEASURES``)
 ENGINES = ("lattice", "local")
-LATTICE_ALGORITHMS = ("exhaustive", "datafly", "samarati", "incognito", "ola", "flash", "bnb")
-LOCAL_ALGORITHMS = ("greedy", "greedy_overlapping", "partition")
-MEASURE_IDS = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm",
-               "loss", "vinterbo", "col_mi", "pmi", "nmi", "degradation")
+LATTICE_ALGORITHMS = tuple(ALGORITHMS)
+LOCAL_ALGORITHMS = tuple(_LOCAL_SEARCHES)
+DEGRADATION = "degradation"  # model degradation: a comparison column (workbench.compare), not a Measure
+MEASURE_IDS = (*M.MEASURES, DEGRADATION)
 SUPPRESSED_POLICIES = ("mark", "drop")
 DEFAULT_COMPARE = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm",
                    "loss")
@@ -41,8 +49,8 @@ _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
     "age_bands": (list,), "value_separator": (str,),
 }
 MAX_K = 2**53 - 1  # beyond it a JSON reader (the provenance, the app's widgets) no longer holds k exactly
-POSET_KINDS = ("tree", "matrix", "range", "power", "date_of_birth", "passthrough", "multivalue")
-LOCAL_OBJECTIVES = ("vinterbo", "col_mi", "pmi")
+POSET_KINDS = tuple(POSETS)
+LOCAL_OBJECTIVES = tuple(i for i, m in M.MEASURES.items() if m.guides_local)
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
 
 
@@ -91,6 +99,99 @@ class Study:
     release_format: str = "csv"
     escape_formulas: bool = True  # CSV releases: formula-like text cells get a leading ' (OWASP)
     raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+
+def _check_attribute(where: str, spec: AttributeSpec) -> None:
+    name = spec.name
+    if spec.role is not None and spec.role not in ROLES:
+        raise ConfigError(f"{where}: attributes.{name}.role {spec.role!r} is not one of {', '.join(ROLES)}")
+    if spec.poset is not None and spec.poset not in POSET_KINDS:
+        raise ConfigError(f"{where}: attributes.{name}.poset {spec.poset!r} is not one of {', '.join(POSET_KINDS)}")
+    if spec.poset == "passthrough":
+        raise ConfigError(f"{where}: attributes.{name}.poset = 'passthrough' releases the column unchanged "
+                          f"(Katirai's PassThroughPoset), so it cannot be a quasi-identifier of a k-anonymous "
+                          f"release; give {name!r} the role 'insensitive' to release it as is, or choose "
+                          f"another poset")
+    if spec.poset is not None and POSETS[spec.poset].needs_file and spec.poset_file is None:
+        raise ConfigError(f"{where}: attributes.{name}.poset = {spec.poset!r} needs a poset_file (TOML or JSON)")
+    if spec.power_mode not in ("per_bit", "and"):
+        raise ConfigError(f"{where}: attributes.{name}.power_mode must be 'per_bit' or 'and'")
+    bands = spec.age_bands
+    if not bands or not all(isinstance(b, int) and b > 0 for b in bands) or list(bands) != sorted(set(bands)):
+        raise ConfigError(f"{where}: attributes.{name}.age_bands must be increasing positive integers")
+    if spec.max_diff is not None and spec.max_diff <= 0:
+        raise ConfigError(f"{where}: attributes.{name}.max_diff must be positive, got {spec.max_diff:g}")
+    if spec.weight < 0:
+        raise ConfigError(f"{where}: attributes.{name}.weight must be zero or more, got {spec.weight:g}")
+    if spec.hierarchy is not None and spec.builder is not None:
+        raise ConfigError(f"{where}: attributes.{name} has both 'hierarchy' and 'builder'; give one")
+
+
+def validate(study: Study) -> None:
+    """Raise ConfigError (naming ``study.source`` and the key) unless every field of ``study`` holds an allowed
+    value: the one validation of a Study, run whenever one is made or replaced."""
+    where = study.source
+    if study.data_path is not None and study.sample is not None:
+        raise ConfigError(f"{where}: [data] needs exactly one of 'path' or 'sample'")
+    if study.rows is not None and study.rows < 1:
+        raise ConfigError(f"{where}: data.rows must be at least 1, got {study.rows}")
+    if study.separator is not None and len(study.separator) == 0:
+        raise ConfigError(f"{where}: data.separator must not be empty")
+    for spec in study.attributes:
+        _check_attribute(where, spec)
+
+    k = study.k
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ConfigError(f"{where}: privacy.k must be an integer, got {k!r}")
+    if k < 1:
+        raise ConfigError(f"{where}: privacy.k must be at least 1, got {k}")
+    if k > MAX_K:
+        raise ConfigError(f"{where}: privacy.k must be at most {MAX_K} (2^53 - 1, the largest integer JSON readers "
+                          f"and the app hold exactly), got {k}")
+    max_sup = study.max_suppression
+    if isinstance(max_sup, bool) or not isinstance(max_sup, int | float):
+        raise ConfigError(f"{where}: privacy.max_suppression must be a number, got {max_sup!r}")
+    if not 0.0 <= max_sup <= 1.0:
+        raise ConfigError(f"{where}: privacy.max_suppression must be a fraction in [0, 1], got {max_sup} "
+                          "(e.g. 0.04 for 4 %)")
+
+    kind = study.engine
+    if kind not in ENGINES:
+        raise ConfigError(f"{where}: engine.kind {kind!r} is not one of {', '.join(ENGINES)}")
+    known_algorithms = LATTICE_ALGORITHMS if kind == "lattice" else LOCAL_ALGORITHMS
+    if study.algorithm not in known_algorithms:
+        raise ConfigError(f"{where}: engine.algorithm {study.algorithm!r} is not a {kind} algorithm; use one of "
+                          f"{', '.join(known_algorithms)}")
+    objective = study.objective
+    if kind == "local" and objective not in LOCAL_OBJECTIVES:
+        raise ConfigError(f"{where}: engine.objective {objective!r} cannot guide the local engine; use one of "
+                          f"{', '.join(LOCAL_OBJECTIVES)}")
+    if objective not in MEASURE_IDS:
+        raise ConfigError(f"{where}: engine.objective {objective!r} is not a measure id; use one of "
+                          f"{', '.join(MEASURE_IDS)}")
+    if study.time_limit is not None and study.time_limit <= 0:
+        raise ConfigError(f"{where}: engine.time_limit must be a positive number of seconds, got "
+                          f"{study.time_limit:g}")
+    if study.search_seed < 0:
+        raise ConfigError(f"{where}: engine.seed must be zero or more, got {study.search_seed}")
+
+    for m in study.compare:
+        if not isinstance(m, str) or m not in MEASURE_IDS:
+            raise ConfigError(f"{where}: measures.compare has {m!r}, not a measure id; use "
+                              f"{', '.join(MEASURE_IDS)}")
+    if study.col_mi_weights not in ("mi", "mi_ratio"):
+        raise ConfigError(f"{where}: measures.col_mi_weights must be 'mi' (Katirai's definition) or 'mi_ratio' "
+                          f"(his example weights), got {study.col_mi_weights!r}")
+
+    if study.suppressed not in SUPPRESSED_POLICIES:
+        raise ConfigError(f"{where}: release.suppressed must be 'mark' or 'drop', got {study.suppressed!r}")
+    if study.seed < 0:
+        raise ConfigError(f"{where}: release.seed must be a non-negative integer, got {study.seed}")
+    if study.release_format not in ("csv", "parquet", "xlsx"):
+        raise ConfigError(f"{where}: release.format must be csv, parquet or xlsx, got {study.release_format!r}")
 
 
 def _type_ok(value: Any, types: tuple[type, ...]) -> bool:
@@ -266,10 +367,6 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     if ("path" in data) == ("sample" in data):
         raise ConfigError(f"{where}: [data] needs exactly one of 'path' or 'sample'")
     data_path = (base / data["path"]) if "path" in data else None
-    if "rows" in data and data["rows"] < 1:
-        raise ConfigError(f"{where}: data.rows must be at least 1, got {data['rows']}")
-    if "separator" in data and (len(data["separator"]) == 0):
-        raise ConfigError(f"{where}: data.separator must not be empty")
 
     attributes_raw = raw.get("attributes", {})
     _need(f"{where}: [attributes]", attributes_raw, (dict,))
@@ -281,32 +378,8 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
                 raise ConfigError(f"{where}: unknown key attributes.{name}.{key}; known: "
                                   f"{', '.join(_ATTRIBUTE_KEYS)}")
             _need(f"{where}: attributes.{name}.{key}", value, _ATTRIBUTE_KEYS[key])
-        role = spec.get("role")
-        if role is not None and role not in ROLES:
-            raise ConfigError(f"{where}: attributes.{name}.role {role!r} is not one of {', '.join(ROLES)}")
-        if "poset" in spec and spec["poset"] not in POSET_KINDS:
-            raise ConfigError(f"{where}: attributes.{name}.poset {spec['poset']!r} is not one of "
-                              f"{', '.join(POSET_KINDS)}")
-        if spec.get("poset") == "passthrough":
-            raise ConfigError(f"{where}: attributes.{name}.poset = 'passthrough' releases the column unchanged "
-                              f"(Katirai's PassThroughPoset), so it cannot be a quasi-identifier of a k-anonymous "
-                              f"release; give {name!r} the role 'insensitive' to release it as is, or choose "
-                              f"another poset")
-        if spec.get("poset") in ("matrix", "multivalue") and "poset_file" not in spec:
-            raise ConfigError(f"{where}: attributes.{name}.poset = {spec['poset']!r} needs a poset_file (TOML or JSON)")
-        if spec.get("power_mode", "per_bit") not in ("per_bit", "and"):
-            raise ConfigError(f"{where}: attributes.{name}.power_mode must be 'per_bit' or 'and'")
-        bands = spec.get("age_bands", [5])
-        if not bands or not all(isinstance(b, int) and b > 0 for b in bands) or list(bands) != sorted(set(bands)):
-            raise ConfigError(f"{where}: attributes.{name}.age_bands must be increasing positive integers")
-        if "max_diff" in spec and spec["max_diff"] <= 0:
-            raise ConfigError(f"{where}: attributes.{name}.max_diff must be positive, got {spec['max_diff']}")
-        if "weight" in spec and spec["weight"] < 0:
-            raise ConfigError(f"{where}: attributes.{name}.weight must be zero or more, got {spec['weight']}")
-        if "hierarchy" in spec and "builder" in spec:
-            raise ConfigError(f"{where}: attributes.{name} has both 'hierarchy' and 'builder'; give one")
         attributes.append(AttributeSpec(
-            name=name, role=role,
+            name=name, role=spec.get("role"),
             hierarchy=(base / spec["hierarchy"]) if "hierarchy" in spec else None,
             builder=spec.get("builder"), poset=spec.get("poset"),
             poset_file=(base / spec["poset_file"]) if "poset_file" in spec else None,
@@ -318,60 +391,20 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
 
     privacy = sections["privacy"]
     k = privacy.get("k", 2)
-    if k < 1:
-        raise ConfigError(f"{where}: privacy.k must be at least 1, got {k}")
-    if k > MAX_K:
-        raise ConfigError(f"{where}: privacy.k must be at most {MAX_K} (2^53 - 1, the largest integer JSON readers "
-                          f"and the app hold exactly), got {k}")
     max_sup = float(privacy.get("max_suppression", 0.0))
-    if not 0.0 <= max_sup <= 1.0:
-        raise ConfigError(f"{where}: privacy.max_suppression must be a fraction in [0, 1], got {max_sup} "
-                          "(e.g. 0.04 for 4 %)")
 
     engine = sections["engine"]
     kind = engine.get("kind", "lattice")
-    if kind not in ENGINES:
-        raise ConfigError(f"{where}: engine.kind {kind!r} is not one of {', '.join(ENGINES)}")
-    known_algorithms = LATTICE_ALGORITHMS if kind == "lattice" else LOCAL_ALGORITHMS
-    algorithm = engine.get("algorithm", known_algorithms[0])
-    if algorithm not in known_algorithms:
-        raise ConfigError(f"{where}: engine.algorithm {algorithm!r} is not a {kind} algorithm; use one of "
-                          f"{', '.join(known_algorithms)}")
-    objective = engine.get("objective", "entropy" if kind == "lattice" else "vinterbo")
-    if kind == "local" and objective not in LOCAL_OBJECTIVES:
-        raise ConfigError(f"{where}: engine.objective {objective!r} cannot guide the local engine; use one of "
-                          f"{', '.join(LOCAL_OBJECTIVES)}")
-    if objective not in MEASURE_IDS:
-        raise ConfigError(f"{where}: engine.objective {objective!r} is not a measure id; use one of "
-                          f"{', '.join(MEASURE_IDS)}")
-
+    algorithm = engine.get("algorithm", (LOCAL_ALGORITHMS if kind == "local" else LATTICE_ALGORITHMS)[0])
+    objective = engine.get("objective", "vinterbo" if kind == "local" else "entropy")
     time_limit = engine.get("time_limit")
-    if time_limit is not None and time_limit <= 0:
-        raise ConfigError(f"{where}: engine.time_limit must be a positive number of seconds, got {time_limit}")
-    if engine.get("seed", 0) < 0:
-        raise ConfigError(f"{where}: engine.seed must be zero or more, got {engine['seed']}")
 
     measures = sections["measures"]
     compare = tuple(measures.get("compare", DEFAULT_COMPARE))
-    for m in compare:
-        if not isinstance(m, str) or m not in MEASURE_IDS:
-            raise ConfigError(f"{where}: measures.compare has {m!r}, not a measure id; use "
-                              f"{', '.join(MEASURE_IDS)}")
-
-    if measures.get("col_mi_weights", "mi") not in ("mi", "mi_ratio"):
-        raise ConfigError(f"{where}: measures.col_mi_weights must be 'mi' (Katirai's definition) or 'mi_ratio' "
-                          f"(his example weights), got {measures['col_mi_weights']!r}")
-
     release = sections["release"]
     suppressed = release.get("suppressed", "mark")
-    if suppressed not in SUPPRESSED_POLICIES:
-        raise ConfigError(f"{where}: release.suppressed must be 'mark' or 'drop', got {suppressed!r}")
     seed = release.get("seed", 0)
-    if seed < 0:
-        raise ConfigError(f"{where}: release.seed must be a non-negative integer, got {seed}")
     fmt = release.get("format", "csv")
-    if fmt not in ("csv", "parquet", "xlsx"):
-        raise ConfigError(f"{where}: release.format must be csv, parquet or xlsx, got {fmt!r}")
 
     return Study(
         source=source, base_dir=base, data_path=data_path, separator=data.get("separator"),

@@ -2,12 +2,12 @@
 
 A node of the generalization lattice (El Emam 2009, §"Generalization lattice") is one full-domain recoding:
 every quasi-identifier j generalized to level ``v_j``. ``node_details`` opens it: how big its equivalence
-classes are, which records it suppresses (classes smaller than k, formed over all n records, MEASURES.md),
+classes are, which records it suppresses (classes smaller than k, formed over all n records, docs/measures.md),
 and how much each quasi-identifier contributes to each measure. ``node_diff`` compares two nodes.
 
 Per-attribute values come from the measures themselves (``measures.attribute_values``: the measure of column
 j alone, or ARX's per-attribute loss), so no formula is restated here. A measure decomposes when it is a sum,
-a mean or a geometric mean over attributes (``Measure.aggregate``, MEASURES.md): the contribution of attribute
+a mean or a geometric mean over attributes (``Measure.aggregate``, docs/measures.md): the contribution of attribute
 j is its value x_j (sums: height, entropy, entropy_nm, vinterbo), x_j / r (means: precision, precision_nm), or
 for loss, ARX's geometric mean L = Π(1 + x_j)^(1/r) − 1, the share of L that x_j carries in
 ln(1 + L) = (1/r) Σ_j ln(1 + x_j): L · ln(1 + x_j) / Σ_i ln(1 + x_i). Contributions sum to the measure. DM, DM*
@@ -132,7 +132,7 @@ def _release(study: Study, dataset: Dataset, node: Node) -> Release:
 
 def class_size_distribution(release: Release) -> pd.DataFrame:
     """Class size -> number of classes of that size and records in them; classes formed over all n records
-    before suppression (MEASURES.md), ``suppressed`` marks sizes below k."""
+    before suppression (docs/measures.md), ``suppressed`` marks sizes below k."""
     if release.codes.shape[1] == 0:
         sizes = np.array([release.n])
     else:
@@ -155,7 +155,7 @@ def attribute_contributions(release: Release, ids: Sequence[str] | None = None) 
         how = DECOMPOSITION.get(i)
         if how is None:
             skipped[i] = NOT_DECOMPOSABLE.get(i, f"{i} is not a sum, mean or geometric mean over attributes "
-                                                 "(MEASURES.md)")
+                                                 "(docs/measures.md)")
             continue
         own = list(values[i].values())
         if how == MEAN:

@@ -1,4 +1,4 @@
-"""Release: the single output type of both engines (DESIGN.md §1), its verification and its export.
+"""Release: the single output type of both engines, its verification and its export.
 
 A Release holds, per quasi-identifier cell, the released label, the generalization height and a
 column-wide code for the released value; the suppressed-row mask; the transformation (lattice) or the

@@ -462,7 +462,7 @@ def _risk_of_codes(codes: np.ndarray, threshold: float, population_size: float |
     index, classes = _class_index(codes)
     population_counts = np.bincount(index, minlength=classes)
     if sample is None:
-        return risk_from_histogram(Histogram.of(population_counts[population_counts > 0]), threshold, population_size)
+        return risk_of_class_sizes(population_counts[population_counts > 0], threshold, population_size)
     sample = np.asarray(sample, dtype=bool).reshape(-1)
     if sample.shape[0] != codes.shape[0]:
         raise ValueError("the sample mask needs one entry per record")
@@ -493,7 +493,7 @@ def risk_of_node(dataset: Dataset, node: Sequence[int] | None = None, threshold:
         raise ValueError(f"node {node} has {len(node)} levels for {len(columns)} quasi-identifiers")
     if sample is None:
         counts = NodeEvaluator(columns, 1, 0.0).direct(node).counts
-        return risk_from_histogram(Histogram.of(counts), threshold, population_size)
+        return risk_of_class_sizes(counts, threshold, population_size)
     codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(columns, node, strict=True)], axis=1) \
         if columns else np.zeros((dataset.n, 0), dtype=np.int64)
     return _risk_of_codes(codes, threshold, population_size, sample)

@@ -1,4 +1,4 @@
-"""Running a study: config -> dataset -> engine -> Release -> measures (DESIGN.md §1).
+"""Running a study: config -> dataset -> engine -> Release -> measures.
 
 This is the only place that joins the engines and the measure registry: it builds the objective callable
 that a search minimizes from ``measures.MEASURES``, so engines never import measures.
@@ -25,12 +25,10 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult, best_of
 from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
-from workbench.local import greedy as local_greedy
-from workbench.local import greedy_overlapping as local_greedy_overlapping
-from workbench.local import partition as local_partition
+from workbench.local import LOCAL_ALGORITHMS, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
-from workbench.local.posets import FinitePoset, RangePoset, read_poset_file
-from workbench.local.posets_extra import DateOfBirthPoset, MultiValuePoset, PowerPoset
+from workbench.local.posets import FinitePoset
+from workbench.policy import monotone_refusal
 from workbench.release import Guarantee, Release
 
 
@@ -73,7 +71,7 @@ def load_dataset(study: Study) -> Dataset:
                               "a target among the features would leak the answer")
         roles.setdefault(study.target, "target")
     poset_only = [a.name for a in study.attributes
-                  if a.poset in ("range", "matrix", "power", "date_of_birth", "multivalue")]
+                  if a.poset is not None and POSETS[a.poset].build is not None and not POSETS[a.poset].uses_hierarchy]
     dataset = Dataset.create(frame, roles, hierarchies, source=source,
                              without_hierarchy=poset_only if study.engine == "local" else ())
     if not dataset.quasi_identifiers:
@@ -112,7 +110,7 @@ def _lattice_measure(measure_id: str, role: str) -> M.Measure:
 
 # Measures whose value at a lattice node is an integer (a sum of levels or of squared class sizes, exact in a
 # float below 2**53): searches compare them without any tolerance.
-INTEGER_MEASURES = ("height", "dm", "dm_star")
+INTEGER_MEASURES = tuple(i for i, m in M.MEASURES.items() if m.integer)
 
 
 class NodeScorer:
@@ -207,7 +205,7 @@ class RunResult:
 
     def attribute_measures(self) -> dict[str, dict[str, float]]:
         """Per-attribute values of the scored measures that are sums, means or geometric means over attributes
-        (DESIGN.md §4b; ``measures.attribute_values``), e.g. ``{"loss": {"age": 0.45, ...}}``; {} without a
+        (``measures.attribute_values``), e.g. ``{"loss": {"age": 0.45, ...}}``; {} without a
         release."""
         if self.release is None:
             return {}
@@ -215,7 +213,7 @@ class RunResult:
         return M.attribute_values(self.release.view(), ids)
 
     def summary(self) -> dict[str, object]:
-        """The JSON object of the CLI contract (DESIGN.md §4)."""
+        """The JSON object ``workbench run --json`` prints (a contract: scripts read its keys)."""
         release = self.release
         return {
             "engine": self.study.engine,
@@ -235,7 +233,7 @@ class RunResult:
     @property
     def k_anonymous(self) -> bool:
         """Admissible: every class of kept records has at least k of them AND the suppressed records are within
-        the limit, ``suppressed <= floor(max_suppression · n)`` (MEASURES.md). A node over the limit is not
+        the limit, ``suppressed <= floor(max_suppression · n)`` (docs/measures.md). A node over the limit is not
         k-anonymous, although the classes left after suppressing it are all of size k or more."""
         release = self.release
         if release is None or int(release.suppressed.sum()) > release.limit:
@@ -262,14 +260,10 @@ def _check_runnable(study: Study, algorithm: str) -> None:
     if study.engine != "lattice":
         raise ConfigError(f"engine.algorithm {algorithm!r} is a local algorithm; lattice searches need "
                           "engine.kind = 'lattice'")
-    spec = ALGORITHMS[algorithm]
-    measure = _lattice_measure(study.objective, "engine.objective")
-    if spec.requires_monotone and not measure.monotone and not study.allow_non_monotone:
-        raise ConfigError(
-            f"engine.algorithm {algorithm!r} needs a monotone objective and {study.objective!r} is not; use "
-            "'exhaustive' or 'bnb' (optimal for any objective), or set engine.allow_non_monotone = true to run "
-            "it anyway, labelled not proven optimal"
-        )
+    _lattice_measure(study.objective, "engine.objective")
+    refusal = monotone_refusal(study, algorithm)
+    if refusal:
+        raise ConfigError(refusal)
     check_measures(study)
 
 
@@ -290,6 +284,8 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
 
 
 Progress = Callable[[float, str], None]
+"""Told how far a long call is: ``progress(fraction done, what is happening)``, the one signature of every
+``progress`` argument (run, comparisons, model degradation, experiments)."""
 
 
 def run(study: Study, dataset: Dataset | None = None, progress: Progress | None = None) -> RunResult:
@@ -313,10 +309,6 @@ def run(study: Study, dataset: Dataset | None = None, progress: Progress | None 
     return RunResult(study, dataset, release, scores, result, result.checks, result.seconds)
 
 
-LOCAL_ALGORITHMS = {"greedy": local_greedy.search, "greedy_overlapping": local_greedy_overlapping.search,
-                    "partition": local_partition.search}
-
-
 def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np.ndarray]:
     """The local engine's columns (one poset per quasi-identifier, from ``[attributes.x] poset``; default: the
     hierarchy as a tree) and every record's leaf state."""
@@ -326,22 +318,10 @@ def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np
         spec = specs.get(qi)
         kind = (spec.poset if spec and spec.poset else "tree")
         values, index = np.unique(dataset.frame[qi].to_numpy(dtype=str), return_inverse=True)
-        values = values.tolist()
-        if kind == "tree":
-            poset = FinitePoset.from_tree(dataset.hierarchies[qi], values)
-        elif kind == "range":
-            poset = RangePoset.from_values(values, spec.max_diff if spec else None)
-        elif kind == "matrix":
-            assert spec is not None and spec.poset_file is not None
-            poset = FinitePoset.from_edges(read_poset_file(spec.poset_file), values)
-        elif kind == "power":
-            poset = PowerPoset.from_values(values, mode=spec.power_mode)
-        elif kind == "date_of_birth":
-            poset = DateOfBirthPoset.from_values(values, base_date=spec.base_date, age_bands=spec.age_bands)
-        else:  # multivalue
-            assert spec is not None and spec.poset_file is not None
-            poset = MultiValuePoset.from_values(values, edges=read_poset_file(spec.poset_file),
-                                                separator=spec.value_separator)
+        registered = POSETS[kind]
+        assert registered.build is not None  # the config refuses a passthrough quasi-identifier
+        parameters = {p: getattr(spec, p) for p in registered.parameters} if spec else {}
+        poset = registered.build(values.tolist(), dataset.hierarchies.get(qi), **parameters)
         weight, node_cost = spec.weight if spec else 1.0, None
         if study.objective in ("col_mi", "pmi"):
             target = target_codes(study, dataset)

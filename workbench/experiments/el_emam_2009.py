@@ -10,14 +10,14 @@ never below 100 % and are often far above; OLA is always at 100 %.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pandas as pd
 
 from workbench.config import Study
 from workbench.data import Dataset
-from workbench.study import evaluator_for, lattice_table, relative_loss, search
+from workbench.study import Progress, evaluator_for, lattice_table, relative_loss, search
 
 MEASURES = ("precision", "dm_star", "entropy")
 KS = (2, 5, 10, 15)
@@ -28,7 +28,7 @@ ALGORITHMS = ("datafly", "samarati", "ola")
 def comparison(study: Study, dataset: Dataset, ks: Sequence[int] = KS,
                max_suppressions: Sequence[float] = MAX_SUPPRESSIONS, measures: Sequence[str] = MEASURES,
                algorithms: Sequence[str] = ALGORITHMS, datafly_runs: int = 10,
-               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+               progress: Progress | None = None) -> pd.DataFrame:
     """One row per (k, max_suppression, measure, algorithm): the algorithm's loss, the optimum and the
     relative information loss in percent."""
     rows = []
@@ -54,7 +54,7 @@ def comparison(study: Study, dataset: Dataset, ks: Sequence[int] = KS,
                              "value": value, "optimum": optimum, "relative_loss_pct": relative_loss(value, optimum),
                              "checks": statistics.fmean(checks) if checks else None, "runs": len(values)})
         if progress:
-            progress((step + 1) / len(grid))
+            progress((step + 1) / len(grid), f"k = {k}, max_suppression = {sup:g} done")
     return pd.DataFrame(rows)
 
 

@@ -1,6 +1,6 @@
 """Global vs local recoding on one configuration: the optimal lattice node (full-domain generalization,
 no suppression) against the local engine's Greedy and Partition releases, for several k, all scored by the
-same measure functions (DESIGN.md §1: both engines produce Releases; Katirai 2006 vs El Emam 2009)."""
+same measure functions (both engines produce Releases; Katirai 2006 vs El Emam 2009)."""
 
 from __future__ import annotations
 

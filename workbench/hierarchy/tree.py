@@ -123,9 +123,6 @@ class Hierarchy:
         writer.writerows(self.rows)
         return out.getvalue()
 
-    def write_arx(self, path: str | Path, separator: str = ";") -> None:
-        Path(path).write_text(self.to_arx(separator), encoding="utf-8")
-
     # ------------------------------------------------------------------ structure
     @property
     def height(self) -> int:

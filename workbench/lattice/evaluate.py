@@ -2,7 +2,7 @@
 
 A node's equivalence classes are formed over **all** n records; records in classes smaller than k are
 suppressed, and the node is k-anonymous when ``suppressed <= floor(max_suppression * n)`` (El Emam 2009;
-MEASURES.md). Frequency sets (class codes + counts, LeFevre 2005; Issa 2009 ch. 5) are computed from
+docs/measures.md). Frequency sets (class codes + counts, LeFevre 2005; Issa 2009 ch. 5) are computed from
 integer codes with a mixed-radix key (``workbench.grouping``, exact for any key space) and can be rolled up
 from any node below, which is much smaller than the data.
 """

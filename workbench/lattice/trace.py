@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -68,6 +67,3 @@ class Trace:
             "seconds": self.seconds,
             "events": [asdict(e) | {"node": list(e.node)} for e in self.events],
         }
-
-    def to_json(self, names: tuple[str, ...] = ()) -> str:
-        return json.dumps(self.as_dict(names))

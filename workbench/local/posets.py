@@ -27,6 +27,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import numpy as np
@@ -175,26 +176,11 @@ class FinitePoset:
 
     def _topological(self) -> list[int]:
         """Nodes with every child before its parents; raises on a cycle."""
-        state = [0] * self.size
-        out: list[int] = []
-        for start in range(self.size):
-            if state[start]:
-                continue
-            stack = [(start, iter(self.parents[start]))]
-            state[start] = 1
-            while stack:
-                v, it = stack[-1]
-                nxt = next(it, None)
-                if nxt is None:
-                    stack.pop()
-                    state[v] = 2
-                    out.append(v)
-                elif state[nxt] == 1:
-                    raise HierarchyError(f"poset has a cycle through {self.names[nxt]!r}")
-                elif state[nxt] == 0:
-                    state[nxt] = 1
-                    stack.append((nxt, iter(self.parents[nxt])))
-        return out[::-1]  # children first
+        try:  # each node after its parents (its predecessors here), then reversed
+            parents_first = list(TopologicalSorter({v: self.parents[v] for v in range(self.size)}).static_order())
+        except CycleError as exc:
+            raise HierarchyError(f"poset has a cycle through {self.names[exc.args[1][0]]!r}") from None
+        return parents_first[::-1]  # children first
 
     @cached_property
     def heights(self) -> np.ndarray:
@@ -425,10 +411,6 @@ class RangePoset:
         top = float(self.max_height)
         return ColumnCells(codes.reshape(-1), self.height(states), self.max_height, hi - lo + 1, covers,
                            self.height(uniq) + 1.0, top + 1.0)
-
-    def covers_value(self, states: np.ndarray, value_index: np.ndarray) -> np.ndarray:
-        lo, hi = self.ends(states)
-        return (lo <= value_index) & (value_index <= hi)
 
 
 def _is_number(v: str) -> bool:

@@ -27,6 +27,8 @@ from functools import reduce
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from workbench.errors import HierarchyError
 from workbench.local.posets import ROOT, ColumnCells, FinitePoset, describe_by_labels
@@ -540,10 +542,6 @@ class MultiValuePoset:
         """The canonical multiset (sorted code-poset node ids) of a state."""
         return self._sets[int(state)]
 
-    def state_of(self, nodes: Sequence[int]) -> int:
-        """The state of a multiset of code-poset node ids (registered if new)."""
-        return self._register(tuple(sorted(int(n) for n in nodes)))
-
     @property
     def size(self) -> int:
         return len(self._sets)
@@ -628,31 +626,31 @@ class MultiValuePoset:
         proper = [ids for ids in released if not any(self.code_poset.names[n] == top_name for n in ids)]
         if len(proper) > len(original):
             return False
-        match: dict[int, int] = {}  # original index -> proper index
-
-        def augment(r: int, seen: set[int]) -> bool:
-            for s, leaf in enumerate(original):
-                if s not in seen and any(anc[leaf, n] for n in proper[r]):
-                    seen.add(s)
-                    if s not in match or augment(match[s], seen):
-                        match[s] = r
-                        return True
-            return False
-
-        return all(augment(r, set()) for r in range(len(proper)))
+        if not proper:
+            return True
+        fits = np.array([[any(anc[leaf, n] for n in ids) for leaf in original] for ids in proper], dtype=bool)
+        matched = maximum_bipartite_matching(csr_matrix(fits), perm_type="column")  # per element: its original
+        return bool((matched >= 0).all())
 
     def label_covers(self, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Does each released label (codes joined by the separator) cover the original cell beside it?"""
         out = np.zeros(len(labels), dtype=bool)
-        for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
-            codes = self.parse(v)
-            if any(c not in self._code_leaf for c in codes):
-                continue
-            names = self._split(lab, self.separator)
-            if any(n not in self._name_ids for n in names):
-                continue
-            out[i] = self._covers([self._name_ids[n] for n in names], [self._code_leaf[c] for c in codes])
+        known: dict[tuple[str, str], bool] = {}  # each distinct (label, value) pair is matched once
+        for i, (label, value) in enumerate(zip(labels, values, strict=True)):
+            pair = (str(label), str(value))  # as parsed: cells are read as text
+            if pair not in known:
+                known[pair] = self._label_covers(*pair)
+            out[i] = known[pair]
         return out
+
+    def _label_covers(self, label: str, value: str) -> bool:
+        codes = self.parse(value)
+        if any(c not in self._code_leaf for c in codes):
+            return False
+        names = self._split(label, self.separator)
+        if any(n not in self._name_ids for n in names):
+            return False
+        return self._covers([self._name_ids[n] for n in names], [self._code_leaf[c] for c in codes])
 
     def describe(self, states: np.ndarray) -> ColumnCells:
         return describe_by_labels(self, states)

@@ -33,11 +33,6 @@ def _csv(name: str) -> pd.DataFrame:
     return read_table_bytes(raw, f"{name}.csv", ";")
 
 
-def hierarchy_text(attribute: str) -> str:
-    """The ARX hierarchy file of ``attribute`` as shipped (one ';'-separated row per value)."""
-    return (_FOLDER / f"adult_hierarchy_{attribute}.csv").read_text(encoding="utf-8")
-
-
 def _hierarchies() -> dict[str, Hierarchy]:
     out = {}
     for attribute in ALL_QUASI_IDENTIFIERS:

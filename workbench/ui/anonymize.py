@@ -9,8 +9,9 @@ import measures as M
 from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice.search import ALGORITHMS
+from workbench.policy import needs_monotone_waiver, search_refusal
 from workbench.ui import guarantee, state
-from workbench.ui.cached import MAX_TABLE_NODES, lattice_size, run_config
+from workbench.ui.cached import lattice_size, run_config
 from workbench.ui.source import Source
 
 DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_local_alg": "greedy",
@@ -18,15 +19,11 @@ DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_
 OPTIMAL_FOR_ANY = "bnb"  # optimal for any objective, and anytime (stops at a time limit)
 
 
-def _needs_monotone(algorithm: str, objective: str) -> bool:
-    return ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone
-
-
 def _steer() -> None:
     """On a change of objective: a non-monotone one with Flash or OLA switches the search to bnb (the analyst
     may switch back; the result is then marked not proven optimal)."""
     algorithm, objective = st.session_state.get("an_alg"), st.session_state.get("an_obj")
-    if algorithm in ALGORITHMS and objective in M.MEASURES and _needs_monotone(algorithm, objective):
+    if algorithm in ALGORITHMS and objective in M.MEASURES and needs_monotone_waiver(algorithm, objective):
         st.session_state["an_alg"] = OPTIMAL_FOR_ANY
         st.session_state["an_steered"] = (algorithm, objective)
     else:
@@ -63,9 +60,9 @@ def page(source: Source) -> None:
                 "Time limit (s)", min_value=1, value=60, step=10, key="an_time",
                 help=f"{algorithm} stops when time is up and returns the best k-anonymous node it found, marked "
                      "not proven optimal"))
-        elif size > MAX_TABLE_NODES:
-            st.error(f"{algorithm} has no time limit and may check up to {size:,} lattice nodes; choose flash, ola "
-                     "or bnb, which stop at a time limit with the best node found so far.")
+        refusal = search_refusal(algorithm, extra.get("time_limit"), size)  # as `workbench run` refuses it
+        if refusal:
+            st.error(refusal)
             return
         st.caption(f"The generalization lattice has {size:,} nodes.")
     steered = st.session_state.get("an_steered")
@@ -74,7 +71,7 @@ def page(source: Source) -> None:
                 "suppression a more general node can suppress fewer records and score better), and "
                 f"{steered[0]} only compares the minimal k-anonymous nodes, so it could miss the optimum. "
                 f"{OPTIMAL_FOR_ANY} (branch and bound) and exhaustive find it for any objective.")
-    if engine == "lattice" and _needs_monotone(algorithm, objective):
+    if engine == "lattice" and needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True  # the analyst insists: run it, and say what that means
         st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is k-anonymous "
                    f"but not proven optimal; choose {OPTIMAL_FOR_ANY} or exhaustive, optimal for any objective.")

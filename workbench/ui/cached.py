@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 import measures as M
+from workbench import policy
 from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
 from workbench.dependencies import dependency_warnings as find_dependency_warnings
@@ -63,13 +63,9 @@ def study_and_dataset(config_json: str, dataset_key: str | None) -> tuple[Study,
     return study_from_dict(json.loads(config_json)), dataset_for(config_json, dataset_key)
 
 
-MAX_TABLE_NODES = 50_000  # the Lattice and Compare pages evaluate every node: about 40 s at this size
-
-
 def lattice_size(source: Source) -> int:
-    """Nodes of the source's generalization lattice: Π (hierarchy height + 1) over the quasi-identifiers."""
-    dataset = dataset_for(source.config_json(k=2, compare=[]), source.dataset_key)
-    return math.prod(c.height + 1 for c in dataset.encoded)
+    """Nodes of the source's generalization lattice (``policy.lattice_size``)."""
+    return policy.lattice_size(dataset_for(source.config_json(k=2, compare=[]), source.dataset_key))
 
 
 def too_large_for_tables(source: Source) -> str | None:
@@ -78,11 +74,7 @@ def too_large_for_tables(source: Source) -> str | None:
         size = lattice_size(source)
     except (WorkbenchError, KeyError):  # the page's own call reports a config or data problem
         return None
-    if size <= MAX_TABLE_NODES:
-        return None
-    return (f"This lattice has {size:,} nodes. This page evaluates every node and stops at {MAX_TABLE_NODES:,} "
-            "(about 40 s): use fewer quasi-identifiers or shallower hierarchies. The Anonymize page's Flash, OLA "
-            "and bnb search part of the lattice, within a time limit.")
+    return policy.table_refusal(size)
 
 
 def session_dataset(key: str | None) -> Dataset | None:
@@ -186,7 +178,7 @@ def dependency_warnings(config_json: str, dataset_key: str | None) -> dict[str, 
 
 @dual_cache(max_entries=16)
 def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
-    """``study.run`` of a JSON config (DESIGN.md §3) as ``{"result": RunResult}``, kept so that the Anonymize
+    """``study.run`` of a JSON config (the TOML config as JSON) as ``{"result": RunResult}``, kept so that the Anonymize
     and Export pages share one run (the config's [release] section does not change a run: leave it out)."""
     try:
         return {"result": run(*study_and_dataset(config_json, dataset_key), _progress)}
@@ -196,7 +188,7 @@ def run_result(config_json: str, dataset_key: str | None, _progress: Progress | 
 
 @dual_cache(max_entries=32)
 def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
-    """Run a study given as a JSON config (DESIGN.md §3); returns the summary, the scores with their formula
+    """Run a study given as a JSON config; returns the summary, the scores with their formula
     and direction, the guarantee, and the first released rows. Errors come back as ``{"error": message}``."""
     outcome = run_result(config_json, dataset_key=dataset_key, progress=_progress)
     if "error" in outcome:

@@ -54,7 +54,7 @@ def sweep_chart(df: pd.DataFrame, measure_ids: list[str]) -> alt.FacetChart:
     import measures as M
 
     groups = df.groupby(["k", "engine", "algorithm"], as_index=False)
-    higher = [m for m in measure_ids if m in M.MEASURES and M.MEASURES[m].direction == "higher is better"]
+    higher = [m for m in measure_ids if m in M.MEASURES and M.MEASURES[m].higher_is_better]
     best = groups[measure_ids].min()
     if higher:
         best[higher] = groups[higher].max()[higher]

@@ -23,7 +23,6 @@ from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.source import Source
 
-LOCAL_ALGORITHMS = ("greedy", "partition")
 SWEEP_KS = [2, 3, 5, 10, 20, 50, 100]
 
 
@@ -46,7 +45,7 @@ def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
 
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"table": compare.local_solutions(study, dataset, LOCAL_ALGORITHMS)}
+        return {"table": compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
 

@@ -13,6 +13,7 @@ import measures as M
 from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice.search import ALGORITHMS
+from workbench.policy import needs_monotone_waiver
 from workbench.study import SEARCH_RESULT
 from workbench.ui import state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
@@ -121,7 +122,7 @@ def page(source: Source) -> None:
     max_suppression = state.suppression_input(left) / 100
     color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color")
     extra = {}
-    if ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone:
+    if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
         st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is not proven "
                    "optimal; exhaustive and bnb are optimal for any objective.")

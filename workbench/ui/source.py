@@ -1,5 +1,5 @@
 """What the pages work on: an embedded sample, or the session's own uploaded table with its roles and
-hierarchies. A Source turns page settings into a config (DESIGN.md §3) and names the session dataset."""
+hierarchies. A Source turns page settings into a config (the TOML config as a mapping) and names the session dataset."""
 
 from __future__ import annotations
 

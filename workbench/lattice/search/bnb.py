@@ -7,7 +7,7 @@ nodes too. Popping x: skip it when it is already expanded or pruned; prune it (w
 in the P↑ antichain store of ``space``) when its lower bound is strictly worse than the best k-anonymous node
 found so far; otherwise check each direct generalization not yet reached and queue it.
 
-The only predictive property is "objective bound exceeded": ``objective.bound(x)`` is a monotone lower bound
+The only predictive property is "objective bound exceeded": ``objective.lower_bound(x)`` is a monotone lower bound
 of the objective at x and above, so a node whose bound exceeds the best value has no generalization that can
 beat or tie the best. The comparison is strict, so an equal-valued node that ``tie_key`` prefers is never
 lost. A bound and a value are computed by different formulas (entropy vs entropy_nm, loss of the
@@ -74,7 +74,7 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
         b = bounds.get(node)
         if b is None:
             # a monotone objective is its own (tightest) bound; the value is memoized already
-            b = bounds[node] = values[node] if objective.monotone else objective.bound(node)
+            b = bounds[node] = values[node] if objective.monotone else objective.lower_bound(node)
         return b
 
     def exceeds_best(node: Node) -> bool:

@@ -37,12 +37,12 @@ class _Flash:
         self._keys: dict[Node, SortKey] = {}
         self._successors: dict[Node, list[Node]] = {}
         heights = self.lattice.heights
-        columns = getattr(space.evaluator, "columns", None) or [None] * len(heights)
+        columns = space.evaluator.columns
         self._width = max(1, len(heights))
         # per attribute and level: x/H and the share of distinct values kept (Flash's 2nd and 3rd criteria)
         self._relative = [[x / h if h else 0.0 for x in range(h + 1)] for h in heights]
-        self._distinct = [[c.cardinality(x) / max(1, c.cardinality(0)) if c is not None else 1.0
-                           for x in range(h + 1)] for c, h in zip(columns, heights, strict=True)]
+        self._distinct = [[c.cardinality(x) / max(1, c.cardinality(0)) for x in range(h + 1)]
+                          for c, h in zip(columns, heights, strict=True)]
         self.timed_out = False
 
     # ------------------------------------------------------------------ order

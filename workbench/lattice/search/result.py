@@ -16,14 +16,14 @@ from workbench.lattice.trace import Trace
 class Objective:
     """The loss a search minimizes, built by the study runner from the measure registry.
 
-    ``bound(x)`` is a lower bound of the objective at x and at every generalization of x, and is itself
+    ``lower_bound(x)`` is a lower bound of the objective at x and at every generalization of x, and is itself
     monotone (for a monotone objective it is the objective). ``monotone`` says whether the objective is;
     ``integer`` whether its values are integers (DM, DM*, height), which bnb compares without tolerance.
     """
 
     id: str
     value: Callable[[Node], float]
-    bound: Callable[[Node], float]
+    lower_bound: Callable[[Node], float]
     monotone: bool
     integer: bool = False  # values are integers (exact below 2**53): bnb prunes on them without tolerance
 

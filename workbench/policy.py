@@ -1,0 +1,67 @@
+"""What the workbench refuses to start, decided once for every entry point (the CLI, the app, the Python API).
+
+The values a study may hold are checked by ``workbench.config.validate`` whenever a ``Study`` is made. What is
+decided here depends on the data or on the algorithm actually run:
+
+- ``search_refusal``: a lattice search without a time limit over more than ``MAX_LATTICE_NODES`` nodes (the
+  CLI's ``run`` and the app's Anonymize page refuse it; Flash, OLA and bnb stop at ``engine.time_limit``);
+- ``table_refusal``: evaluating every node of a lattice larger than that (the app's Lattice and Compare pages);
+- ``monotone_refusal``: a search whose optimality proof needs a monotone objective, given one that is not,
+  unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal).
+"""
+
+from __future__ import annotations
+
+import math
+
+import measures as M
+from workbench.config import Study
+from workbench.data import Dataset
+from workbench.lattice.search import ALGORITHMS
+
+MAX_LATTICE_NODES = 50_000  # evaluating every node of a lattice this large takes about 40 s
+OPTIMAL_FOR_ANY = ("exhaustive", "bnb")  # optimal for any objective
+
+
+def lattice_size(dataset: Dataset) -> int:
+    """Nodes of the dataset's generalization lattice: Π (hierarchy height + 1) over the quasi-identifiers."""
+    return math.prod(c.height + 1 for c in dataset.encoded)
+
+
+def search_refusal(algorithm: str, time_limit: float | None, nodes: int) -> str | None:
+    """Why a lattice search by ``algorithm`` over ``nodes`` nodes is refused (None when it may run): without a
+    time limit it may check every node, so it is refused above ``MAX_LATTICE_NODES``."""
+    if nodes <= MAX_LATTICE_NODES:
+        return None
+    anytime = [a for a, spec in ALGORITHMS.items() if spec.anytime]
+    if not ALGORITHMS[algorithm].anytime:
+        return (f"{algorithm} has no time limit and may check up to {nodes:,} lattice nodes; choose "
+                f"{', '.join(anytime[:-1])} or {anytime[-1]}, which stop at a time limit with the best node found "
+                "so far.")
+    if time_limit is None:
+        return (f"{algorithm} without a time limit may check up to {nodes:,} lattice nodes; set engine.time_limit "
+                "(seconds): it then stops with the best node found so far.")
+    return None
+
+
+def table_refusal(nodes: int) -> str | None:
+    """Why evaluating every node of a lattice of ``nodes`` nodes is refused (None when it is not)."""
+    if nodes <= MAX_LATTICE_NODES:
+        return None
+    return (f"This lattice has {nodes:,} nodes. This page evaluates every node and stops at {MAX_LATTICE_NODES:,} "
+            "(about 40 s): use fewer quasi-identifiers or shallower hierarchies. The Anonymize page's Flash, OLA "
+            "and bnb search part of the lattice, within a time limit.")
+
+
+def needs_monotone_waiver(algorithm: str, objective: str) -> bool:
+    """``algorithm`` proves its node optimal only for a monotone objective, and ``objective`` is not one."""
+    return ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone
+
+
+def monotone_refusal(study: Study, algorithm: str) -> str | None:
+    """Why ``algorithm`` may not search for ``study.objective`` (None when it may)."""
+    if not needs_monotone_waiver(algorithm, study.objective) or study.allow_non_monotone:
+        return None
+    return (f"engine.algorithm {algorithm!r} needs a monotone objective and {study.objective!r} is not; use "
+            f"{OPTIMAL_FOR_ANY[0]!r} or {OPTIMAL_FOR_ANY[1]!r} (optimal for any objective), or set "
+            "engine.allow_non_monotone = true to run it anyway, labelled not proven optimal")
