@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from functools import reduce
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from workbench.errors import HierarchyError
 from workbench.local.posets import ROOT, ColumnCells, FinitePoset, describe_by_labels
@@ -563,6 +562,8 @@ class MultiValuePoset:
             return (self.top,) * len(b)
         pairs = [[self.code_lub(x, y) for y in b] for x in a]
         cost = self._heights[np.asarray(pairs)]
+        from scipy.optimize import linear_sum_assignment  # on first use: scipy.optimize holds about 50 MB
+
         rows, cols = linear_sum_assignment(cost)
         out = [pairs[i][j] for i, j in zip(rows.tolist(), cols.tolist(), strict=True)]
         out += [self.top] * (len(b) - len(a))
