@@ -50,14 +50,15 @@ def rss_mb(pid: int, field: str = "VmRSS") -> float:
     raise RuntimeError(f"no {field} for process {pid}")
 
 
-def start_server(env_extra: dict[str, str]) -> tuple[subprocess.Popen, str]:
-    """A fresh headless server on a free port (the Makefile's run flags); returns it once healthy."""
+def start_server(env_extra: dict[str, str], root: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """A fresh headless server of the checkout at ``root`` on a free port (the Makefile's run flags); returns it
+    once healthy."""
     port = _free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "PYTHONPATH": str(ROOT), **env_extra}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "PYTHONPATH": str(root), **env_extra}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port",
                              str(port), "--server.address", "localhost", "--server.headless", "true",
                              "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://localhost:{port}"
     for _ in range(240):
         try:
@@ -90,10 +91,15 @@ async def _session(browser, url: str, flow: str, k: int, timeout_s: float) -> di
         clicked = time.perf_counter()
         if flow == "anonymize":
             await page.get_by_role("button", name="Run").click()
-        await page.get_by_text(ready).first.wait_for(timeout=timeout_s * 1000)
+        result = asyncio.ensure_future(page.get_by_text(ready).first.wait_for(timeout=timeout_s * 1000))
+        waiting, most = page.get_by_text("Waiting for a worker"), -1
+        while not result.done():  # the queue position the page shows while it waits
+            for text in await waiting.all_inner_texts():
+                most = max(most, 0 if "next in line" in text else int(text.split(": ")[1].split()[0]))
+            await asyncio.sleep(0.3)
+        await result
         out["result s"] = time.perf_counter() - clicked
-        waiting = page.get_by_text("jobs ahead")
-        out["saw queue"] = "yes" if await waiting.count() else "no"
+        out["most jobs ahead shown"] = most if most >= 0 else "none"
     except PlaywrightTimeout:
         out["error"] = f"no result within {timeout_s:.0f} s"
     finally:
@@ -114,8 +120,9 @@ async def drive(url: str, flow: str, sessions: int, timeout_s: float) -> list[di
             await browser.close()
 
 
-def one_round(flow: str, sessions: int, timeout_s: float, env_extra: dict[str, str], settle: float = 0) -> dict:
-    proc, url = start_server(env_extra)
+def one_round(flow: str, sessions: int, timeout_s: float, env_extra: dict[str, str], settle: float = 0,
+              root: Path = ROOT) -> dict:
+    proc, url = start_server(env_extra, root)
     try:
         idle = rss_mb(proc.pid)
         wall = time.perf_counter()
@@ -137,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="fresh servers in a row (medians are printed)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds a session may wait for its result")
     parser.add_argument("--settle", type=float, default=0, help="seconds to wait before the last RSS reading")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose app.py runs (e.g. an older one)")
     parser.add_argument("--prefetch", choices=["0", "1"], default=None, help="WORKBENCH_PREFETCH for the server")
     parser.add_argument("--workers", default=None, help="WORKBENCH_WORKERS for the server")
     args = parser.parse_args(argv)
@@ -144,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                                                  ("WORKBENCH_WORKERS", args.workers)) if value is not None}
     rounds = []
     for r in range(args.repeat):
-        outcome = one_round(args.flow, args.sessions, args.timeout, env_extra, args.settle)
+        outcome = one_round(args.flow, args.sessions, args.timeout, env_extra, args.settle, args.root)
         rounds.append(outcome)
         times = [s.get("result s") for s in outcome["sessions"]]
         print(f"round {r + 1}: {args.sessions} session(s), flow {args.flow}, wall {outcome['wall']:.1f} s; "
