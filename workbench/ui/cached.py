@@ -155,9 +155,10 @@ def clear() -> None:
 
 
 def _session_id() -> str:
-    """The Streamlit session running this code ("background" for the warm-up thread)."""
+    """The Streamlit session running this code (for a thread outside any session, e.g. the warm-up, the
+    thread: each has at most one job at a time anyway)."""
     ctx = get_script_run_ctx(suppress_warning=True)
-    return ctx.session_id if ctx is not None else "background"
+    return ctx.session_id if ctx is not None else f"background {threading.current_thread().name}"
 
 
 def queue_message(ahead: int | None) -> str | None:
@@ -203,9 +204,13 @@ def _in_pool(call: Callable[[], dict[str, Any]], key: tuple) -> dict[str, Any]:
             if ctx is not None:
                 add_script_run_ctx(thread, previous)
 
+    try:
+        pool = jobs.pool()
+    except ValueError as exc:  # WORKBENCH_WORKERS set to something else than a positive whole number
+        return error_result(exc)
     while True:
         try:
-            return _wait_showing_position(jobs.pool().submit(job, session=_session_id(), key=key))
+            return _wait_showing_position(pool.submit(job, session=_session_id(), key=key))
         except CancelledError:  # another request replaced it before this run was interrupted: ask again
             continue
 
