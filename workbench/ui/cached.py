@@ -166,7 +166,7 @@ def queue_message(ahead: int | None) -> str | None:
     if ahead is None:
         return None
     if ahead == 0:
-        return "Waiting for a worker: next in line (other analysts' jobs are running)"
+        return "Waiting for a worker: next in line (every worker is busy)"
     return f"Waiting for a worker: {ahead} job{'s' if ahead != 1 else ''} ahead"
 
 
