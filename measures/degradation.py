@@ -28,7 +28,8 @@ class still counts in the class CPD (pgmpy skips a CPD's rows with a missing cel
 gives no evidence, so it is predicted from the class prior. A value the training fold never saw is likewise
 dropped from the evidence (one-hot: all-zero block). The original table is never suppressed.
 
-This module never imports ``workbench``; pgmpy is imported on first use of the Bayesian network.
+This module never imports ``workbench``; scikit-learn and pgmpy are imported on first use (a server that never
+runs model degradation does not hold them in memory).
 """
 
 from __future__ import annotations
@@ -38,12 +39,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, roc_auc_score
-from sklearn.model_selection import StratifiedKFold
-from sklearn.naive_bayes import BernoulliNB
-from sklearn.preprocessing import OneHotEncoder
 
 CLASSIFIERS = ("zeror", "logistic", "random_forest", "naive_bayes", "bayes_net")
 METRICS = ("accuracy", "balanced_accuracy", "auc", "f1")
@@ -70,6 +65,8 @@ def _majority(y_tr: np.ndarray, K: int) -> int:
 
 
 def _one_hot(X_tr, X_te, miss_tr, miss_te) -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.preprocessing import OneHotEncoder
+
     enc = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
     enc.fit(X_tr[~miss_tr] if (~miss_tr).any() else X_tr)
     with warnings.catch_warnings():  # unknown categories are the policy, not a surprise
@@ -150,11 +147,19 @@ def _bayes_net(X_tr, y_tr, X_te, miss_tr, miss_te, K, seed) -> np.ndarray:
     return P
 
 
+def _model(module: str, name: str) -> Callable[..., object]:
+    """A scikit-learn estimator class, imported on first use."""
+    import importlib
+
+    return getattr(importlib.import_module(f"sklearn.{module}"), name)
+
+
 _FITTERS: dict[str, FitPredict] = {
     "zeror": _zeror,
-    "logistic": _sklearn(lambda seed: LogisticRegression(max_iter=1000)),
-    "random_forest": _sklearn(lambda seed: RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1)),
-    "naive_bayes": _sklearn(lambda seed: BernoulliNB(alpha=1.0)),
+    "logistic": _sklearn(lambda seed: _model("linear_model", "LogisticRegression")(max_iter=1000)),
+    "random_forest": _sklearn(lambda seed: _model("ensemble", "RandomForestClassifier")(
+        n_estimators=100, random_state=seed, n_jobs=1)),
+    "naive_bayes": _sklearn(lambda seed: _model("naive_bayes", "BernoulliNB")(alpha=1.0)),
     "bayes_net": _bayes_net,
 }
 
@@ -164,6 +169,8 @@ _FITTERS: dict[str, FitPredict] = {
 
 def _metrics(y: np.ndarray, P: np.ndarray, pred: np.ndarray, minority: int) -> dict[str, float]:
     """Metrics of pooled out-of-fold probabilities P (n, K) and predictions ``pred`` against class codes y."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, roc_auc_score
+
     K = P.shape[1]
     if K == 2:
         auc = roc_auc_score(y, P[:, 1])
@@ -227,6 +234,8 @@ def degradation(
     Xo = original.astype(str).to_numpy(dtype=object)
     Xr = released.astype(str).to_numpy(dtype=object)
     none = np.zeros(n, dtype=bool)
+    from sklearn.model_selection import StratifiedKFold
+
     splits = list(StratifiedKFold(n_splits=folds, shuffle=True, random_state=random_state).split(np.zeros(n), y))
 
     rows = []

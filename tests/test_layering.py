@@ -67,8 +67,9 @@ def test_app_imports_only_the_ui():
 
 
 def test_test_files_are_collected():
-    """Every file under tests/ is a test_*.py, conftest.py, a _helper, or a benchmark script."""
+    """Every file under tests/ is a test_*.py, conftest.py, a _helper, or a benchmark or load-test script."""
     for path in (ROOT / "tests").rglob("*.py"):
         rel = path.relative_to(ROOT / "tests")
-        ok = path.name.startswith(("test_", "_")) or path.name == "conftest.py" or rel.parts[0] == "benchmarks"
+        scripts = rel.parts[0] in ("benchmarks", "load")
+        ok = path.name.startswith(("test_", "_")) or path.name == "conftest.py" or scripts
         assert ok, rel

@@ -147,9 +147,9 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
     """One row per node (default: every node, by rank): levels, rank, classes, suppressed,
     k-anonymity and every measure. The table behind the lattice pictures.
 
-    For the whole lattice the frequency sets come from one bottom-up roll-up pass, each node from its
-    predecessor with the fewest classes (El Emam 2009; Issa 2009 ch. 5), without filling the evaluator's
-    cache."""
+    For the whole lattice the frequency sets come from one depth-first roll-up pass (El Emam 2009; Issa 2009
+    ch. 5; ``NodeEvaluator.all_frequency_sets``), without filling the evaluator's cache, and the rows are then
+    put in ``lattice.nodes()`` order."""
     ids = list(ids or M.LATTICE_MEASURES)
     fast = {i: _lattice_measure(i, "measure").node for i in ids}
     missing = [i for i, f in fast.items() if f is None]
@@ -172,6 +172,11 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
         suppressed.append(view.suppressed)
         for i, f in fast.items():
             values[i].append(f(view))
+    if nodes is None:  # depth-first order -> by rank, then lexicographically
+        position = {node: i for i, node in enumerate(evaluator.lattice.nodes())}
+        order = sorted(range(len(levels)), key=lambda r: position[levels[r]])
+        levels, classes, suppressed = ([seq[r] for r in order] for seq in (levels, classes, suppressed))
+        values = {i: [v[r] for r in order] for i, v in values.items()}
     level_array = np.array(levels, dtype=np.int64).reshape(len(levels), len(names))
     table = pd.DataFrame({"node": [evaluator.lattice.label(node) for node in levels]})
     for j, name in enumerate(names):

@@ -137,23 +137,27 @@ class NodeEvaluator:
         return fs
 
     def all_frequency_sets(self) -> Iterator[FrequencySet]:
-        """Every node's frequency set, by rank then lexicographically (``lattice.nodes()`` order), each rolled
-        up from its direct predecessor with the fewest classes (Incognito's bottom-up roll-up, LeFevre 2005;
-        Issa 2009 ch. 5). Only two ranks are held at a time and the cache is left alone, so a full pass over
-        a large lattice neither evicts a search's sets nor grows memory with the lattice."""
-        previous: dict[Node, FrequencySet] = {}
-        for level in self.lattice.by_rank:
-            current: dict[Node, FrequencySet] = {}
-            for node in level:
-                if node == self._bottom.node:
-                    fs = self._bottom
-                else:
-                    source = min((previous[p] for p in self.lattice.predecessors(node)), key=lambda f: f.classes)
-                    fs = self.rollup(source, node)
-                    self.rollups += 1
-                current[node] = fs
-                yield fs
-            previous = current
+        """Every node's frequency set once, depth first over the lattice's set-enumeration tree (a node's
+        children raise one attribute j at or after the last attribute raised on the way to it, so each node has
+        one parent, one level below), each rolled up from its parent (Incognito's bottom-up roll-up, LeFevre
+        2005; Issa 2009 ch. 5). Only the sets on the current path and their pending children's parents are
+        held, so memory grows with the lattice's height, not its width (a rank-by-rank pass held two whole
+        ranks: about 430 MB on the registry sample's 3,600 nodes), and the cache is left alone. The order is
+        not ``lattice.nodes()``'s: a caller that needs it sorts."""
+        heights = self.lattice.heights
+        stack: list[tuple[FrequencySet | None, Node, int]] = [(None, self._bottom.node, 0)]
+        while stack:
+            parent, node, first = stack.pop()
+            if parent is None:
+                fs = self._bottom
+            else:
+                fs = self.rollup(parent, node)
+                self.rollups += 1
+            yield fs
+            for j in range(len(node) - 1, first - 1, -1):  # attribute `first` is popped (and visited) first
+                if node[j] < heights[j]:
+                    stack.append((fs, (*node[:j], node[j] + 1, *node[j + 1:]), j))
+            del fs, parent  # the generator's frame must not keep a finished set alive
 
     def _remember(self, fs: FrequencySet) -> None:
         self._cache[fs.node] = fs

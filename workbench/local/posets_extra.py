@@ -26,9 +26,6 @@ from dataclasses import dataclass
 from functools import reduce
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from workbench.errors import HierarchyError
 from workbench.local.posets import ROOT, ColumnCells, FinitePoset, describe_by_labels
@@ -561,6 +558,8 @@ class MultiValuePoset:
             return (self.top,) * len(b)
         pairs = [[self.code_lub(x, y) for y in b] for x in a]
         cost = self._heights[np.asarray(pairs)]
+        from scipy.optimize import linear_sum_assignment  # on first use: scipy.optimize holds about 50 MB
+
         rows, cols = linear_sum_assignment(cost)
         out = [pairs[i][j] for i, j in zip(rows.tolist(), cols.tolist(), strict=True)]
         out += [self.top] * (len(b) - len(a))
@@ -629,6 +628,9 @@ class MultiValuePoset:
         if not proper:
             return True
         fits = np.array([[any(anc[leaf, n] for n in ids) for leaf in original] for ids in proper], dtype=bool)
+        from scipy.sparse import csr_matrix  # on first use, as scipy.optimize above
+        from scipy.sparse.csgraph import maximum_bipartite_matching
+
         matched = maximum_bipartite_matching(csr_matrix(fits), perm_type="column")  # per element: its original
         return bool((matched >= 0).all())
 

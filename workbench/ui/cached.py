@@ -4,6 +4,11 @@ Every call takes a JSON config and a ``dataset_key``. For an embedded sample (``
 are kept in the server process's memory and shared between sessions. For the session's own
 uploaded data the dataset lives in ``st.session_state`` and results are memoized there too, so nothing of
 it outlives the session or reaches another one, and nothing is written to disk.
+
+Heavy calls (``dual_cache(..., heavy=True)``: the Compare page's lattice and local rows, the Lattice page's node
+table, model degradation) run in the server's bounded worker pool (``workbench.jobs``): at most
+``WORKBENCH_WORKERS`` of them at once, first come first served, one queued job per session; the page shows its
+place in the queue while it waits.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import CancelledError
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 import measures as M
-from workbench import policy
+from workbench import jobs, policy
 from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
 from workbench.dependencies import dependency_warnings as find_dependency_warnings
@@ -99,6 +106,15 @@ class _SharedMemo:
         self.pending: dict[tuple, threading.Event] = {}
         self.lock = threading.Lock()
 
+    def put(self, key: tuple, value: dict[str, Any]) -> dict[str, Any]:
+        """Keep ``value`` (a heavy job stores its result itself, whether or not anyone still waits for it)."""
+        with self.lock:
+            self.entries[key] = value
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.max_entries:
+                self.entries.popitem(last=False)
+        return value
+
     def get(self, key: tuple, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         while True:
             with self.lock:
@@ -109,14 +125,11 @@ class _SharedMemo:
                 if running is None:
                     self.pending[key] = threading.Event()
                     break
+            if jobs.in_worker():  # a worker never waits for another computation: it may be waiting for this worker
+                return self.put(key, compute())
             running.wait()  # computed elsewhere: take its result (or compute if it failed)
         try:
-            value = compute()  # outside the lock: other keys are not held up
-            with self.lock:
-                self.entries[key] = value
-                while len(self.entries) > self.max_entries:
-                    self.entries.popitem(last=False)
-            return value
+            return self.put(key, compute())  # computed outside the lock: other keys are not held up
         finally:
             with self.lock:
                 self.pending.pop(key).set()
@@ -132,10 +145,73 @@ def clear() -> None:
             memo.entries.clear()
 
 
-def dual_cache(max_entries: int) -> Callable:
+def _session_id() -> str:
+    """The Streamlit session running this code (for a thread outside any session, e.g. the warm-up, the
+    thread: each has at most one job at a time anyway)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None else f"background {threading.current_thread().name}"
+
+
+def queue_message(ahead: int | None) -> str | None:
+    """What a page says while its heavy job waits for a worker (None once it runs)."""
+    if ahead is None:
+        return None
+    if ahead == 0:
+        return "Waiting for a worker: next in line (every worker is busy)"
+    return f"Waiting for a worker: {ahead} job{'s' if ahead != 1 else ''} ahead"
+
+
+def _wait_showing_position(job: jobs.Job) -> Any:
+    """Wait for ``job``, showing its place in the queue; every half second the wait sends a small update, so a
+    rerun (the analyst changed a setting) stops waiting at once, leaving the job queued for the next run."""
+    if job.wait(0.05) or get_script_run_ctx(suppress_warning=True) is None:
+        return job.result()
+    slot = st.empty()
+    try:
+        while not job.wait(0.5):
+            message = queue_message(job.ahead)
+            if message is None:
+                slot.empty()  # running: the page's own spinner says what
+            else:
+                slot.caption(f"⏳ {message} ({jobs.pool().workers} worker(s) for this server).")
+    finally:
+        slot.empty()
+    return job.result()
+
+
+def _in_pool(call: Callable[[], dict[str, Any]], key: tuple) -> dict[str, Any]:
+    """Run ``call`` in the worker pool (with this session's Streamlit context, so it may read the session's
+    dataset) and wait for it, showing the queue position."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+
+    def job() -> dict[str, Any]:
+        thread = threading.current_thread()
+        previous = get_script_run_ctx(suppress_warning=True)
+        if ctx is not None:
+            add_script_run_ctx(thread, ctx)
+        try:
+            return call()
+        finally:
+            if ctx is not None:
+                add_script_run_ctx(thread, previous)
+
+    try:
+        pool = jobs.pool()
+    except ValueError as exc:  # WORKBENCH_WORKERS set to something else than a positive whole number
+        return error_result(exc)
+    while True:
+        try:
+            return _wait_showing_position(pool.submit(job, session=_session_id(), key=key))
+        except CancelledError:  # another request replaced it before this run was interrupted: ask again
+            continue
+
+
+def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
     """A process-wide memo for embedded samples, a per-session memo for uploaded data. The wrapped function
     takes the dataset key as its last positional argument (and, if it reports progress, a ``_progress``
-    keyword, which is not part of the key). Results are shared read-only: callers must not modify them."""
+    keyword, which is not part of the key). Results are shared read-only: callers must not modify them.
+    ``heavy``: computed in the bounded worker pool (no progress reporting), the page showing the queue position;
+    a shared result is kept even when the session that asked for it has moved on."""
 
     def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
         shared = _SharedMemo(max_entries)
@@ -143,16 +219,26 @@ def dual_cache(max_entries: int) -> Callable:
 
         @functools.wraps(fn)
         def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
-            extra = {"_progress": progress} if progress is not None else {}
+            extra = {"_progress": progress} if progress is not None and not heavy else {}
             key = (fn.__qualname__, args)
             if dataset_key is None:
+                if heavy:
+                    return shared.get(key, lambda: _in_pool(lambda: shared.put(key, fn(*args, None)),
+                                                            ("shared", key)))
                 return shared.get(key, lambda: fn(*args, None, **extra))
             memo = st.session_state.setdefault(_MEMO, {})
             key = (*key, dataset_key)
             if key not in memo:
                 if len(memo) >= _MEMO_ENTRIES:
                     memo.pop(next(iter(memo)))
-                memo[key] = fn(*args, dataset_key, **extra)
+                if heavy:
+                    def keep() -> dict[str, Any]:  # kept even if this run is interrupted while it waits
+                        memo[key] = fn(*args, dataset_key)
+                        return memo[key]
+
+                    memo[key] = _in_pool(keep, (_session_id(), key))
+                else:
+                    memo[key] = fn(*args, dataset_key, **extra)
             return memo[key]
 
         call.shared = shared  # type: ignore[attr-defined]  # tests and the warm-up look into it

@@ -26,7 +26,7 @@ from workbench.ui.source import Source
 SWEEP_KS = [2, 3, 5, 10, 20, 50, 100]
 
 
-@dual_cache(max_entries=32)
+@dual_cache(max_entries=32, heavy=True)
 def lattice_rows(config_json: str, candidates: str, dataset_key: str | None) -> dict[str, Any]:
     """The lattice candidates' rows of the solutions table."""
     from workbench import compare
@@ -38,7 +38,7 @@ def lattice_rows(config_json: str, candidates: str, dataset_key: str | None) -> 
         return error_result(exc)
 
 
-@dual_cache(max_entries=32)
+@dual_cache(max_entries=32, heavy=True)
 def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """The local engine's rows (Greedy and Partition); ``config_json`` without a suppression limit."""
     from workbench import compare
@@ -50,7 +50,7 @@ def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
         return error_result(exc)
 
 
-@dual_cache(max_entries=16)
+@dual_cache(max_entries=16, heavy=True)
 def optima(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """Each measure's optimum over every k-anonymous node (``compare.lattice_optima``) and those nodes' rows
     of the solutions table (``compare.optimum_solutions``)."""
@@ -122,7 +122,7 @@ def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str,
     return {"front": compare.pareto_front(data["table"], [x, y]) if x != y else data["pareto"]}
 
 
-@dual_cache(max_entries=8)
+@dual_cache(max_entries=8, heavy=True)
 def degradation(config_json: str, local_json: str | None, candidates: str, rows_json: str, classifier: str,
                 dataset_key: str | None) -> dict[str, Any]:
     """Model degradation (ZeroR and ``classifier``, 5-fold) of the chosen rows of the solutions table."""

@@ -25,7 +25,7 @@ LARGE = 5000  # nodes: above this a picture of every node is unreadable
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
 
 
-@dual_cache(max_entries=8)
+@dual_cache(max_entries=8, heavy=True)
 def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """Every node's measures for the config's dataset and k (``study.lattice_table``; it depends on neither
     the suppression limit nor the search), laid out for the Hasse diagram, with its edges when drawable."""

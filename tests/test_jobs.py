@@ -1,0 +1,248 @@
+"""The bounded worker pool for heavy calls (``workbench.jobs``), without a browser: FIFO order, queue positions,
+at most one queued job per session, shared jobs by key, exceptions, cancellation, nesting, the worker bound."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import CancelledError
+
+import pytest
+
+from workbench.jobs import CANCELLED, JobPool, default_workers, in_worker
+
+
+@pytest.fixture
+def pool():
+    pools: list[JobPool] = []
+
+    def make(workers: int) -> JobPool:
+        pools.append(JobPool(workers))
+        return pools[-1]
+
+    yield make
+    for p in pools:
+        p.shutdown()
+
+
+def _blocker(pool: JobPool, session: str = "blocker") -> tuple[threading.Event, threading.Event]:
+    """Occupy one worker until ``release`` is set; ``started`` is set once it runs."""
+    started, release = threading.Event(), threading.Event()
+
+    def block() -> str:
+        started.set()
+        release.wait(10)
+        return "blocked"
+
+    pool.submit(block, session=session)
+    assert started.wait(5)
+    return started, release
+
+
+def test_jobs_run_first_come_first_served_and_report_their_place(pool):
+    p = pool(1)
+    _, release = _blocker(p)
+    order: list[int] = []
+    queued = [p.submit(lambda i=i: order.append(i) or i, session=f"s{i}") for i in range(4)]
+    assert [j.ahead for j in queued] == [0, 1, 2, 3]
+    assert p.status() == {"workers": 1, "running": 1, "queued": 4}
+    release.set()
+    assert [j.result(5) for j in queued] == [0, 1, 2, 3]
+    assert order == [0, 1, 2, 3]
+    assert all(j.ahead is None for j in queued)  # done: no place in the queue
+
+
+def test_places_move_up_as_jobs_start(pool):
+    p = pool(1)
+    _, release = _blocker(p)
+    gate = threading.Event()
+    first = p.submit(lambda: gate.wait(10), session="a")
+    second = p.submit(lambda: "b", session="b")
+    assert (first.ahead, second.ahead) == (0, 1)
+    release.set()
+    deadline = time.monotonic() + 5
+    while first.ahead is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert first.ahead is None and first.state == "running" and second.ahead == 0
+    gate.set()
+    assert second.result(5) == "b"
+
+
+def test_a_session_has_at_most_one_queued_job_and_the_newest_replaces_it(pool):
+    p = pool(1)
+    _, release = _blocker(p)
+    other = p.submit(lambda: "other", session="b")
+    old = p.submit(lambda: "old", session="a")
+    new = p.submit(lambda: "new", session="a")
+    assert old.state == CANCELLED and old.done()
+    with pytest.raises(CancelledError):
+        old.result(1)
+    assert (other.ahead, new.ahead) == (0, 1)  # the replacement goes to the back of the queue
+    assert p.status()["queued"] == 2
+    release.set()
+    assert (other.result(5), new.result(5)) == ("other", "new")
+
+
+def test_a_backlog_from_one_session_never_fills_the_queue(pool):
+    p = pool(2)
+    _, release_a = _blocker(p, "x")
+    _, release_b = _blocker(p, "y")
+    jobs = [p.submit(lambda i=i: i, session="busy") for i in range(20)]
+    late = p.submit(lambda: "late", session="late")
+    assert sum(not j.done() for j in jobs) == 1 and late.ahead == 1  # one queued job of "busy", then "late"
+    release_a.set()
+    release_b.set()
+    assert jobs[-1].result(5) == 19 and late.result(5) == "late"
+
+
+def test_the_same_key_is_one_job_and_a_rerun_keeps_its_place(pool):
+    p = pool(1)
+    _, release = _blocker(p)
+    calls: list[str] = []
+    a = p.submit(lambda: calls.append("x") or "x", session="a", key="shared")
+    p.submit(lambda: "y", session="b")
+    again = p.submit(lambda: calls.append("x2") or "x2", session="a", key="shared")  # a's rerun
+    from_b = p.submit(lambda: calls.append("x3") or "x3", session="c", key="shared")
+    assert again is a and from_b is a and a.ahead == 0
+    release.set()
+    assert a.result(5) == "x" and calls == ["x"]
+
+
+def test_a_job_shared_with_another_session_is_not_cancelled_by_a_replacement(pool):
+    p = pool(1)
+    _, release = _blocker(p)
+    shared = p.submit(lambda: "shared", session="a", key="k")
+    p.submit(lambda: "shared", session="b", key="k")
+    mine = p.submit(lambda: "a's new request", session="a")
+    assert not shared.done() and shared.sessions == {"b"}
+    release.set()
+    assert shared.result(5) == "shared" and mine.result(5) == "a's new request"
+
+
+def test_exceptions_reach_the_waiter_and_the_worker_survives(pool):
+    p = pool(1)
+
+    def fail() -> None:
+        raise ZeroDivisionError("boom")
+
+    failed = p.submit(fail, session="a")
+    with pytest.raises(ZeroDivisionError, match="boom"):
+        failed.result(5)
+    assert failed.done() and p.submit(lambda: 42, session="a").result(5) == 42
+
+
+def test_cancel_takes_a_queued_job_out_but_not_a_running_one(pool):
+    p = pool(1)
+    started, release = threading.Event(), threading.Event()
+    running = p.submit(lambda: started.set() or release.wait(10) and "ran", session="a")
+    assert started.wait(5)
+    queued = p.submit(lambda: "never", session="b")
+    behind = p.submit(lambda: "behind", session="c")
+    assert queued.cancel() and not running.cancel()
+    assert behind.ahead == 0
+    with pytest.raises(CancelledError):
+        queued.result(1)
+    release.set()
+    assert running.result(5) == "ran" and behind.result(5) == "behind"
+    assert not behind.cancel()  # done
+
+
+def test_result_times_out_while_waiting(pool):
+    p = pool(1)
+    _, release = _blocker(p)
+    job = p.submit(lambda: 1, session="a")
+    with pytest.raises(TimeoutError):
+        job.result(0.05)
+    assert not job.wait(0.01)
+    release.set()
+    assert job.result(5) == 1
+
+
+def test_no_more_than_the_workers_run_at_once(pool):
+    p = pool(2)
+    lock, now, most = threading.Lock(), [0], [0]
+
+    def work() -> None:
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+        time.sleep(0.05)
+        with lock:
+            now[0] -= 1
+
+    jobs = [p.submit(work, session=f"s{i}") for i in range(8)]
+    for j in jobs:
+        j.result(10)
+    assert most[0] == 2
+
+
+def test_a_job_submitted_inside_a_worker_runs_there_at_once(pool):
+    p = pool(1)  # waiting for a second job would deadlock with one worker
+
+    def outer() -> tuple[bool, int]:
+        inner = p.submit(lambda: 5, session="a")
+        return in_worker(), inner.result(1) * 2
+
+    assert p.submit(outer, session="a").result(5) == (True, 10)
+    assert not in_worker()
+
+
+def test_workers_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("WORKBENCH_WORKERS", "3")
+    assert default_workers() == 3
+    monkeypatch.setenv("WORKBENCH_WORKERS", "0")
+    with pytest.raises(ValueError, match="at least 1"):
+        default_workers()
+    monkeypatch.setenv("WORKBENCH_WORKERS", "many")
+    with pytest.raises(ValueError, match="whole number"):
+        default_workers()
+    monkeypatch.delenv("WORKBENCH_WORKERS")
+    assert default_workers() >= 1
+
+
+def test_a_shut_down_pool_refuses_work(pool):
+    p = JobPool(1)
+    _, release = _blocker(p)
+    queued = p.submit(lambda: 1, session="a")
+    release.set()
+    p.shutdown()
+    assert queued.state in (CANCELLED, "done")
+    with pytest.raises(RuntimeError, match="shut down"):
+        p.submit(lambda: 1)
+
+
+def test_the_page_shows_its_place_while_it_waits(monkeypatch):
+    """``cached._wait_showing_position`` writes the queue position into a placeholder while the job waits, clears
+    it while the job runs and when it is done (the Streamlit calls recorded by a stand-in)."""
+    from workbench.ui import cached
+
+    shown: list[str | None] = []
+
+    class Slot:
+        def caption(self, text: str) -> None:
+            shown.append(text)
+
+        def empty(self) -> None:
+            shown.append(None)
+
+    class FakeStreamlit:
+        @staticmethod
+        def empty() -> Slot:
+            return Slot()
+
+    p = JobPool(1)
+    monkeypatch.setattr(cached, "st", FakeStreamlit)
+    monkeypatch.setattr(cached, "get_script_run_ctx", lambda suppress_warning=False: object())
+    monkeypatch.setattr(cached.jobs, "pool", lambda: p)
+    try:
+        _, release = _blocker(p)
+        ahead = p.submit(lambda: time.sleep(0.6), session="b")
+        mine = p.submit(lambda: "result", session="a")
+        threading.Timer(1.2, release.set).start()
+        assert cached._wait_showing_position(mine) == "result"
+    finally:
+        p.shutdown()
+    texts = [t for t in shown if t is not None]
+    assert texts and texts[0].startswith("⏳ Waiting for a worker: 1 job ahead (1 worker(s)")
+    assert shown[-1] is None and ahead.done()
+    assert cached.queue_message(2) == "Waiting for a worker: 2 jobs ahead" and cached.queue_message(None) is None

@@ -1,0 +1,239 @@
+"""A bounded worker pool for heavy calls, shared by every session of a server process (no Streamlit here).
+
+A fixed number of worker threads (``WORKBENCH_WORKERS``, default: the number of cores) take jobs from one FIFO
+queue; a job's ``ahead`` is the number of queued jobs before it, so a page can say "waiting: 2 jobs ahead".
+
+Fairness: a session (any hashable id) has at most one *queued* job. A new job from a session that already has
+one queued replaces it (the old job is cancelled unless another session waits for it too), so an analyst who
+changes a setting five times while waiting queues one job, not five, and cannot fill every worker with a backlog.
+A job submitted with the ``key`` of a job that is queued or running is that job: two sessions asking for the
+same shared result wait for one computation, and a session that asks again (a rerun) keeps its place.
+
+Threads, not processes: the heavy calls are numpy group-bys with Python loops between them, so threads overlap
+only partly, but a worker process would hold its own copy of the libraries and the data (about 200 MB each on
+the registry sample), and the results (DataFrames) would be pickled back. A job running in a worker thread cannot
+be stopped; a queued one can (``cancel``). A job submitted from inside a worker runs at once in that worker
+(nested heavy calls would otherwise wait for a worker they occupy).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Hashable
+from concurrent.futures import CancelledError
+from typing import Any
+
+QUEUED, RUNNING, DONE, CANCELLED = "queued", "running", "done", "cancelled"
+
+
+def default_workers() -> int:
+    """``WORKBENCH_WORKERS`` if set (at least 1), else the number of cores."""
+    value = os.environ.get("WORKBENCH_WORKERS", "").strip()
+    if value:
+        try:
+            workers = int(value)
+        except ValueError:
+            raise ValueError(f"WORKBENCH_WORKERS must be a whole number of worker threads, got {value!r}") from None
+        if workers < 1:
+            raise ValueError(f"WORKBENCH_WORKERS must be at least 1, got {workers}")
+        return workers
+    return os.cpu_count() or 1
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None elsewhere)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def release_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc keeps what a finished job freed: the numpy arrays of
+    a frequency pass are below its mmap threshold; about 40 MB after the registry's Compare page)."""
+    if _TRIM is not None:
+        _TRIM(0)
+
+
+class Job:
+    """One submitted call: its state, its place in the queue, and its result or exception."""
+
+    def __init__(self, pool: JobPool, fn: Callable[[], Any], key: Hashable | None, session: Hashable | None) -> None:
+        self._pool = pool
+        self.fn = fn
+        self.key = key
+        self.sessions: set[Hashable] = {session} if session is not None else set()
+        self.state = QUEUED
+        self._done = threading.Event()
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+    @property
+    def ahead(self) -> int | None:
+        """Queued jobs before this one (0: next to run); None once it runs, is done or cancelled."""
+        return self._pool.ahead(self)
+
+    def done(self) -> bool:
+        """Finished, failed or cancelled."""
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until done (at most ``timeout`` seconds); whether it is."""
+        return self._done.wait(timeout)
+
+    def result(self, timeout: float | None = None) -> Any:
+        """The call's return value; re-raises its exception; ``CancelledError`` if cancelled; ``TimeoutError``
+        if not done within ``timeout``."""
+        if not self._done.wait(timeout):
+            raise TimeoutError(f"job not done within {timeout} s")
+        if self.state == CANCELLED:
+            raise CancelledError()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+    def cancel(self) -> bool:
+        """Take the job out of the queue (True), or False when it already runs or is finished."""
+        return self._pool.cancel(self)
+
+    def _finish(self, state: str, value: Any = None, error: BaseException | None = None) -> None:
+        self.state, self._value, self._error = state, value, error
+        self._done.set()
+
+
+class JobPool:
+    """``workers`` threads over one FIFO queue, at most one queued job per session (see the module doc)."""
+
+    def __init__(self, workers: int | None = None, name: str = "workbench-job") -> None:
+        self.workers = workers if workers is not None else default_workers()
+        if self.workers < 1:
+            raise ValueError(f"a pool needs at least one worker, got {self.workers}")
+        self._queue: deque[Job] = deque()
+        self._running: set[Job] = set()
+        self._by_key: dict[Hashable, Job] = {}
+        self._lock = threading.Condition()
+        self._closed = False
+        self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
+                         for i in range(self.workers)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, fn: Callable[[], Any], *, session: Hashable | None = None, key: Hashable | None = None) -> Job:
+        """Queue ``fn()``; returns its Job (an existing one for a ``key`` queued or running). The session's
+        previously queued job, if it is another one, is replaced."""
+        if in_worker():  # nested: run here, a worker is already ours
+            job = Job(self, fn, key, session)
+            self._run(job)
+            return job
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the job pool is shut down")
+            existing = self._by_key.get(key) if key is not None else None
+            for queued in list(self._queue):  # the session's other queued job gives way
+                if session is not None and session in queued.sessions and queued is not existing:
+                    queued.sessions.discard(session)
+                    if not queued.sessions:
+                        self._drop(queued)
+            if existing is not None:
+                if session is not None:
+                    existing.sessions.add(session)
+                return existing
+            job = Job(self, fn, key, session)
+            self._queue.append(job)
+            if key is not None:
+                self._by_key[key] = job
+            self._lock.notify()
+            return job
+
+    def ahead(self, job: Job) -> int | None:
+        with self._lock:
+            if job.state != QUEUED:
+                return None
+            return self._queue.index(job) if job in self._queue else None
+
+    def cancel(self, job: Job) -> bool:
+        with self._lock:
+            if job.state != QUEUED or job not in self._queue:
+                return False
+            self._drop(job)
+            return True
+
+    def status(self) -> dict[str, int]:
+        """How many jobs run and wait now."""
+        with self._lock:
+            return {"workers": self.workers, "running": len(self._running), "queued": len(self._queue)}
+
+    def shutdown(self, cancel_queued: bool = True) -> None:
+        """Stop the workers once the running jobs finish (queued jobs are cancelled, or run first)."""
+        with self._lock:
+            self._closed = True
+            if cancel_queued:
+                for job in list(self._queue):
+                    self._drop(job)
+            self._lock.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+    def _drop(self, job: Job) -> None:  # with the lock held
+        self._queue.remove(job)
+        if job.key is not None and self._by_key.get(job.key) is job:
+            del self._by_key[job.key]
+        job._finish(CANCELLED)
+
+    def _work(self) -> None:
+        _worker.active = True
+        while True:
+            with self._lock:
+                while not self._queue and not self._closed:
+                    self._lock.wait()
+                if not self._queue:  # closed and drained
+                    return
+                job = self._queue.popleft()
+                job.state = RUNNING
+                self._running.add(job)
+            try:
+                self._run(job)
+            finally:
+                with self._lock:
+                    self._running.discard(job)
+                    if job.key is not None and self._by_key.get(job.key) is job:
+                        del self._by_key[job.key]
+                release_memory()
+
+    @staticmethod
+    def _run(job: Job) -> None:
+        job.state = RUNNING
+        try:
+            value = job.fn()
+        except BaseException as exc:  # noqa: BLE001  # handed to whoever waits for the job
+            job._finish(DONE, error=exc)
+        else:
+            job._finish(DONE, value=value)
+
+
+_worker = threading.local()
+
+
+def in_worker() -> bool:
+    """Whether this thread is a worker of a job pool (code there must not wait for other jobs)."""
+    return getattr(_worker, "active", False)
+
+
+_pool: JobPool | None = None
+_pool_lock = threading.Lock()
+
+
+def pool() -> JobPool:
+    """The process's heavy-work pool, started on first use with ``default_workers()`` threads."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = JobPool()
+        return _pool
