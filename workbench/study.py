@@ -21,7 +21,7 @@ from workbench.config import Study
 from workbench.data import Dataset, read_table
 from workbench.errors import ConfigError, DataError
 from workbench.hierarchy.tree import Hierarchy
-from workbench.lattice.evaluate import NodeEvaluator
+from workbench.lattice.evaluate import FrequencySet, NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult, best_of
 from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
@@ -31,6 +31,8 @@ from workbench.local import partition as local_partition
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.posets import FinitePoset, RangePoset, read_poset_file
 from workbench.local.posets_extra import DateOfBirthPoset, MultiValuePoset, PowerPoset
+from workbench.privacy.base import Admissibility, limit_of
+from workbench.privacy.build import admissibility_for
 from workbench.release import Guarantee, Release
 
 
@@ -123,9 +125,14 @@ class NodeScorer:
         self.domains = tuple(c.column_domain() for c in evaluator.columns)
 
     def view(self, node: Node) -> M.NodeClasses:
-        """The measures' fast-path view of a node, from its (cached) frequency set."""
+        """The measures' fast-path view of a node, from its (cached) frequency set; the suppressed classes are
+        those of the admissibility rule (smaller than k, or violating a privacy model)."""
         fs = self.evaluator.frequency_set(node)
-        return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k)
+        return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k,
+                             self._suppress(fs))
+
+    def _suppress(self, fs: FrequencySet) -> np.ndarray | None:
+        return None if self.evaluator.admissibility.plain else self.evaluator.outcome(fs).suppress
 
     def scores(self, node: Node, ids: Iterable[str]) -> dict[str, M.Score]:
         ids = list(ids)
@@ -160,18 +167,20 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
                           f"{', '.join(M.LATTICE_MEASURES)}")
     scorer = NodeScorer(evaluator)
     names = [c.name for c in evaluator.columns]
-    k, limit = evaluator.k, evaluator.max_suppressed
+    k, rule = evaluator.k, evaluator.admissibility
     if nodes is None:
         sets = evaluator.all_frequency_sets()
     else:  # given nodes are checked one by one (counted in ``evaluator.checks``), from its cache
         sets = (evaluator.frequency_set(evaluator.evaluate(node).node) for node in nodes)
-    levels, classes, suppressed = [], [], []
+    levels, classes, suppressed, admissible = [], [], [], []
     values: dict[str, list[float]] = {i: [] for i in ids}
     for fs in sets:
-        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k)
+        outcome = evaluator.outcome(fs)
+        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k, None if rule.plain else outcome.suppress)
         levels.append(fs.node)
         classes.append(fs.classes)
-        suppressed.append(view.suppressed)
+        suppressed.append(outcome.suppressed)
+        admissible.append(outcome.admissible)
         for i, f in fast.items():
             values[i].append(f(view))
     level_array = np.array(levels, dtype=np.int64).reshape(len(levels), len(names))
@@ -181,7 +190,7 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
     table["rank"] = level_array.sum(axis=1)
     table["classes"] = np.array(classes, dtype=np.int64)
     table["suppressed"] = np.array(suppressed, dtype=np.int64)
-    table["k_anonymous"] = table["suppressed"] <= limit
+    table["k_anonymous"] = np.array(admissible, dtype=bool)
     for i in ids:
         table[i] = np.array(values[i], dtype=float)
     return table
@@ -253,9 +262,29 @@ def check_k(study: Study, dataset: Dataset) -> None:
                           "records")
 
 
+def admissibility(study: Study, dataset: Dataset) -> Admissibility:
+    """The study's admissibility rule: k, the suppression limit and every ``[privacy.*]`` model."""
+    return admissibility_for(study, dataset)
+
+
 def evaluator_for(study: Study, dataset: Dataset) -> NodeEvaluator:
     check_k(study, dataset)
-    return NodeEvaluator(dataset.encoded, study.k, study.max_suppression)
+    return NodeEvaluator(dataset.encoded, study.k, study.max_suppression, admissibility_for(study, dataset))
+
+
+# searches whose exploration assumes admissibility is monotone (predictive tagging, binary search on height)
+MONOTONE_SEARCHES = ("samarati", "ola", "flash")
+
+
+def check_monotone_admissibility(rule: Admissibility, algorithm: str) -> None:
+    """Refuse a search that relies on monotone admissibility when a privacy model makes it non-monotone."""
+    bad = rule.non_monotone_models()
+    if bad and algorithm in MONOTONE_SEARCHES:
+        names = "; ".join(m.describe() for m in bad)
+        raise ConfigError(
+            f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone with "
+            f"suppression (records of violating classes are suppressed, as in ARX); use 'exhaustive', 'bnb' or "
+            "'incognito', or set privacy.max_suppression = 0")
 
 
 def _check_runnable(study: Study, algorithm: str) -> None:
@@ -279,6 +308,7 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
     _check_runnable(study, algorithm)
     spec = ALGORITHMS[algorithm]
     evaluator = evaluator_for(study, dataset)
+    check_monotone_admissibility(evaluator.admissibility, algorithm)
     objective = NodeScorer(evaluator).objective(study.objective)
     result = spec.search(TaggedLattice(evaluator), objective, Limits(study.time_limit, study.search_seed))
     if result.proven_optimal and spec.requires_monotone and not objective.monotone:
@@ -306,7 +336,8 @@ def run(study: Study, dataset: Dataset | None = None, progress: Progress | None 
     if result.optimum is None:
         return RunResult(study, dataset, None, {}, result, result.checks, result.seconds)
     report(0.6, "building the release")
-    release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm)
+    release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm,
+                                admissibility_for(study, dataset))
     report(0.75, "scoring it under every measure")
     scores = score_release(study, release)
     report(1.0, "done")
@@ -470,7 +501,7 @@ def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) 
     out = []
     for node in parsed:
         start = time.perf_counter()
-        release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure")
+        release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure", evaluator.admissibility)
         scores = score_release(study, release)
         out.append(RunResult(study, dataset, release, scores, None, 0, time.perf_counter() - start))
     return out
@@ -505,7 +536,7 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
     under this study's suppression limit."""
     dataset = dataset or load_dataset(study)
     result = search(study, dataset)
-    if table is None:
+    if table is None or study.privacy_models:  # the models' suppression is not a function of the limit alone
         table = lattice_table(evaluator_for(study, dataset))
     else:
         names = dataset.quasi_identifiers
@@ -515,7 +546,7 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
             raise ConfigError("lattice_overview: the given table is not a lattice_table of this dataset "
                               f"(columns {', '.join(sorted(expected))} and one row per node needed)")
         table = table.copy()
-        table["k_anonymous"] = table["suppressed"] <= math.floor(study.max_suppression * dataset.n + 1e-9)
+        table["k_anonymous"] = table["suppressed"] <= limit_of(study.max_suppression, dataset.n)
     names = dataset.quasi_identifiers
     keys = [tuple(int(v) for v in row) for row in table[names].to_numpy()]
     order: dict[tuple[int, ...], str] = {}
