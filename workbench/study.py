@@ -239,7 +239,32 @@ class RunResult:
             "measures": {i: s.value for i, s in self.scores.items()},
             "checks": self.checks,
             "seconds": round(self.seconds, 6),
+            "privacy_models": self.privacy_models(),
+            "risk": self.risk(),
         } | ({"note": self.search.note} if self.search is not None and self.search.note else {})
+
+    def privacy_models(self) -> dict[str, dict[str, object]]:
+        """Per configured privacy model (``[privacy.MODEL]`` name): its parameters, its description and whether
+        it holds on the release, re-verified from the released table (False without a release)."""
+        if not self.study.privacy_models:
+            return {}
+        models = admissibility_for(self.study, self.dataset).models
+        verified = self.guarantee.models if self.guarantee is not None else {}
+        return {spec.kind: model.as_dict() | {"description": model.describe(),
+                                              "holds": bool(verified.get(model.describe(), False))}
+                for spec, model in zip(self.study.privacy_models, models, strict=True)}
+
+    def risk(self) -> dict[str, object] | None:
+        """Re-identification risk of the release after suppression (``workbench.risk.risk_of_release``: the
+        suppressed records form one class of ``*``), with population uniqueness when ``[privacy.risk]`` gives a
+        population; None without a release."""
+        if self.release is None:
+            return None
+        from workbench.risk import risk_of_release
+
+        population = next((spec.get("population") for spec in self.study.privacy_models
+                           if spec.kind == "risk" and spec.get("population")), None)
+        return risk_of_release(self.release, population_size=population).to_dict()
 
     @property
     def k_anonymous(self) -> bool:
