@@ -277,3 +277,71 @@ def test_arx_junit_optimum(adult_sensitive, models, k, sup, measure, node, value
     assert result.optimum == node
     if node is not None:
         assert result.value == pytest.approx(value, rel=1e-9)
+
+
+# ------------------------------------------------------------------------------------------ config, CLI, JSON
+def test_set_overrides_a_model_scalar_and_the_cli_reports_models_and_risk(tmp_path, capsys) -> None:
+    """``--set privacy.l_diversity.l=...`` reaches the model; ``run --json`` says which models hold and gives the
+    release's risk after suppression (the suppressed records one class of ``*``), checked by a direct count."""
+    import json
+
+    from workbench import cli
+
+    ds, _ = _table(3, n=40)
+    ds.frame.to_csv(tmp_path / "data.csv", index=False)
+    config = ["[data]", 'path = "data.csv"']
+    for q in ds.quasi_identifiers:
+        (tmp_path / f"{q}.csv").write_text(ds.hierarchies[q].to_arx())
+        config += [f"[attributes.{q}]", 'role = "quasi"', f'hierarchy = "{q}.csv"']
+    config += ["[attributes.s]", 'role = "sensitive"', "[privacy]", "k = 2", "max_suppression = 0.2",
+               "[privacy.l_diversity]", 'attribute = "s"', 'variant = "distinct"', "l = 2",
+               "[engine]", 'algorithm = "flash"', 'objective = "dm_star"', "[measures]", 'compare = ["dm_star"]']
+    (tmp_path / "study.toml").write_text("\n".join(config) + "\n")
+    code = cli.main(["run", str(tmp_path / "study.toml"), "--set", "privacy.l_diversity.l=3", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    model = out["privacy_models"]["l_diversity"]
+    assert model["l"] == 3 and model["holds"] is True and model["description"] == "distinct-3-diversity of s"
+    # the release, rebuilt by hand: classes of the node, suppressed when < 2 records or < 3 distinct values
+    node = tuple(out["transformation"][q] for q in ds.quasi_identifiers)
+    rows = {q: {r[0]: r for r in ds.hierarchies[q].rows} for q in ds.quasi_identifiers}
+    keys = [tuple(rows[q][ds.frame[q].iat[i]][v] for q, v in zip(ds.quasi_identifiers, node, strict=True))
+            for i in range(ds.n)]
+    members: dict[tuple, list[int]] = {}
+    for i, key in enumerate(keys):
+        members.setdefault(key, []).append(i)
+    kept = [len(m) for m in members.values() if len(m) >= 2 and len({ds.frame["s"].iat[i] for i in m}) >= 3]
+    suppressed = ds.n - sum(kept)
+    assert out["suppressed"] == suppressed
+    sizes = kept + ([suppressed] if suppressed else [])
+    assert out["risk"]["records"] == ds.n and out["risk"]["classes"] == len(sizes)
+    assert out["risk"]["prosecutor"]["highest"] == pytest.approx(1 / min(sizes))
+    assert out["risk"]["prosecutor"]["average"] == pytest.approx(len(sizes) / ds.n)
+
+
+def test_delta_presence_is_refused_with_one_clear_line() -> None:
+    ds, _ = _table(3)
+    study = _study({"delta_presence": {"subset": "subset.csv", "delta_max": 0.5}}, 2, 0.0)
+    with pytest.raises(ConfigError, match="δ-presence is not available"):
+        admissibility_for(study, ds)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_average_risk_threshold_without_suppression_by_brute_force(seed: int) -> None:
+    """Average risk <= 0.2 with no suppression: admissible iff every class has k records and classes/records <= 0.2
+    (a rule monotone with generalization, so Flash and OLA may prune); every search finds the brute-force DM*
+    optimum."""
+    ds, _ = _table(seed)
+    qis = ds.quasi_identifiers
+    rows = {q: {r[0]: r for r in ds.hierarchies[q].rows} for q in qis}
+    values = {}
+    for node in itertools.product(*(range(ds.hierarchies[q].height + 1) for q in qis)):
+        sizes = Counter(tuple(rows[q][ds.frame[q].iat[i]][v] for q, v in zip(qis, node, strict=True))
+                        for i in range(ds.n)).values()
+        if min(sizes) >= 2 and len(sizes) / ds.n <= 0.2:
+            values[node] = float(sum(c * c for c in sizes))
+    best = min(values, key=lambda node: (values[node], sum(node), node)) if values else None
+    risk = {"risk": {"model": "average", "threshold": 0.2}}
+    for algorithm in ["exhaustive", "bnb", "incognito", "flash", "ola"]:
+        result = S.search(_study(risk, 2, 0.0, algorithm, "dm_star"), ds, algorithm)
+        assert result.optimum == best, algorithm

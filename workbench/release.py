@@ -51,7 +51,9 @@ class Guarantee:
     def describe(self) -> str:
         adjective = {"k-anonymity": "k-anonymous", "k-ambiguity": "k-ambiguous"}.get(self.kind, self.kind)
         state = "verified" if self.holds else "DOES NOT hold"
-        models = "".join(f"; {m}: {'holds' if ok else 'DOES NOT hold'}" for m, ok in self.models.items())
+        failing = [m for m, ok in self.models.items() if not ok]
+        models = "".join(f"; {m} DOES NOT hold" for m in failing) if failing else (
+            f"; {len(self.models)} privacy model(s) hold" if self.models else "")
         return (f"{adjective} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit})"
                 f"{models}: {state}")
 

@@ -91,7 +91,8 @@ def build_model(spec: PrivacyModelSpec, dataset: Dataset) -> PrivacyModel:
             raise ConfigError(f"{where}.population {population:g} is smaller than the {dataset.n:,} records of the "
                               "data (the data is a sample of the population)")
         return RiskThreshold(spec.get("model"), float(spec.get("threshold")), spec.get("estimator"), population)
-    raise ConfigError(f"{where}: not available in this version of the lattice engine")
+    raise ConfigError(f"{where}: δ-presence is not available in the lattice engine yet; remove [{where}] "
+                      "(ℓ-diversity, t-closeness and risk thresholds are)")
 
 
 def models_for(study: Study, dataset: Dataset) -> list[PrivacyModel]:
