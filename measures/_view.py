@@ -217,6 +217,7 @@ class NodeClasses:
     class_codes: np.ndarray
     domains: tuple[ColumnDomain, ...]
     k: int
+    suppress: np.ndarray | None = None  # per class: suppressed? (default: smaller than k; privacy models add more)
 
     @property
     def n(self) -> int:
@@ -232,8 +233,8 @@ class NodeClasses:
 
     @cached_property
     def small(self) -> np.ndarray:
-        """Mask of classes smaller than k (their records are suppressed)."""
-        return self.class_sizes < self.k
+        """Mask of the suppressed classes: smaller than k, or as ``suppress`` says."""
+        return self.class_sizes < self.k if self.suppress is None else np.asarray(self.suppress, dtype=bool)
 
     @cached_property
     def suppressed(self) -> int:

@@ -540,6 +540,81 @@ def test_catalogue_is_large_enough() -> None:
     assert len(CASES) >= 20
 
 
+# ------------------------------------------------------------------------------------------- privacy models
+@case("privacy_model_on_a_quasi_identifier", ConfigError)
+def _(p: Project) -> Case:
+    p.config["privacy"]["l_diversity"] = {"attribute": "sex", "variant": "distinct", "l": 2}
+    return run_case(p, "privacy.l_diversity.attribute", "'sex'", "role 'quasi'", "sensitive")
+
+
+@case("privacy_model_on_an_insensitive_attribute", ConfigError)
+def _(p: Project) -> Case:
+    p.config["privacy"]["t_closeness"] = {"attribute": "disease", "variant": "equal", "t": 0.5}
+    return run_case(p, "privacy.t_closeness.attribute", "'disease'", "role 'insensitive'", "sensitive")
+
+
+@case("hierarchical_t_closeness_without_hierarchy", ConfigError)
+def _(p: Project) -> Case:
+    p.config["attributes"]["disease"] = {"role": "sensitive"}
+    p.config["privacy"]["t_closeness"] = {"attribute": "disease", "variant": "hierarchical", "t": 0.5}
+    return run_case(p, "privacy.t_closeness", "'hierarchical'", "needs a hierarchy", "'disease'")
+
+
+@case("t_closeness_threshold_above_one", ConfigError)
+def _(p: Project) -> Case:
+    p.config["attributes"]["disease"] = {"role": "sensitive"}
+    p.config["privacy"]["t_closeness"] = {"attribute": "disease", "t": 1.5}
+    return run_case(p, "privacy.t_closeness.t", "(0, 1]", "1.5")
+
+
+@case("risk_threshold_zero", ConfigError)
+def _(p: Project) -> Case:
+    p.config["privacy"]["risk"] = {"model": "average", "threshold": 0}
+    return run_case(p, "privacy.risk.threshold", "(0, 1]")
+
+
+@case("risk_threshold_set_above_one", ConfigError)
+def _(p: Project) -> Case:
+    p.config["privacy"]["risk"] = {"model": "sample_uniqueness", "threshold": 0.1}
+    return run_case(p, "privacy.risk.threshold", "(0, 1]", "2.0", extra=("--set", "privacy.risk.threshold=2.0"))
+
+
+@case("population_uniqueness_without_population", ConfigError)
+def _(p: Project) -> Case:
+    p.config["privacy"]["risk"] = {"model": "population_uniqueness", "threshold": 0.01}
+    return run_case(p, "privacy.risk", "needs 'population'")
+
+
+@case("l_diversity_unknown_variant", ConfigError)
+def _(p: Project) -> Case:
+    p.config["attributes"]["disease"] = {"role": "sensitive"}
+    p.config["privacy"]["l_diversity"] = {"attribute": "disease", "variant": "probabilistic", "l": 2}
+    return run_case(p, "privacy.l_diversity.variant", "'probabilistic'", "distinct, entropy, recursive")
+
+
+@case("l_diversity_estimator_on_distinct", ConfigError)
+def _(p: Project) -> Case:
+    p.config["attributes"]["disease"] = {"role": "sensitive"}
+    p.config["privacy"]["l_diversity"] = {"attribute": "disease", "l": 2, "estimator": "grassberger"}
+    return run_case(p, "privacy.l_diversity.estimator", "variant = 'entropy'")
+
+
+@case("privacy_model_unknown_key", ConfigError)
+def _(p: Project) -> Case:
+    p.config["attributes"]["disease"] = {"role": "sensitive"}
+    p.config["privacy"]["l_diversity"] = {"attribute": "disease", "l": 2, "ell": 3}
+    return run_case(p, "unknown key privacy.l_diversity.ell")
+
+
+@case("non_monotone_model_with_flash", ConfigError)
+def _(p: Project) -> Case:
+    p.config["attributes"]["disease"] = {"role": "sensitive"}
+    p.config["privacy"] |= {"max_suppression": 0.5, "l_diversity": {"attribute": "disease", "variant": "entropy",
+                                                                    "l": 1.5}}
+    p.config["engine"]["algorithm"] = "flash"
+    return run_case(p, "'flash'", "entropy-1.5-diversity (shannon) of disease", "not monotone", "'bnb'")
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_cli_in_process(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     c, argv = build(name, tmp_path)

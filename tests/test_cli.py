@@ -26,7 +26,7 @@ TEACHING = ROOT / "sample_configs" / "teaching.toml"
 REGISTRY = ROOT / "sample_configs" / "registry.toml"
 WORKBENCH = Path(sys.executable).with_name("workbench")
 KEYS = {"engine", "algorithm", "k", "max_suppression", "transformation", "k_anonymous", "suppressed", "classes",
-        "measures", "checks", "seconds", "attribute_measures"}
+        "measures", "checks", "seconds", "attribute_measures", "privacy_models", "risk"}
 REGISTRY_QIS = ["age", "sex", "ethnicity", "postal_code", "admission_date", "diagnosis"]
 TEACHING_QIS = ["date", "gender", "age"]
 

@@ -14,6 +14,7 @@ from workbench.lattice.evaluate import NodeEvaluation, NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits, Objective, flash, ola
 from workbench.lattice.space import Lattice, Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
+from workbench.privacy import Admissibility
 from workbench.study import NodeScorer
 
 SEARCHES = {"ola": ola.search, "flash": flash.search}
@@ -35,6 +36,7 @@ class PredicateEvaluator:
         self.k_anonymous = k_anonymous
         self.rollups = 0
         self.checks = 0
+        self.admissibility = Admissibility(1, 0.0, 0)  # k only: admissibility is monotone
 
     def evaluate(self, node: Node) -> NodeEvaluation:
         self.checks += 1

@@ -70,6 +70,15 @@ def _format_text(summary: dict[str, object]) -> str:
     lines.append("node         " + (", ".join(f"{q}={v}" for q, v in t.items()) if isinstance(t, dict) else "-"))
     guarantee = summary.get("guarantee") or ("k-anonymous" if summary["k_anonymous"] else "NOT k-anonymous")
     lines.append(f"guarantee    {guarantee}; {summary['classes']} classes")
+    models = summary.get("privacy_models") or {}
+    assert isinstance(models, dict)
+    for model in models.values():
+        lines.append(f"model        {model['description']}: {'holds' if model['holds'] else 'DOES NOT hold'}")
+    risk = summary.get("risk")
+    if isinstance(risk, dict):
+        pro = risk["prosecutor"]
+        lines.append(f"risk         prosecutor highest {pro['highest']:.4g}, average {pro['average']:.4g}; "
+                     f"sample uniques {risk['sample_uniques']:.4g}")
     lines.append(f"search       {summary['checks']} checks, {summary['seconds']:.3f} s"
                  + (f"; {summary['proof']}" if summary.get("proof") else ""))
     measures = summary["measures"]

@@ -31,6 +31,7 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import best_of
 from workbench.lattice.space import Node
 from workbench.local import LOCAL_ALGORITHMS
+from workbench.privacy.build import admissibility_for
 from workbench.release import Release, _column_code_space, column_shares
 from workbench.study import (
     NodeScorer,
@@ -446,7 +447,8 @@ def _releases_of(study: Study, dataset: Dataset, df: pd.DataFrame, rows: Sequenc
         if row.engine == "lattice":
             levels = dict(part.split("=", 1) for part in str(row.solution).split(","))
             node = tuple(int(levels[q]) for q in dataset.quasi_identifiers)
-            releases[i] = Release.from_node(dataset, node, int(row.k), sup, str(row.algorithm))
+            rule = admissibility_for(replace(study, k=int(row.k), max_suppression=sup), dataset)
+            releases[i] = Release.from_node(dataset, node, int(row.k), sup, str(row.algorithm), rule)
         else:
             local.setdefault(int(row.k), []).append(i)
     for k, indices in local.items():

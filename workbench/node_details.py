@@ -29,6 +29,7 @@ from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.grouping import group_rows
 from workbench.lattice.space import Lattice, Node
+from workbench.privacy.build import admissibility_for
 from workbench.release import Release
 
 SUM, MEAN, GEOMETRIC_MEAN = M.SUM, M.MEAN, M.GEOMETRIC_MEAN
@@ -127,7 +128,8 @@ def _check_ids(ids: Sequence[str] | None) -> list[str]:
 
 
 def _release(study: Study, dataset: Dataset, node: Node) -> Release:
-    return Release.from_node(dataset, node, study.k, study.max_suppression, "node details")
+    return Release.from_node(dataset, node, study.k, study.max_suppression, "node details",
+                             admissibility_for(study, dataset))
 
 
 def class_size_distribution(release: Release) -> pd.DataFrame:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import math
 import platform
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -31,6 +30,7 @@ from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
 from workbench.output import FORMULA_RULE, check_folder, write_folder
 from workbench.output import escape_formulas as escape_formula_cells
+from workbench.privacy.base import Admissibility, ClassView, limit_of
 
 SUPPRESSED = "*"  # ARX's mark for a suppressed record's quasi-identifiers
 EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
@@ -47,18 +47,23 @@ class Guarantee:
     limit: int
     holds: bool
     verified_from: str = "released table"
+    models: dict[str, bool] = field(default_factory=dict)  # privacy model -> does it hold (re-verified)
 
     def describe(self) -> str:
         adjective = {"k-anonymity": "k-anonymous", "k-ambiguity": "k-ambiguous"}.get(self.kind, self.kind)
         state = "verified" if self.holds else "DOES NOT hold"
-        return f"{adjective} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit}): {state}"
+        failing = [m for m, ok in self.models.items() if not ok]
+        models = "".join(f"; {m} DOES NOT hold" for m in failing) if failing else (
+            f"; {len(self.models)} privacy model(s) hold" if self.models else "")
+        return (f"{adjective} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit})"
+                f"{models}: {state}")
 
     def as_dict(self) -> dict[str, object]:
         """The provenance record: the guarantee named, with what it means and whether it is k-anonymity."""
         text = guarantee_text(self.kind)
         return {"kind": self.kind, "k": self.k, "suppressed": self.suppressed, "limit": self.limit,
                 "holds": self.holds, "verified_from": self.verified_from, "k_anonymous": text.k_anonymous,
-                "meaning": text.meaning}
+                "meaning": text.meaning} | ({"privacy_models": dict(self.models)} if self.models else {})
 
 
 def _column_code_space(col: EncodedColumn) -> tuple[np.ndarray, np.ndarray]:
@@ -96,13 +101,15 @@ class Release:
     provenance: dict[str, object] = field(default_factory=dict)
     view_columns: tuple[GeneralizedColumn, ...] | None = None  # local releases: cells measured as released
     label_checks: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] | None = None
+    admissibility: Admissibility | None = None  # the privacy models, re-verified by ``verify``
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_node(cls, dataset: Dataset, node: Node, k: int, max_suppression: float,
-                  algorithm: str = "exhaustive") -> Release:
+                  algorithm: str = "exhaustive", admissibility: Admissibility | None = None) -> Release:
         """Full-domain generalization of every quasi-identifier to ``node``, with the records of classes
-        smaller than k suppressed (El Emam 2009)."""
+        smaller than k suppressed (El Emam 2009), and those of classes that violate a privacy model of
+        ``admissibility`` (ARX)."""
         columns = dataset.encoded
         labels, heights, codes = {}, [], []
         for col, v in zip(columns, node, strict=True):
@@ -112,7 +119,14 @@ class Release:
             heights.append(np.full(dataset.n, v, dtype=np.int64))
             codes.append(offsets[v] + level_code)
         codes_arr = np.stack(codes, axis=1) if codes else np.zeros((dataset.n, 0), dtype=np.int64)
-        suppressed = class_sizes(codes_arr) < k
+        rule = admissibility if admissibility is not None and admissibility.models else None
+        if rule is None:
+            suppressed = class_sizes(codes_arr) < k
+        else:
+            groups = group_rows(codes_arr, with_inverse=True)
+            assert groups.inverse is not None
+            view = ClassView.from_records(groups.inverse, groups.size, rule.extras)
+            suppressed = rule.outcome(view).suppress[groups.inverse]
         return cls(
             dataset=dataset,
             labels=pd.DataFrame(labels, index=dataset.frame.index),
@@ -124,6 +138,7 @@ class Release:
             engine="lattice",
             algorithm=algorithm,
             transformation={c.name: int(v) for c, v in zip(columns, node, strict=True)},
+            admissibility=rule,
         )
 
     @classmethod
@@ -163,7 +178,7 @@ class Release:
 
     @property
     def limit(self) -> int:
-        return math.floor(self.max_suppression * self.n + 1e-9)
+        return limit_of(self.max_suppression, self.n)
 
     @property
     def quasi_identifiers(self) -> list[str]:
@@ -252,8 +267,32 @@ class Release:
         else:
             sizes = kept.value_counts(dropna=False).to_numpy() if qis and len(kept) else np.zeros(0, int)
             smallest = int(sizes.min()) if sizes.size else self.k
-        holds = smallest >= self.k and n_suppressed <= self.limit
-        return Guarantee(self.guarantee_kind, self.k, n_suppressed, self.limit, holds)
+        models = self._verify_models(kept) if self.admissibility is not None else {}
+        holds = smallest >= self.k and n_suppressed <= self.limit and all(models.values())
+        return Guarantee(self.guarantee_kind, self.k, n_suppressed, self.limit, holds, models=models)
+
+    def _verify_models(self, kept: pd.DataFrame) -> dict[str, bool]:
+        """Every privacy model, re-checked on the kept records' classes of identical released quasi-identifier
+        rows: no class violates a class-level model, and the release-level ones hold on the kept classes."""
+        assert self.admissibility is not None
+        qis = self.quasi_identifiers
+        positions = self.dataset.frame.index.get_indexer(kept.index)
+        if len(kept) and qis:
+            codes = np.stack([pd.factorize(kept[q].astype(str))[0] for q in qis], axis=1)
+            groups = group_rows(codes, with_inverse=True)
+            assert groups.inverse is not None
+            index, classes = groups.inverse, groups.size
+        else:
+            index, classes = np.zeros(len(kept), dtype=np.int64), 1 if len(kept) else 0
+        extras = [replace(e, codes=e.codes[positions]) for e in self.admissibility.extras]
+        view = ClassView.from_records(index, classes, extras)
+        out = {}
+        for m in self.admissibility.models:
+            if m.release_level:
+                out[m.describe()] = m.fulfilled(view.sizes, self.n)
+            else:
+                out[m.describe()] = not bool(m.violating(view).any())
+        return out
 
     def _generalizes(self, qi: str, originals: np.ndarray, released: np.ndarray) -> np.ndarray:
         """Does each released label lie above its original value (in the hierarchy or poset)?"""

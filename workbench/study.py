@@ -21,7 +21,7 @@ from workbench.config import Study
 from workbench.data import Dataset, read_table
 from workbench.errors import ConfigError, DataError
 from workbench.hierarchy.tree import Hierarchy
-from workbench.lattice.evaluate import NodeEvaluator
+from workbench.lattice.evaluate import FrequencySet, NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult, best_of
 from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
@@ -29,6 +29,8 @@ from workbench.local import LOCAL_ALGORITHMS, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.posets import FinitePoset
 from workbench.policy import monotone_refusal
+from workbench.privacy.base import Admissibility, limit_of
+from workbench.privacy.build import admissibility_for
 from workbench.release import Guarantee, Release
 
 
@@ -121,9 +123,14 @@ class NodeScorer:
         self.domains = tuple(c.column_domain() for c in evaluator.columns)
 
     def view(self, node: Node) -> M.NodeClasses:
-        """The measures' fast-path view of a node, from its (cached) frequency set."""
+        """The measures' fast-path view of a node, from its (cached) frequency set; the suppressed classes are
+        those of the admissibility rule (smaller than k, or violating a privacy model)."""
         fs = self.evaluator.frequency_set(node)
-        return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k)
+        return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k,
+                             self._suppress(fs))
+
+    def _suppress(self, fs: FrequencySet) -> np.ndarray | None:
+        return None if self.evaluator.admissibility.plain else self.evaluator.outcome(fs).suppress
 
     def scores(self, node: Node, ids: Iterable[str]) -> dict[str, M.Score]:
         ids = list(ids)
@@ -158,24 +165,27 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
                           f"{', '.join(M.LATTICE_MEASURES)}")
     scorer = NodeScorer(evaluator)
     names = [c.name for c in evaluator.columns]
-    k, limit = evaluator.k, evaluator.max_suppressed
+    k, rule = evaluator.k, evaluator.admissibility
     if nodes is None:
         sets = evaluator.all_frequency_sets()
     else:  # given nodes are checked one by one (counted in ``evaluator.checks``), from its cache
         sets = (evaluator.frequency_set(evaluator.evaluate(node).node) for node in nodes)
-    levels, classes, suppressed = [], [], []
+    levels, classes, suppressed, admissible = [], [], [], []
     values: dict[str, list[float]] = {i: [] for i in ids}
     for fs in sets:
-        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k)
+        outcome = evaluator.outcome(fs)
+        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k, None if rule.plain else outcome.suppress)
         levels.append(fs.node)
         classes.append(fs.classes)
-        suppressed.append(view.suppressed)
+        suppressed.append(outcome.suppressed)
+        admissible.append(outcome.admissible)
         for i, f in fast.items():
             values[i].append(f(view))
     if nodes is None:  # depth-first order -> by rank, then lexicographically
         position = {node: i for i, node in enumerate(evaluator.lattice.nodes())}
         order = sorted(range(len(levels)), key=lambda r: position[levels[r]])
-        levels, classes, suppressed = ([seq[r] for r in order] for seq in (levels, classes, suppressed))
+        levels, classes, suppressed, admissible = ([seq[r] for r in order]
+                                                   for seq in (levels, classes, suppressed, admissible))
         values = {i: [v[r] for r in order] for i, v in values.items()}
     level_array = np.array(levels, dtype=np.int64).reshape(len(levels), len(names))
     table = pd.DataFrame({"node": [evaluator.lattice.label(node) for node in levels]})
@@ -184,7 +194,7 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
     table["rank"] = level_array.sum(axis=1)
     table["classes"] = np.array(classes, dtype=np.int64)
     table["suppressed"] = np.array(suppressed, dtype=np.int64)
-    table["k_anonymous"] = table["suppressed"] <= limit
+    table["k_anonymous"] = np.array(admissible, dtype=bool)
     for i in ids:
         table[i] = np.array(values[i], dtype=float)
     return table
@@ -233,7 +243,32 @@ class RunResult:
             "measures": {i: s.value for i, s in self.scores.items()},
             "checks": self.checks,
             "seconds": round(self.seconds, 6),
+            "privacy_models": self.privacy_models(),
+            "risk": self.risk(),
         } | ({"note": self.search.note} if self.search is not None and self.search.note else {})
+
+    def privacy_models(self) -> dict[str, dict[str, object]]:
+        """Per configured privacy model (``[privacy.MODEL]`` name): its parameters, its description and whether
+        it holds on the release, re-verified from the released table (False without a release)."""
+        if not self.study.privacy_models:
+            return {}
+        models = admissibility_for(self.study, self.dataset).models
+        verified = self.guarantee.models if self.guarantee is not None else {}
+        return {spec.kind: model.as_dict() | {"description": model.describe(),
+                                              "holds": bool(verified.get(model.describe(), False))}
+                for spec, model in zip(self.study.privacy_models, models, strict=True)}
+
+    def risk(self) -> dict[str, object] | None:
+        """Re-identification risk of the release after suppression (``workbench.risk.risk_of_release``: the
+        suppressed records form one class of ``*``), with population uniqueness when ``[privacy.risk]`` gives a
+        population; None without a release."""
+        if self.release is None:
+            return None
+        from workbench.risk import risk_of_release
+
+        population = next((spec.get("population") for spec in self.study.privacy_models
+                           if spec.kind == "risk" and spec.get("population")), None)
+        return risk_of_release(self.release, population_size=population).to_dict()
 
     @property
     def k_anonymous(self) -> bool:
@@ -256,9 +291,29 @@ def check_k(study: Study, dataset: Dataset) -> None:
                           "records")
 
 
+def admissibility(study: Study, dataset: Dataset) -> Admissibility:
+    """The study's admissibility rule: k, the suppression limit and every ``[privacy.*]`` model."""
+    return admissibility_for(study, dataset)
+
+
 def evaluator_for(study: Study, dataset: Dataset) -> NodeEvaluator:
     check_k(study, dataset)
-    return NodeEvaluator(dataset.encoded, study.k, study.max_suppression)
+    return NodeEvaluator(dataset.encoded, study.k, study.max_suppression, admissibility_for(study, dataset))
+
+
+# searches whose exploration assumes admissibility is monotone (predictive tagging, binary search on height)
+MONOTONE_SEARCHES = ("samarati", "ola", "flash")
+
+
+def check_monotone_admissibility(rule: Admissibility, algorithm: str) -> None:
+    """Refuse a search that relies on monotone admissibility when a privacy model makes it non-monotone."""
+    bad = rule.non_monotone_models()
+    if bad and algorithm in MONOTONE_SEARCHES:
+        names = "; ".join(m.describe() for m in bad)
+        raise ConfigError(
+            f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone with "
+            f"suppression (records of violating classes are suppressed, as in ARX); use 'exhaustive', 'bnb' or "
+            "'incognito', or set privacy.max_suppression = 0")
 
 
 def _check_runnable(study: Study, algorithm: str) -> None:
@@ -278,6 +333,7 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
     _check_runnable(study, algorithm)
     spec = ALGORITHMS[algorithm]
     evaluator = evaluator_for(study, dataset)
+    check_monotone_admissibility(evaluator.admissibility, algorithm)
     objective = NodeScorer(evaluator).objective(study.objective)
     result = spec.search(TaggedLattice(evaluator), objective, Limits(study.time_limit, study.search_seed))
     if result.proven_optimal and spec.requires_monotone and not objective.monotone:
@@ -307,7 +363,8 @@ def run(study: Study, dataset: Dataset | None = None, progress: Progress | None 
     if result.optimum is None:
         return RunResult(study, dataset, None, {}, result, result.checks, result.seconds)
     report(0.6, "building the release")
-    release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm)
+    release = Release.from_node(dataset, result.optimum, study.k, study.max_suppression, study.algorithm,
+                                admissibility_for(study, dataset))
     report(0.75, "scoring it under every measure")
     scores = score_release(study, release)
     report(1.0, "done")
@@ -455,7 +512,7 @@ def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) 
     out = []
     for node in parsed:
         start = time.perf_counter()
-        release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure")
+        release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure", evaluator.admissibility)
         scores = score_release(study, release)
         out.append(RunResult(study, dataset, release, scores, None, 0, time.perf_counter() - start))
     return out
@@ -490,7 +547,7 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
     under this study's suppression limit."""
     dataset = dataset or load_dataset(study)
     result = search(study, dataset)
-    if table is None:
+    if table is None or study.privacy_models:  # the models' suppression is not a function of the limit alone
         table = lattice_table(evaluator_for(study, dataset))
     else:
         names = dataset.quasi_identifiers
@@ -500,7 +557,7 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
             raise ConfigError("lattice_overview: the given table is not a lattice_table of this dataset "
                               f"(columns {', '.join(sorted(expected))} and one row per node needed)")
         table = table.copy()
-        table["k_anonymous"] = table["suppressed"] <= math.floor(study.max_suppression * dataset.n + 1e-9)
+        table["k_anonymous"] = table["suppressed"] <= limit_of(study.max_suppression, dataset.n)
     names = dataset.quasi_identifiers
     keys = [tuple(int(v) for v in row) for row in table[names].to_numpy()]
     order: dict[tuple[int, ...], str] = {}

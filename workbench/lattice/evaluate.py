@@ -1,15 +1,18 @@
 """Node evaluation: frequency sets, roll-up, suppression and k-anonymity of a lattice node.
 
-A node's equivalence classes are formed over **all** n records; records in classes smaller than k are
-suppressed, and the node is k-anonymous when ``suppressed <= floor(max_suppression * n)`` (El Emam 2009;
-docs/measures.md). Frequency sets (class codes + counts, LeFevre 2005; Issa 2009 ch. 5) are computed from
+A node's equivalence classes are formed over **all** n records; records in classes smaller than k, or that
+violate a configured privacy model, are suppressed, and the node is admissible ("k-anonymous") when
+``suppressed <= floor(max_suppression * n)`` (El Emam 2009; docs/measures.md). That rule lives in one place,
+``workbench.privacy.Admissibility``; with privacy models the frequency sets also carry, per class, the
+records of each sensitive value (the models' "extra" columns, never generalized).
+
+Frequency sets (class codes + counts, LeFevre 2005; Issa 2009 ch. 5) are computed from
 integer codes with a mixed-radix key (``workbench.grouping``, exact for any key space) and can be rolled up
 from any node below, which is much smaller than the data.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -18,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.data import EncodedColumn
-from workbench.grouping import class_sizes, distinct_rows
+from workbench.grouping import class_sizes, distinct_rows, group_rows
 from workbench.lattice.space import Lattice, Node
+from workbench.privacy.base import Admissibility, ClassView, Outcome
 
 _SCAN_LIMIT = 512  # with at most this many cached sets, roll up from the smallest cached node below
 _CACHE_CLASSES = 4_000_000  # classes kept in the frequency-set cache (about 150 MB with 8 columns)
@@ -33,6 +37,8 @@ class FrequencySet:
     node: Node
     codes: np.ndarray
     counts: np.ndarray
+    # with extra columns: (rows over quasi-identifiers + extras, their counts, each row's class); else None
+    detail: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def classes(self) -> int:
@@ -49,7 +55,11 @@ class NodeEvaluation:
     node: Node
     classes: int
     suppressed: int
-    k_anonymous: bool
+    k_anonymous: bool  # admissible: k, every privacy model and the suppression limit (Admissibility)
+
+    @property
+    def admissible(self) -> bool:
+        return self.k_anonymous
 
 
 class NodeEvaluator:
@@ -59,17 +69,19 @@ class NodeEvaluator:
     from a predecessor's frequency set rather than from the data.
     """
 
-    def __init__(self, columns: Sequence[EncodedColumn], k: int, max_suppression: float) -> None:
-        if k < 1:
-            raise ValueError(f"k must be >= 1, got {k}")
-        if not 0.0 <= max_suppression <= 1.0:
-            raise ValueError(f"max_suppression must be in [0, 1], got {max_suppression}")
+    def __init__(self, columns: Sequence[EncodedColumn], k: int, max_suppression: float,
+                 admissibility: Admissibility | None = None) -> None:
         self.columns = tuple(columns)
         self.lattice = Lattice(tuple(c.height for c in columns), tuple(c.name for c in columns))
         self.n = int(columns[0].codes.size) if columns else 0
+        self.admissibility = admissibility or Admissibility(k, max_suppression, self.n)
+        if (self.admissibility.k, self.admissibility.max_suppression) != (k, max_suppression):
+            raise ValueError("the admissibility rule was built for another k or suppression limit")
         self.k = k
         self.max_suppression = max_suppression
-        self.max_suppressed = math.floor(max_suppression * self.n + 1e-9)
+        self.max_suppressed = self.admissibility.limit
+        self.extras = self.admissibility.extras
+        self._outcomes: OrderedDict[Node, Outcome] = OrderedDict()
         # up[j][a] is a (H_j+1, c_{j,a}) table: code at level a -> code at each level b >= a
         self._up = [self._level_maps(c) for c in self.columns]
         self.checks = 0
@@ -78,8 +90,8 @@ class NodeEvaluator:
         self._cache: OrderedDict[Node, FrequencySet] = OrderedDict()
         self._cached_classes = 0
         bottom = self.lattice.bottom
-        data_codes = np.stack([c.codes for c in self.columns], axis=1) if self.columns else np.zeros((self.n, 0))
-        self._bottom = self._build(bottom, data_codes, np.ones(self.n, dtype=np.int64))
+        self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]),
+                                   np.ones(self.n, dtype=np.int64))
 
     @staticmethod
     def _level_maps(c: EncodedColumn) -> list[np.ndarray]:
@@ -94,27 +106,50 @@ class NodeEvaluator:
     def cardinalities(self, node: Node) -> list[int]:
         return [c.cardinality(v) for c, v in zip(self.columns, node, strict=True)]
 
+    def _with_extras(self, qi_codes: list[np.ndarray]) -> np.ndarray:
+        """Record codes: the quasi-identifiers' (at some levels), then the extra columns."""
+        parts = [*qi_codes, *[e.codes for e in self.extras]]
+        return np.stack(parts, axis=1) if parts else np.zeros((self.n, 0), dtype=np.int64)
+
     def _build(self, node: Node, codes: np.ndarray, counts: np.ndarray) -> FrequencySet:
-        new_codes, new_counts = distinct_rows(codes, self.cardinalities(node), counts)
+        """The frequency set of rows ``codes`` (quasi-identifiers, then extras) weighted by ``counts``. Rows are
+        distinct in lexicographic order, so with extras the rows of one class are contiguous."""
+        cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
+        new_codes, new_counts = distinct_rows(codes, cards, counts)
         new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
+        detail = None
+        if self.extras:
+            r = len(self.columns)
+            qi = new_codes[:, :r]
+            change = np.ones(qi.shape[0], dtype=bool)
+            if qi.shape[0] > 1:
+                change[1:] = (qi[1:] != qi[:-1]).any(axis=1)
+            starts = np.flatnonzero(change)
+            row_class = np.cumsum(change) - 1
+            detail = (new_codes, new_counts, row_class)
+            for a in detail:
+                a.setflags(write=False)
+            new_codes = np.ascontiguousarray(qi[starts])
+            new_counts = np.add.reduceat(new_counts, starts) if starts.size else new_counts[:0]
         new_codes.setflags(write=False)
         new_counts.setflags(write=False)
-        return FrequencySet(node, new_codes, new_counts)
+        return FrequencySet(node, new_codes, new_counts, detail)
 
     def rollup(self, source: FrequencySet, node: Node) -> FrequencySet:
         """The frequency set of ``node`` from that of any ``source ≤ node`` (sum of counts)."""
         if not Lattice.leq(source.node, node):
             raise ValueError(f"cannot roll up from {source.node} to {node}: not below it")
-        mapped = source.codes.copy()  # codes at the source's levels -> at node's levels (changed columns only)
+        codes, counts = (source.detail[0], source.detail[1]) if source.detail is not None else \
+            (source.codes, source.counts)
+        mapped = codes.copy()  # codes at the source's levels -> at node's levels (changed columns only)
         for j, (a, b) in enumerate(zip(source.node, node, strict=True)):
             if a != b:
-                mapped[:, j] = self._up[j][a][b][source.codes[:, j]]
-        return self._build(node, mapped, source.counts)
+                mapped[:, j] = self._up[j][a][b][codes[:, j]]
+        return self._build(node, mapped, counts)
 
     def direct(self, node: Node) -> FrequencySet:
         """The frequency set of ``node`` computed from the records (no cache, no roll-up)."""
-        codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)],
-                         axis=1) if self.columns else np.zeros((self.n, 0), dtype=np.int64)
+        codes = self._with_extras([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)])
         return self._build(node, codes, np.ones(self.n, dtype=np.int64))
 
     def frequency_set(self, node: Node) -> FrequencySet:
@@ -166,18 +201,49 @@ class NodeEvaluator:
             _, old = self._cache.popitem(last=False)
             self._cached_classes -= old.classes
 
+    def class_view(self, fs: FrequencySet) -> ClassView:
+        """The privacy models' view of a frequency set's classes."""
+        if fs.detail is None:
+            return ClassView.from_records(np.arange(fs.classes), fs.classes, (), fs.counts)
+        codes, counts, row_class = fs.detail
+        r = len(self.columns)
+        return ClassView(fs.counts, row_class, codes[:, r:], counts, {e.name: j for j, e in enumerate(self.extras)},
+                         {e.name: e.cardinality for e in self.extras})
+
+    def outcome(self, fs: FrequencySet) -> Outcome:
+        """Which classes of a frequency set are suppressed and whether its node is admissible (memoized for the
+        last few nodes: a search scores the node it has just checked)."""
+        rule = self.admissibility
+        if rule.plain:
+            suppress = fs.counts < self.k
+            suppressed = int(fs.counts[suppress].sum())
+            return Outcome(suppress, suppressed, rule.within(suppressed), {})
+        hit = self._outcomes.get(fs.node)
+        if hit is None:
+            hit = self._outcomes[fs.node] = rule.outcome(self.class_view(fs))
+            while len(self._outcomes) > 64:
+                self._outcomes.popitem(last=False)
+        return hit
+
     def evaluate(self, node: Node) -> NodeEvaluation:
-        """Check one node: classes, suppressed records, k-anonymity under the suppression limit."""
+        """Check one node: classes, suppressed records, admissibility (k, the privacy models, the limit)."""
         start = time.perf_counter()
         fs = self.frequency_set(node)
-        suppressed = fs.suppressed(self.k)
+        outcome = self.outcome(fs)
         self.checks += 1
         self.seconds += time.perf_counter() - start
-        return NodeEvaluation(tuple(node), fs.classes, suppressed, suppressed <= self.max_suppressed)
+        return NodeEvaluation(tuple(node), fs.classes, outcome.suppressed, outcome.admissible)
 
     def suppressed_mask(self, node: Node) -> np.ndarray:
-        """Per record: is it in a class smaller than k at ``node``?"""
-        return self.record_class_sizes(node) < self.k
+        """Per record: is it suppressed at ``node`` (in a class smaller than k or violating a privacy model)?"""
+        if self.admissibility.plain:
+            return self.record_class_sizes(node) < self.k
+        codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)], axis=1) \
+            if self.columns else np.zeros((self.n, 0), dtype=np.int64)
+        groups = group_rows(codes, self.cardinalities(node), with_inverse=True)
+        assert groups.inverse is not None
+        view = ClassView.from_records(groups.inverse, groups.size, self.extras)
+        return self.admissibility.outcome(view).suppress[groups.inverse]
 
     def record_class_sizes(self, node: Node) -> np.ndarray:
         """Per record: the size of its equivalence class at ``node``."""

@@ -1,7 +1,9 @@
 """Predictive tagging, in one place for every search (El Emam 2009; Kohlmayer/Prasser 2016).
 
 "k-anonymous" propagates up (to generalizations), "not k-anonymous" propagates down (to specializations),
-both by monotonicity of k-anonymity with suppression (Samarati 2001). "Objective bound exceeded"
+both by monotonicity of k-anonymity with suppression (Samarati 2001). With a privacy model that is not
+monotone (``Admissibility.monotone``; e.g. entropy ℓ-diversity with a suppression limit) checks are never
+propagated: every node is checked, and only facts learned otherwise (``tag``) are used. "Objective bound exceeded"
 propagates up: the bound is a monotone lower bound of the objective. Each property is an antichain store;
 the searches ask ``status(node)`` and never evaluate a node whose answer is already implied.
 """
@@ -31,6 +33,7 @@ class TaggedLattice:
         self._undecided: UndecidedNodes | None = None
         self.trace = Trace()
         self._rollups0 = evaluator.rollups
+        self.monotone = evaluator.admissibility.monotone  # may checks be propagated (predictive tagging)?
 
     # ------------------------------------------------------------------ k-anonymity
     def known(self, node: Node) -> bool | None:
@@ -53,6 +56,8 @@ class TaggedLattice:
             e = self.evaluator.evaluate(node)
             self.evaluated[node] = e
             self.trace.record(node, CHECK, e.k_anonymous, e.suppressed)
+            if not self.monotone:
+                return e
             self._pending.append(e)
             if self._undecided is not None:
                 self._undecided.learn(node, e.k_anonymous)
@@ -62,7 +67,7 @@ class TaggedLattice:
     def undecided(self) -> UndecidedNodes | None:
         """The nodes whose k-anonymity is not yet decided, as dense arrays for range queries (None when the
         lattice is too large for them). Built on first use from the checks so far, then kept current."""
-        if self._undecided is None and UndecidedNodes.fits(self.lattice):
+        if self._undecided is None and self.monotone and UndecidedNodes.fits(self.lattice):
             self._undecided = UndecidedNodes(self.lattice)
             for e in self.evaluated.values():
                 self._undecided.learn(e.node, e.k_anonymous)

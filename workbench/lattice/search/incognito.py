@@ -35,7 +35,7 @@ class _SubsetFrequencies:
         base = evaluator.frequency_set(bottom)  # codes at level 0 = original value codes
         self.codes, self.counts = base.codes, base.counts
         self.k = evaluator.k
-        self.max_suppressed = evaluator.max_suppressed
+        self.admissibility = evaluator.admissibility
         self._maps: dict[tuple[int, int, int], np.ndarray] = {}
 
     def _map(self, j: int, a: int, b: int) -> np.ndarray:
@@ -69,7 +69,10 @@ class _SubsetFrequencies:
         return [self.columns[j].cardinality(v) for j, v in zip(attrs, levels, strict=True)]
 
     def k_anonymous(self, counts: np.ndarray) -> bool:
-        return int(counts[counts < self.k].sum()) <= self.max_suppressed
+        """k-anonymity within the limit over a subset. Privacy models are not checked here: a node over all
+        quasi-identifiers that is admissible is k-anonymous within the limit, so pruning on k alone is sound
+        for every model, monotone or not; the full nodes are checked with every model."""
+        return self.admissibility.within(int(counts[counts < self.k].sum()))
 
 
 def _candidates(attrs: Attrs, heights: tuple[int, ...], anonymous: dict[Attrs, set[Node]]) -> list[Node]:

@@ -1,0 +1,105 @@
+"""Privacy models from a study's ``[privacy.*]`` tables and its dataset, with the checks that need the data:
+the attribute exists and has role "sensitive", hierarchical t-closeness has a hierarchy covering its values."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.config import PrivacyModelSpec, Study
+from workbench.data import Dataset
+from workbench.errors import ConfigError
+from workbench.privacy.base import Admissibility, Extra, PrivacyModel
+from workbench.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from workbench.privacy.risk_thresholds import RiskThreshold
+from workbench.privacy.t_closeness import (
+    EqualDistanceTCloseness,
+    HierarchicalDistanceTCloseness,
+    OrderedDistanceTCloseness,
+)
+
+
+def sensitive_extra(dataset: Dataset, attribute: str, where: str) -> tuple[Extra, list[str]]:
+    """The sensitive attribute's value codes (values in text order) and the values."""
+    if attribute not in dataset.frame.columns:
+        raise ConfigError(f"{where}.attribute {attribute!r} is not a column of the data; the columns are "
+                          f"{', '.join(map(repr, dataset.frame.columns))}")
+    role = dataset.roles.get(attribute, "insensitive")
+    if role != "sensitive":
+        raise ConfigError(f"{where}.attribute {attribute!r} has role {role!r}; a privacy model protects an "
+                          f"attribute with role = \"sensitive\" (set [attributes.{attribute}] role = \"sensitive\")")
+    values, codes = np.unique(dataset.frame[attribute].to_numpy(dtype=str), return_inverse=True)
+    return Extra(f"sensitive:{attribute}", codes.reshape(-1).astype(np.int64), int(values.size)), values.tolist()
+
+
+def natural_order(values: list[str]) -> np.ndarray:
+    """Value codes in their natural order: numerically when every value is a number, else as text (ARX sorts
+    by the attribute's data type)."""
+    try:
+        numbers = [float(v) for v in values]
+    except ValueError:
+        return np.arange(len(values), dtype=np.int64)  # np.unique already sorted them as text
+    return np.argsort(np.array(numbers), kind="stable").astype(np.int64)
+
+
+def hierarchy_parents(dataset: Dataset, attribute: str, values: list[str], where: str) -> list[np.ndarray]:
+    """Per level l, the code of each level-l node's parent at level l + 1 (level 0: the value codes)."""
+    h = dataset.hierarchies.get(attribute)
+    if h is None:
+        raise ConfigError(f"{where}: variant 'hierarchical' needs a hierarchy for {attribute!r}: give "
+                          f"[attributes.{attribute}] hierarchy = \"FILE.csv\" (or use variant 'equal' or 'ordered')")
+    missing = sorted(set(values) - set(h.values))
+    if missing:
+        shown = ", ".join(map(repr, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise ConfigError(f"{where}: the hierarchy of {attribute!r} has no row for {shown}")
+    if h.height < 1:
+        raise ConfigError(f"{where}: the hierarchy of {attribute!r} has a single level; hierarchical distance needs "
+                          "at least two")
+    codes, _ = h.level_matrix(values)
+    parents = []
+    for level in range(h.height):
+        parent = np.zeros(int(codes[:, level].max()) + 1, dtype=np.int64)
+        parent[codes[:, level]] = codes[:, level + 1]
+        if not np.array_equal(parent[codes[:, level]], codes[:, level + 1]):
+            raise ConfigError(f"{where}: the hierarchy of {attribute!r} is not a tree at level {level}")
+        parents.append(parent)
+    return parents
+
+
+def build_model(spec: PrivacyModelSpec, dataset: Dataset) -> PrivacyModel:
+    """One privacy model from its validated spec."""
+    where = f"privacy.{spec.kind}"
+    if spec.kind == "l_diversity":
+        extra, _ = sensitive_extra(dataset, spec.get("attribute"), where)
+        variant, level = spec.get("variant"), spec.get("l")
+        if variant == "distinct":
+            return DistinctLDiversity(extra, int(level))
+        if variant == "entropy":
+            return EntropyLDiversity(extra, float(level), spec.get("estimator", "shannon"))
+        return RecursiveCLDiversity(extra, int(level), float(spec.get("c")))
+    if spec.kind == "t_closeness":
+        extra, values = sensitive_extra(dataset, spec.get("attribute"), where)
+        variant, t = spec.get("variant"), float(spec.get("t"))
+        if variant == "equal":
+            return EqualDistanceTCloseness(extra, t)
+        if variant == "ordered":
+            return OrderedDistanceTCloseness(extra, t, natural_order(values))
+        return HierarchicalDistanceTCloseness(extra, t, hierarchy_parents(dataset, spec.get("attribute"), values,
+                                                                          where))
+    if spec.kind == "risk":
+        population = spec.get("population")
+        if population is not None and population < dataset.n:
+            raise ConfigError(f"{where}.population {population:g} is smaller than the {dataset.n:,} records of the "
+                              "data (the data is a sample of the population)")
+        return RiskThreshold(spec.get("model"), float(spec.get("threshold")), spec.get("estimator"), population)
+    raise ConfigError(f"{where}: δ-presence is not available in the lattice engine yet; remove [{where}] "
+                      "(ℓ-diversity, t-closeness and risk thresholds are)")
+
+
+def models_for(study: Study, dataset: Dataset) -> list[PrivacyModel]:
+    """Every configured privacy model, built and checked against the data."""
+    return [build_model(spec, dataset) for spec in study.privacy_models]
+
+
+def admissibility_for(study: Study, dataset: Dataset) -> Admissibility:
+    """The study's admissibility rule on its dataset: k, the suppression limit and every privacy model."""
+    return Admissibility(study.k, study.max_suppression, dataset.n, models_for(study, dataset))

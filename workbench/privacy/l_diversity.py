@@ -1,0 +1,129 @@
+"""ℓ-diversity on a sensitive attribute (Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam, "ℓ-Diversity:
+Privacy beyond k-anonymity", ACM TKDD 1(1), 2007), as ARX implements it (``DistinctLDiversity.java``,
+``EntropyLDiversity.java``, ``RecursiveCLDiversity.java``).
+
+- distinct: a class holds at least ℓ distinct sensitive values. A class merged with one that holds is
+  ℓ-diverse, so the model is monotone with suppression (as k-anonymity).
+- entropy: the class's sensitive-value entropy is at least log2(ℓ); Shannon's plug-in estimate, or
+  Grassberger's bias-corrected estimate (Grassberger, "Entropy estimates from insufficient samplings", 2003:
+  H = ln N − (1/N) Σ n_i G(n_i), G(n) = ψ(n) + ½(−1)^n (ψ((n+1)/2) − ψ(n/2))). Classes with fewer than ⌈ℓ⌉
+  distinct values fail (ARX). Shannon entropy is concave, so it is monotone with generalization (Machanavajjhala
+  et al. §4.1), not with suppression; Grassberger's estimate is declared monotone with neither.
+- recursive (c, ℓ): r_1 < c·(r_ℓ + … + r_m) over the class's value counts in descending order; monotone with
+  generalization (Machanavajjhala et al. Thm 4.2), not with suppression.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import digamma
+
+from workbench.privacy.base import ClassView, Extra, PrivacyModel
+
+ESTIMATORS = ("shannon", "grassberger")
+_LN2 = math.log(2.0)
+
+
+def _log2(x: np.ndarray | float) -> np.ndarray:
+    return np.log(x) / _LN2  # ARX's log2: ln(x) / ln(2)
+
+
+def grassberger_g(n: np.ndarray) -> np.ndarray:
+    """Grassberger's G(n) = ψ(n) + ½(−1)^n (ψ((n+1)/2) − ψ(n/2)) (2003, eq. 35)."""
+    n = np.asarray(n, dtype=float)
+    sign = np.where(np.mod(n, 2) == 0, 1.0, -1.0)
+    return digamma(n) + 0.5 * sign * (digamma((n + 1) / 2) - digamma(n / 2))
+
+
+class _LDiversity(PrivacyModel):
+    id = "l_diversity"
+    variant = ""
+
+    def __init__(self, extra: Extra, ell: float) -> None:
+        self.key, self.attribute, self.l = extra.name, extra.name.split(":", 1)[-1], ell
+        self.extras = (extra,)
+        self.min_size = math.ceil(ell)
+
+    def distinct(self, view: ClassView) -> np.ndarray:
+        cls, _, _ = view.pairs(self.key)
+        return np.bincount(cls, minlength=view.classes)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"model": self.id, "attribute": self.attribute, "variant": self.variant, "l": self.l}
+
+
+class DistinctLDiversity(_LDiversity):
+    """At least ℓ distinct sensitive values per class (ARX ``DistinctLDiversity``)."""
+
+    variant = "distinct"
+    monotone_with_suppression = True
+
+    def violating(self, view: ClassView) -> np.ndarray:
+        return self.distinct(view) < self.min_size
+
+    def describe(self) -> str:
+        return f"distinct-{self.l:g}-diversity of {self.attribute}"
+
+
+class EntropyLDiversity(_LDiversity):
+    """Entropy of the sensitive values at least log2(ℓ) per class (ARX ``EntropyLDiversity``)."""
+
+    variant = "entropy"
+
+    def __init__(self, extra: Extra, ell: float, estimator: str = "shannon") -> None:
+        super().__init__(extra, ell)
+        if estimator not in ESTIMATORS:
+            raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+        self.estimator = estimator
+        self.monotone_with_generalization = estimator == "shannon"
+
+    def entropy(self, view: ClassView) -> np.ndarray:
+        """Per class: the entropy estimate in bits."""
+        cls, _, cnt = view.pairs(self.key)
+        total = view.sizes.astype(float)
+        f = cnt.astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self.estimator == "shannon":
+                sum1 = np.bincount(cls, weights=f * _log2(f), minlength=view.classes)
+                return -((sum1 / total) - _log2(total))
+            sum_g = np.bincount(cls, weights=f * grassberger_g(f), minlength=view.classes)
+            return (np.log(total) - sum_g / total) / _LN2
+
+    def violating(self, view: ClassView) -> np.ndarray:
+        return (self.distinct(view) < self.min_size) | ~(self.entropy(view) >= _log2(self.l))
+
+    def describe(self) -> str:
+        return f"entropy-{self.l:g}-diversity ({self.estimator}) of {self.attribute}"
+
+    def as_dict(self) -> dict[str, object]:
+        return super().as_dict() | {"estimator": self.estimator}
+
+
+class RecursiveCLDiversity(_LDiversity):
+    """Recursive (c, ℓ)-diversity: r_1 < c·(r_ℓ + … + r_m) (ARX ``RecursiveCLDiversity``)."""
+
+    variant = "recursive"
+
+    def __init__(self, extra: Extra, ell: int, c: float) -> None:
+        super().__init__(extra, ell)
+        self.c = c
+
+    def violating(self, view: ClassView) -> np.ndarray:
+        cls, _, cnt = view.pairs(self.key)
+        order = np.lexsort((-cnt, cls))  # by class, counts descending
+        cls_s, cnt_s = cls[order], cnt[order]
+        starts = np.searchsorted(cls_s, np.arange(view.classes))
+        rank = np.arange(cls_s.size) - starts[cls_s]
+        largest = np.zeros(view.classes, dtype=np.int64)
+        largest[cls_s[rank == 0]] = cnt_s[rank == 0]
+        tail = np.bincount(cls_s[rank >= self.min_size - 1], weights=cnt_s[rank >= self.min_size - 1],
+                           minlength=view.classes)
+        return (self.distinct(view) < self.min_size) | ~(largest < self.c * tail)
+
+    def describe(self) -> str:
+        return f"recursive-({self.c:g},{self.l:g})-diversity of {self.attribute}"
+
+    def as_dict(self) -> dict[str, object]:
+        return super().as_dict() | {"c": self.c}

@@ -1,0 +1,73 @@
+"""Risk thresholds on the released classes, as ARX's risk-based models (``AverageReidentificationRisk.java``,
+``SampleUniqueness.java``, ``PopulationUniqueness.java``; El Emam, "Guide to the De-Identification of
+Personal Health Information", 2013; Dankar, El Emam, Neisa & Roffey, "Estimating the re-identification risk
+of clinical data sets", BMC Med Inform Decis Mak 12:66, 2012).
+
+They judge the kept classes as a whole (release-level): when they fail, the smallest classes are suppressed,
+one at a time, until they hold or the suppression limit is reached (ARX ``RiskBasedCriterion.enforce``, which
+binary-searches the same order). Figures come from ``workbench.risk``:
+
+- average: average prosecutor risk, kept classes / kept records (= 1 / average class size) <= threshold;
+- sample_uniqueness: share of kept records alone in their class <= threshold;
+- population_uniqueness: estimated share of the population that is unique (Pitman, Zayatz, SNB or Dankar's
+  decision rule) <= threshold, for a population of ``population`` people; an estimate of 0 is accepted only
+  when no kept record is unique (ARX).
+
+Average risk and sample uniqueness only fall when classes merge, so they are monotone with generalization;
+population-uniqueness estimates are not monotone (ARX), and none is declared monotone with suppression.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.privacy.base import PrivacyModel
+from workbench.risk import Histogram, population_uniques
+
+MODELS = ("average", "sample_uniqueness", "population_uniqueness")
+
+
+class RiskThreshold(PrivacyModel):
+    """One risk figure of the kept classes at most ``threshold``."""
+
+    id = "risk"
+    release_level = True
+
+    def __init__(self, model: str, threshold: float, estimator: str | None = None,
+                 population: float | None = None) -> None:
+        if model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+        self.model, self.threshold, self.estimator, self.population = model, threshold, estimator, population
+        self.monotone_with_generalization = model != "population_uniqueness"
+
+    def value(self, kept_sizes: np.ndarray) -> float:
+        """The risk figure of the kept classes (0 when every record is suppressed)."""
+        sizes = np.asarray(kept_sizes, dtype=np.int64)
+        records = int(sizes.sum())
+        if records == 0:
+            return 0.0
+        if self.model == "average":
+            return sizes.size / records
+        if self.model == "sample_uniqueness":
+            return int((sizes == 1).sum()) / records
+        assert self.population is not None and self.estimator is not None
+        estimate = getattr(population_uniques(Histogram.of(sizes), self.population), self.estimator)
+        return float("inf") if estimate is None else float(estimate)
+
+    def fulfilled(self, kept_sizes: np.ndarray, n: int) -> bool:
+        sizes = np.asarray(kept_sizes, dtype=np.int64)
+        value = self.value(sizes)
+        if self.model == "population_uniqueness" and value == 0.0:
+            return not bool((sizes == 1).any())
+        return value <= self.threshold
+
+    def describe(self) -> str:
+        what = {"average": "average re-identification risk", "sample_uniqueness": "sample uniqueness",
+                "population_uniqueness": f"population uniqueness ({self.estimator})"}[self.model]
+        return f"{what} <= {self.threshold:g}"
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"model": self.id, "risk": self.model, "threshold": self.threshold}
+        if self.model == "population_uniqueness":
+            out |= {"estimator": self.estimator, "population": self.population}
+        return out
