@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DOCS = "README.md, section \"Guarantees of a release\""  # where the guarantees are explained at length
+DOCS = "docs/releases.md, section \"Guarantees of a release\""  # where the guarantees are explained at length
 SUPPRESSION_WARN_SHARE = 0.10  # above this share of records suppressed, a release is mostly stars: say so
 SUPPRESSION_DEFAULT_MAX_PERCENT = 20.0  # the app's suppression range without the analyst's deliberate override
 
