@@ -1,4 +1,4 @@
-"""The app on the user's own data (issue #6): upload -> roles -> hierarchies (built and imported, with the
+"""The app on the user's own data: upload -> roles -> hierarchies (built and imported, with the
 validation report) -> anonymize -> export, and bad uploads answered with a message, never a traceback."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Real-browser test: Debian Chromium driven by Playwright against `streamlit run app.py` (issue #6).
+"""Real-browser test: Debian Chromium driven by Playwright against `streamlit run app.py`.
 
 The default flow on the embedded registry: Anonymize (lattice engine) -> Lattice picture -> Compare ->
 Export, downloading the release and checking it is k-anonymous. Screenshots of each page are saved under
