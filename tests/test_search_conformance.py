@@ -1,4 +1,4 @@
-"""Every lattice search against exhaustive search on 200 random small tables (issue #3 conformance).
+"""Every lattice search against exhaustive search on 200 random small tables.
 
 Optimal algorithms return an admissible node with the optimal objective value for every monotone measure
 (``incognito`` and ``bnb`` for every measure); heuristics return admissible nodes.
