@@ -29,7 +29,7 @@ def test_overlapping_greedy_is_not_shown_or_exported_as_k_anonymous():
     assert not at.exception
     assert not any("k-ambiguous" in s.value for s in at.success)  # never the k-anonymous green
     warning = next(w.value for w in at.warning if "k-ambiguous" in w.value)
-    assert "NOT k-anonymous" in warning and "README" in warning
+    assert "NOT k-anonymous" in warning and "docs/releases.md" in warning
     at.sidebar.radio[0].set_value("Export").run()
     assert not at.exception
     assert not at.get("download_button")  # nothing to download before the acknowledgement
