@@ -84,3 +84,73 @@ def test_risk_page_threshold_and_population() -> None:
     assert _shown(at)[0]["population uniques (Dankar)"] == (
         "—" if expected.dankar is None else f"{expected.dankar:.4%}")
     assert at.dataframe and set(at.dataframe[0].value.columns) == {"table", "pitman", "zayatz", "snb", "dankar"}
+
+
+# ---------------------------------------------------------------------------------------------- privacy models
+def _own_table_with_a_sensitive_column() -> AppTest:
+    """A small uploaded table, made ready by a loaded config: age and sex quasi-identifiers, diagnosis sensitive."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    n = 150
+    frame = pd.DataFrame({"age": rng.integers(20, 80, n).astype(str), "sex": rng.choice(["F", "M"], n),
+                          "diagnosis": rng.choice(["flu", "asthma", "diabetes", "copd"], n)})
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    toml = b"""[data]
+path = "people.csv"
+[attributes.age]
+role = "quasi"
+builder = { kind = "intervals", widths = [5, 10, 20, 40] }
+[attributes.sex]
+role = "quasi"
+builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
+[attributes.diagnosis]
+role = "sensitive"
+"""
+    at.file_uploader(key="config_upload").upload("people.toml", toml, "application/toml").run()
+    assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    at.selectbox(key="an_alg").select("flash").run()  # the loaded config chose exhaustive
+    assert not at.exception
+    return at
+
+
+def test_models_are_offered_only_with_a_sensitive_attribute() -> None:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.selectbox[0].select("teaching").run()
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception and not [c for c in at.checkbox if c.key == "an_ld"]
+
+
+def test_distinct_l_diversity_chosen_on_anonymize_holds_on_the_release() -> None:
+    at = _own_table_with_a_sensitive_column()
+    at.checkbox(key="an_ld").check().run()
+    at.selectbox(key="an_ld_attr").select("diagnosis").run()
+    at.number_input(key="an_ld_l").set_value(3.0).run()
+    assert at.selectbox(key="an_alg").value == "flash"  # distinct ℓ-diversity is monotone: Flash may prune
+    assert not at.info
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    config = json.loads(at.session_state["last_run"]["config"])
+    assert config["privacy"]["l_diversity"] == {"attribute": "diagnosis", "variant": "distinct", "l": 3}
+    assert any(s.value.startswith("Holds: l_diversity") for s in at.success)
+    result = wb.run(wb.study_from_dict(config), at.session_state["session_datasets"][
+        at.session_state["last_run"]["dataset_key"]])
+    assert result.summary()["privacy_models"]["l_diversity"]["holds"] is True
+    table = result.release.table("drop")  # every class of kept records holds at least 3 diagnoses
+    assert table.groupby(list(result.release.quasi_identifiers))["diagnosis"].nunique().min() >= 3
+
+
+def test_a_model_not_monotone_at_the_limit_steers_flash_to_bnb() -> None:
+    at = _own_table_with_a_sensitive_column()
+    at.slider(key="an_sup").set_value(5.0).run()  # t-closeness is not monotone with suppression (ARX)
+    at.checkbox(key="an_tc").check().run()
+    at.number_input(key="an_tc_t").set_value(0.3).run()
+    assert not at.exception
+    assert at.selectbox(key="an_alg").value == "bnb"
+    assert any("Search switched from flash to bnb" in i.value and "not monotone" in i.value for i in at.info)
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    assert any(s.value.startswith("Holds: t_closeness") for s in at.success)
