@@ -370,3 +370,22 @@ def test_config_hierarchy_on_a_sensitive_attribute_drives_hierarchical_t_closene
     best = min(admissible, key=lambda node: (admissible[node], sum(node), node))
     assert result.search is not None and result.search.optimum == best
     assert result.guarantee is not None and result.guarantee.holds
+
+
+@pytest.mark.parametrize(("name", "sup"), [(name, sup) for name in CONFIG for sup in (0.0, 0.2)])
+def test_policy_privacy_refusal_is_the_refusal_the_search_raises(name: str, sup: float) -> None:
+    """The app asks ``policy.privacy_refusal`` before a run: it names the same refusal the search raises, for
+    every algorithm, and none where the search runs."""
+    from workbench.policy import privacy_refusal
+
+    ds, _ = _table(1)
+    for algorithm in ["exhaustive", "bnb", "incognito", "flash", "ola", "samarati"]:
+        objective = "dm_star" if algorithm in ("flash", "ola", "samarati") else "dm"
+        study = _study(CONFIG[name], 2, sup, algorithm, objective)
+        refusal = privacy_refusal(study, ds, algorithm)
+        try:
+            S.search(study, ds, algorithm)
+        except ConfigError as exc:
+            assert refusal == str(exc), algorithm
+        else:
+            assert refusal is None, algorithm

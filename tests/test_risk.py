@@ -467,3 +467,33 @@ def test_console_script_risk(tmp_path: Path) -> None:
     assert proc.stderr == ""
     assert json.loads(proc.stdout)["prosecutor"]["average"] == 0.2
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------- record-level risk
+def brute_force_record_risks(rows: list[tuple[str, ...]]) -> dict[float, int]:
+    """Record by record: each record's risk 1/(records equal to it), and how many records have each risk."""
+    out: dict[float, int] = {}
+    for r in rows:
+        risk = 1 / sum(1 for other in rows if other == r)
+        out[risk] = out.get(risk, 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_record_risks_of_input_node_and_release_equal_a_record_by_record_count(seed: int) -> None:
+    dataset = random_dataset(seed)
+    rng = np.random.default_rng(4000 + seed)
+    node = tuple(int(rng.integers(0, c.height + 1)) for c in dataset.encoded)
+    release = Release.from_node(dataset, node, int(rng.integers(1, 4)), 1.0)
+    cases = [(R.node_class_sizes(dataset), frame_rows(dataset.frame, dataset.quasi_identifiers)),
+             (R.node_class_sizes(dataset, node), generalized_rows(dataset, node)),
+             (R.release_class_sizes(release), frame_rows(release.table("mark"), dataset.quasi_identifiers))]
+    for sizes, rows in cases:
+        table = R.record_risks(sizes)
+        assert dict(zip(table["risk"], table["records"], strict=True)) == pytest.approx(brute_force_record_risks(rows))
+        assert table["records"].sum() == len(rows) and table["share"].sum() == pytest.approx(1.0)
+        assert list(table["class_size"]) == sorted(table["class_size"])
+
+
+def test_record_risks_of_no_records_is_empty() -> None:
+    assert R.record_risks([]).empty

@@ -7,7 +7,10 @@ decided here depends on the data or on the algorithm actually run:
   CLI's ``run`` and the app's Anonymize page refuse it; Flash, OLA and bnb stop at ``engine.time_limit``);
 - ``table_refusal``: evaluating every node of a lattice larger than that (the app's Lattice and Compare pages);
 - ``monotone_refusal``: a search whose optimality proof needs a monotone objective, given one that is not,
-  unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal).
+  unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal);
+- ``privacy_refusal``: a search that prunes on monotone admissibility (Samarati, OLA, Flash) with a privacy model
+  that is not monotone at the suppression limit (the message ``workbench.study.check_monotone_admissibility``
+  raises).
 """
 
 from __future__ import annotations
@@ -65,3 +68,22 @@ def monotone_refusal(study: Study, algorithm: str) -> str | None:
     return (f"engine.algorithm {algorithm!r} needs a monotone objective and {study.objective!r} is not; use "
             f"{OPTIMAL_FOR_ANY[0]!r} or {OPTIMAL_FOR_ANY[1]!r} (optimal for any objective), or set "
             "engine.allow_non_monotone = true to run it anyway, labelled not proven optimal")
+
+
+PRUNING_SEARCHES = ("samarati", "ola", "flash")  # they assume admissibility is monotone (predictive tagging)
+
+
+def privacy_refusal(study: Study, dataset: Dataset, algorithm: str) -> str | None:
+    """Why ``algorithm`` cannot search with the study's privacy models (None when it can): it prunes, and a model
+    is not monotone at the study's suppression limit (``Admissibility.non_monotone_models``)."""
+    if algorithm not in PRUNING_SEARCHES or not study.privacy_models:
+        return None
+    from workbench.privacy.build import admissibility_for
+
+    bad = admissibility_for(study, dataset).non_monotone_models()
+    if not bad:
+        return None
+    names = "; ".join(m.describe() for m in bad)
+    return (f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone with "
+            f"suppression (records of violating classes are suppressed, as in ARX); use 'exhaustive', 'bnb' or "
+            "'incognito', or set privacy.max_suppression = 0")

@@ -485,18 +485,38 @@ def risk_of_node(dataset: Dataset, node: Sequence[int] | None = None, threshold:
     """Risk of a lattice node's generalized table **before suppression** (``node`` None: all levels 0). Class
     sizes come from the node's frequency set (``NodeEvaluator.direct``); with a ``sample`` mask, the records it
     selects are the sample and the dataset is the population table (journalist risk)."""
+    columns = dataset.encoded
+    node = tuple(node) if node is not None else tuple(0 for _ in columns)
+    if len(node) != len(columns):
+        raise ValueError(f"node {node} has {len(node)} levels for {len(columns)} quasi-identifiers")
+    if sample is None:
+        return risk_of_class_sizes(node_class_sizes(dataset, node), threshold, population_size)
+    codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(columns, node, strict=True)], axis=1) \
+        if columns else np.zeros((dataset.n, 0), dtype=np.int64)
+    return _risk_of_codes(codes, threshold, population_size, sample)
+
+
+def node_class_sizes(dataset: Dataset, node: Sequence[int] | None = None) -> np.ndarray:
+    """One size per equivalence class of a lattice node's generalized table before suppression (``node`` None:
+    the input, all levels 0), from the node's frequency set."""
     from workbench.lattice.evaluate import NodeEvaluator
 
     columns = dataset.encoded
     node = tuple(node) if node is not None else tuple(0 for _ in columns)
     if len(node) != len(columns):
         raise ValueError(f"node {node} has {len(node)} levels for {len(columns)} quasi-identifiers")
-    if sample is None:
-        counts = NodeEvaluator(columns, 1, 0.0).direct(node).counts
-        return risk_of_class_sizes(counts, threshold, population_size)
-    codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(columns, node, strict=True)], axis=1) \
-        if columns else np.zeros((dataset.n, 0), dtype=np.int64)
-    return _risk_of_codes(codes, threshold, population_size, sample)
+    return np.asarray(NodeEvaluator(columns, 1, 0.0).direct(node).counts, dtype=np.int64)
+
+
+def record_risks(class_sizes: Sequence[int] | np.ndarray) -> pd.DataFrame:
+    """The distribution of record-level prosecutor risk (a record's risk is 1 / the size of its class): one row
+    per class size present, ascending, with ``risk`` = 1/size, ``records`` (how many records have that risk),
+    ``classes`` and ``share`` (of all records)."""
+    hist = Histogram.of(class_sizes)
+    records = hist.sizes * hist.counts
+    total = max(int(records.sum()), 1)
+    return pd.DataFrame({"class_size": hist.sizes, "risk": 1.0 / hist.sizes if hist.sizes.size else [],
+                         "records": records, "classes": hist.counts, "share": records / total})
 
 
 def release_class_sizes(release: Release, suppressed: str = "class") -> np.ndarray:

@@ -6,12 +6,20 @@ from __future__ import annotations
 import streamlit as st
 
 import measures as M
-from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
+from workbench.config import (
+    ENTROPY_ESTIMATORS,
+    L_VARIANTS,
+    LOCAL_ALGORITHMS,
+    LOCAL_OBJECTIVES,
+    POPULATION_ESTIMATORS,
+    RISK_MODELS,
+    T_VARIANTS,
+)
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice.search import ALGORITHMS
-from workbench.policy import needs_monotone_waiver, search_refusal
+from workbench.policy import PRUNING_SEARCHES, needs_monotone_waiver, search_refusal
 from workbench.ui import guarantee, state
-from workbench.ui.cached import lattice_size, run_config
+from workbench.ui.cached import lattice_size, privacy_check, run_config
 from workbench.ui.source import Source
 
 DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_local_alg": "greedy",
@@ -30,9 +38,69 @@ def _steer() -> None:
         st.session_state.pop("an_steered", None)
 
 
+def _privacy_models(sensitive: list[str]) -> dict[str, dict[str, object]]:
+    """Optional ℓ-diversity, t-closeness and risk-threshold pickers: the ``[privacy.MODEL]`` tables chosen
+    (docs/config.md "Privacy models"; the library validates them as `workbench run` does)."""
+    models: dict[str, dict[str, object]] = {}
+    chosen = any(st.session_state.get(key) for key in ("an_ld", "an_tc", "an_risk"))
+    with st.expander("Privacy models besides k (protect a sensitive attribute, cap the risk)", expanded=chosen):
+        if st.checkbox("ℓ-diversity", key="an_ld", help="every class holds at least ℓ well-represented values of "
+                       "the sensitive attribute (Machanavajjhala et al. 2007)"):
+            cols = st.columns(4)
+            attribute = cols[0].selectbox("Attribute", sensitive, key="an_ld_attr")
+            variant = cols[1].selectbox("Variant", L_VARIANTS, key="an_ld_var")
+            value = cols[2].number_input("ℓ", min_value=1.0, value=2.0, step=1.0, format="%g", key="an_ld_l")
+            table: dict[str, object] = {"attribute": attribute, "variant": variant,
+                                        "l": float(value) if variant == "entropy" else int(value)}
+            if variant == "recursive":
+                table["c"] = float(cols[3].number_input("c", min_value=0.1, value=3.0, step=0.5, key="an_ld_c"))
+            if variant == "entropy":
+                table["estimator"] = cols[3].selectbox("Estimator", ENTROPY_ESTIMATORS, key="an_ld_est")
+            models["l_diversity"] = table
+        if st.checkbox("t-closeness", key="an_tc", help="each class's distribution of the sensitive attribute is "
+                       "within t of the table's (earth mover's distance; Li et al. 2007)"):
+            cols = st.columns(4)
+            models["t_closeness"] = {
+                "attribute": cols[0].selectbox("Attribute", sensitive, key="an_tc_attr"),
+                "variant": cols[1].selectbox("Ground distance", T_VARIANTS, key="an_tc_var",
+                                             help="hierarchical uses the attribute's hierarchy"),
+                "t": float(cols[2].number_input("t", min_value=0.001, max_value=1.0, value=0.2, step=0.05,
+                                                format="%.3f", key="an_tc_t"))}
+        if st.checkbox("Risk threshold", key="an_risk", help="cap the re-identification risk of the release "
+                       "(as ARX's risk-based models; the Risk page shows the figures)"):
+            cols = st.columns(4)
+            model = cols[0].selectbox("Risk model", RISK_MODELS, key="an_risk_model")
+            table = {"model": model,
+                     "threshold": float(cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=0.2,
+                                                             step=0.05, format="%.3f", key="an_risk_t"))}
+            if model == "population_uniqueness":
+                table["estimator"] = cols[2].selectbox("Estimator", POPULATION_ESTIMATORS, index=3,
+                                                       key="an_risk_est")
+                table["population"] = int(cols[3].number_input("Population size", min_value=1, value=1_000_000,
+                                                               step=1000, key="an_risk_pop"))
+            models["risk"] = table
+    return models
+
+
+def _show_models(models: dict[str, dict[str, object]]) -> None:
+    """Whether each chosen privacy model holds on the release (re-verified from the released table)."""
+    if not models:
+        return
+    st.subheader("Privacy models")
+    for name, model in models.items():
+        text = f"{name}: {model['description']}"
+        if model["holds"]:
+            st.success(f"Holds: {text}")
+        else:
+            st.error(f"Does not hold: {text}")
+
+
 def page(source: Source) -> None:
     st.header("Anonymize")
     st.caption(f"Dataset: {source.label}")
+    pending = st.session_state.pop("an_alg_pending", None)  # steered by the privacy models (before the widget)
+    if pending is not None:
+        st.session_state["an_alg"] = pending
     for key, default in DEFAULTS.items():  # defaults through the session state, so a loaded config can set them
         st.session_state.setdefault(key, default)
     engine = st.radio("Engine", ["lattice", "local"], horizontal=True, key="an_engine",
@@ -65,6 +133,11 @@ def page(source: Source) -> None:
             st.error(refusal)
             return
         st.caption(f"The generalization lattice has {size:,} nodes.")
+    models: dict[str, dict[str, object]] = {}
+    if engine == "lattice":
+        data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
+        if data.get("sensitive"):
+            models = _privacy_models(data["sensitive"])
     steered = st.session_state.get("an_steered")
     if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
         st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: {objective} is not monotone (with "
@@ -76,7 +149,17 @@ def page(source: Source) -> None:
         st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is k-anonymous "
                    f"but not proven optimal; choose {OPTIMAL_FOR_ANY} or exhaustive, optimal for any objective.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
-                                     algorithm=algorithm, objective=objective, **extra)
+                                     algorithm=algorithm, objective=objective, privacy_models=models, **extra)
+    if models and algorithm in PRUNING_SEARCHES:
+        check = privacy_check(config_json, dataset_key=source.dataset_key)
+        if check.get("refusal"):  # the library refuses this search: steer to one optimal for any rule
+            st.session_state["an_alg_pending"] = OPTIMAL_FOR_ANY
+            st.session_state["an_model_steered"] = (algorithm, check["refusal"])
+            st.rerun()
+    model_steered = st.session_state.get("an_model_steered")
+    if models and model_steered and algorithm == OPTIMAL_FOR_ANY:
+        st.info(f"Search switched from {model_steered[0]} to {OPTIMAL_FOR_ANY}: {model_steered[0]} prunes the "
+                f"lattice assuming admissibility is monotone, and the library refuses it here: {model_steered[1]}.")
     clicked = st.button("Run", type="primary")
     last = st.session_state.get("last_run")
     unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
@@ -104,6 +187,7 @@ def page(source: Source) -> None:
                    help="classes among the records kept, after suppression")
     cols[2].metric("node checks", summary["checks"])
     cols[3].metric("seconds", f"{summary['seconds']:.3f}")
+    _show_models(summary.get("privacy_models") or {})
     heavy = suppression_warning(summary["suppressed"], result["records"])
     if heavy:
         st.warning(heavy)

@@ -330,3 +330,52 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
                        for name, spec in raw.get("attributes", {}).items() if "hierarchy" in spec}
     bundle = config_bundle(raw, hierarchy_files) if dataset_key is not None else None
     return {**files, "config": to_toml(raw).encode("utf-8"), "bundle": bundle, "seed": study.seed}
+
+
+@dual_cache(max_entries=16)
+def risk_figures(config_json: str, release_config_json: str | None, threshold: float, population: int | None,
+                 dataset_key: str | None) -> dict[str, Any]:
+    """Re-identification risk of the input (every quasi-identifier at level 0: ``risk.risk_of_node``) and, given
+    the last run's config, of its release after suppression (``risk.risk_of_release``): per table its
+    ``RiskResult.to_dict()`` and the distribution of record-level risk (``risk.record_risks``). A table that cannot
+    be assessed carries ``{"error": message}``; the release is None without a release config."""
+    from workbench import risk
+
+    def assess(sizes: Any, result: Callable[[], Any]) -> dict[str, Any]:
+        try:
+            return {"risk": result().to_dict(), "records": risk.record_risks(sizes())}
+        except ValueError as exc:  # e.g. a population smaller than the table
+            return error_result(exc)
+
+    try:
+        dataset = dataset_for(config_json, dataset_key)
+    except (WorkbenchError, KeyError) as exc:
+        return {"input": error_result(exc), "release": None}
+    out: dict[str, Any] = {"input": assess(lambda: risk.node_class_sizes(dataset),
+                                           lambda: risk.risk_of_node(dataset, None, threshold, population)),
+                           "release": None}
+    if release_config_json is not None:
+        outcome = run_result(release_config_json, dataset_key=dataset_key)
+        if "error" in outcome:
+            out["release"] = outcome
+        elif outcome["result"].release is None:
+            out["release"] = {"error": "the last run found no release"}
+        else:
+            release = outcome["result"].release
+            out["release"] = assess(lambda: risk.release_class_sizes(release),
+                                    lambda: risk.risk_of_release(release, threshold, population))
+    return out
+
+
+@dual_cache(max_entries=16)
+def privacy_check(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """For the Anonymize page's privacy models: ``{"sensitive": [...], "refusal": message or None}`` (the attributes
+    with role "sensitive" a model can protect, and ``policy.privacy_refusal`` for the config's algorithm), or
+    ``{"error": message}`` when the models cannot be built on the data."""
+    try:
+        study, dataset = study_and_dataset(config_json, dataset_key)
+        sensitive = [a for a, role in dataset.roles.items() if role == "sensitive"]
+        refusal = policy.privacy_refusal(study, dataset, study.algorithm) if study.engine == "lattice" else None
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+    return {"sensitive": sensitive, "refusal": refusal}

@@ -167,3 +167,19 @@ def degradation_chart(summary: pd.DataFrame) -> alt.FacetChart:
         color=alt.Color("classifier:N"), yOffset="classifier:N",
         tooltip=["label", "classifier", "metric", alt.Tooltip("drop:Q", format=".4f")],
     ).properties(width=320, height=alt.Step(14)).facet(column=alt.Column("metric:N", title=None))
+
+
+def record_risk_chart(records: pd.DataFrame) -> alt.Chart:
+    """A histogram of record-level prosecutor risk (1 / class size) of one or more tables, one bar per risk
+    value and table (``records`` as ``workbench.risk.record_risks`` gives it, with a ``table`` column), the
+    share of the table's records on the y axis."""
+    data = records.assign(risk_label=records["risk"].map(lambda r: f"{r:.3g}"))
+    order = list(data.sort_values("risk")["risk_label"].drop_duplicates())
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("risk_label:O", sort=order, title="record risk (1 / class size)"),
+        xOffset=alt.XOffset("table:N"),
+        y=alt.Y("share:Q", title="share of records", axis=alt.Axis(format="%")),
+        color=alt.Color("table:N", title=None),
+        tooltip=["table", alt.Tooltip("risk:Q", format=".4g"), "class_size", "records", "classes",
+                 alt.Tooltip("share:Q", format=".2%")],
+    ).properties(height=280)

@@ -8,6 +8,7 @@ import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
 from workbench.ui import anonymize, compare_page, export, hierarchies, lattice, prefetch, state, upload, walkthrough
+from workbench.ui import risk as risk_page
 from workbench.ui.source import Source
 
 
@@ -28,9 +29,9 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 
 
 UPLOADED = "uploaded"
-PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Export", "Walkthrough"]
+PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Risk", "Export", "Walkthrough"]
 PAGE_FUNCTIONS = {"Hierarchies": hierarchies.page, "Anonymize": anonymize.page, "Lattice": lattice.page,
-                  "Compare": compare_page.page}  # the pages that work on the chosen dataset
+                  "Compare": compare_page.page, "Risk": risk_page.page}  # the pages that work on the chosen dataset
 
 
 def _sample_source(name: str) -> Source:

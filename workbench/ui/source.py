@@ -30,12 +30,15 @@ class Source:
         return [m for m, spec in M.MEASURES.items() if self.target is not None or not spec.needs_target]
 
     def config(self, *, k: int, max_suppression: float = 0.0, engine: str = "lattice", algorithm: str = "flash",
-               objective: str = "entropy", compare: list[str] | None = None, **engine_extra: Any) -> dict[str, Any]:
-        """The study config of these settings on this source."""
+               objective: str = "entropy", compare: list[str] | None = None,
+               privacy_models: Mapping[str, Mapping[str, Any]] | None = None, **engine_extra: Any) -> dict[str, Any]:
+        """The study config of these settings on this source; ``privacy_models`` are its ``[privacy.MODEL]``
+        tables (``workbench.config.PRIVACY_MODELS``), e.g. ``{"l_diversity": {"attribute": ..., "l": 3}}``."""
         data = {"sample": self.sample} if self.sample is not None else {"path": self.data_path}
         config: dict[str, Any] = {
             "data": data,
-            "privacy": {"k": int(k), "max_suppression": float(max_suppression)},
+            "privacy": {"k": int(k), "max_suppression": float(max_suppression),
+                        **{kind: dict(table) for kind, table in (privacy_models or {}).items()}},
             "engine": {"kind": engine, "algorithm": algorithm, "objective": objective, **engine_extra},
             "measures": {"compare": list(compare if compare is not None else self.measure_ids),
                          **({"target": self.target} if self.target else {})},

@@ -1,0 +1,156 @@
+"""The Risk page (issue 12) shows the input's and the last release's re-identification risk as ``workbench.risk``
+computes it, checked here against a class count in plain Python; privacy models chosen on Anonymize."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import workbench as wb
+from workbench.samples import load_sample
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _expected(rows: list[tuple[str, ...]], threshold: float = 0.2) -> dict[str, str]:
+    """The metrics the page shows, from a plain count of identical rows, formatted as the page formats them."""
+    sizes = Counter(rows)
+    n = len(rows)
+    per_record = [sizes[r] for r in rows]
+    at_risk = sum(1 for f in per_record if 1 / f > threshold)
+    return {"records": f"{n:,}", "highest prosecutor risk": f"{1 / min(sizes.values()):.6g}",
+            "average prosecutor risk": f"{len(sizes) / n:.6g}", "records at risk": f"{at_risk:,}",
+            "sample uniques": f"{sum(1 for f in per_record if f == 1) / n:.2%}"}
+
+
+def _shown(at: AppTest) -> tuple[dict[str, str], dict[str, str]]:
+    """The input's and the release's metrics (the release's follow the input's, under the same labels)."""
+    first: dict[str, str] = {}
+    second: dict[str, str] = {}
+    for m in at.metric:
+        (second if m.label in first else first)[m.label] = m.value
+    return first, second
+
+
+def _risk_page(dataset: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.selectbox[0].select(dataset).run()
+    at.sidebar.radio[0].set_value("Risk").run()
+    assert not at.exception
+    return at
+
+
+@pytest.mark.parametrize("dataset", ["registry", "teaching"])
+def test_risk_page_shows_the_input_and_the_release_risk_as_counted(dataset: str) -> None:
+    at = _risk_page(dataset)
+    sample = load_sample(dataset)
+    rows = [tuple(str(v) for v in r) for r in sample.frame[list(sample.quasi_identifiers)].itertuples(index=False)]
+    shown_input, shown_release = _shown(at)
+    assert shown_input == _expected(rows)
+    assert not shown_release and any("Run an anonymization" in i.value for i in at.info)
+    assert len(at.get("vega_lite_chart")) == 1  # the record-level histogram
+
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    at.button[0].click().run()
+    assert not at.exception and at.success
+    config = at.session_state["last_run"]["config"]
+    at.sidebar.radio[0].set_value("Risk").run()
+    assert not at.exception
+    result = wb.run(wb.study_from_dict(json.loads(config)))  # the same release, computed independently
+    table = result.release.table("mark")  # suppressed records: '*' in every quasi-identifier, one class
+    released = [tuple(str(v) for v in r) for r in table[list(result.release.quasi_identifiers)].itertuples(index=False)]
+    shown_input, shown_release = _shown(at)
+    assert shown_input == _expected(rows)
+    assert shown_release == _expected(released)
+    assert any("The last run: lattice / flash, k = 5" in c.value for c in at.caption)
+
+
+def test_risk_page_threshold_and_population() -> None:
+    at = _risk_page("teaching")
+    sample = load_sample("teaching")
+    rows = [tuple(str(v) for v in r) for r in sample.frame[list(sample.quasi_identifiers)].itertuples(index=False)]
+    at.number_input(key="risk_threshold").set_value(0.5).run()
+    assert _shown(at)[0]["records at risk"] == _expected(rows, 0.5)["records at risk"]
+    at.number_input(key="risk_population").set_value(5).run()  # smaller than the table: a message, no traceback
+    assert not at.exception and at.error and "smaller than the 10 records" in at.error[0].value
+    at.number_input(key="risk_population").set_value(1000).run()
+    assert not at.exception
+    expected = wb.risk_of_node(wb.load_dataset(wb.load_study(Path(APP).parent / "sample_configs" / "teaching.toml")),
+                               population_size=1000).population_uniques
+    assert _shown(at)[0]["population uniques (Dankar)"] == (
+        "—" if expected.dankar is None else f"{expected.dankar:.4%}")
+    assert at.dataframe and set(at.dataframe[0].value.columns) == {"table", "pitman", "zayatz", "snb", "dankar"}
+
+
+# ---------------------------------------------------------------------------------------------- privacy models
+def _own_table_with_a_sensitive_column() -> AppTest:
+    """A small uploaded table, made ready by a loaded config: age and sex quasi-identifiers, diagnosis sensitive."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    n = 150
+    frame = pd.DataFrame({"age": rng.integers(20, 80, n).astype(str), "sex": rng.choice(["F", "M"], n),
+                          "diagnosis": rng.choice(["flu", "asthma", "diabetes", "copd"], n)})
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    toml = b"""[data]
+path = "people.csv"
+[attributes.age]
+role = "quasi"
+builder = { kind = "intervals", widths = [5, 10, 20, 40] }
+[attributes.sex]
+role = "quasi"
+builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
+[attributes.diagnosis]
+role = "sensitive"
+"""
+    at.file_uploader(key="config_upload").upload("people.toml", toml, "application/toml").run()
+    assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    at.selectbox(key="an_alg").select("flash").run()  # the loaded config chose exhaustive
+    assert not at.exception
+    return at
+
+
+def test_models_are_offered_only_with_a_sensitive_attribute() -> None:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.selectbox[0].select("teaching").run()
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception and not [c for c in at.checkbox if c.key == "an_ld"]
+
+
+def test_distinct_l_diversity_chosen_on_anonymize_holds_on_the_release() -> None:
+    at = _own_table_with_a_sensitive_column()
+    at.checkbox(key="an_ld").check().run()
+    at.selectbox(key="an_ld_attr").select("diagnosis").run()
+    at.number_input(key="an_ld_l").set_value(3.0).run()
+    assert at.selectbox(key="an_alg").value == "flash"  # distinct ℓ-diversity is monotone: Flash may prune
+    assert not at.info
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    config = json.loads(at.session_state["last_run"]["config"])
+    assert config["privacy"]["l_diversity"] == {"attribute": "diagnosis", "variant": "distinct", "l": 3}
+    assert any(s.value.startswith("Holds: l_diversity") for s in at.success)
+    result = wb.run(wb.study_from_dict(config), at.session_state["session_datasets"][
+        at.session_state["last_run"]["dataset_key"]])
+    assert result.summary()["privacy_models"]["l_diversity"]["holds"] is True
+    table = result.release.table("drop")  # every class of kept records holds at least 3 diagnoses
+    assert table.groupby(list(result.release.quasi_identifiers))["diagnosis"].nunique().min() >= 3
+
+
+def test_a_model_not_monotone_at_the_limit_steers_flash_to_bnb() -> None:
+    at = _own_table_with_a_sensitive_column()
+    at.slider(key="an_sup").set_value(5.0).run()  # t-closeness is not monotone with suppression (ARX)
+    at.checkbox(key="an_tc").check().run()
+    at.number_input(key="an_tc_t").set_value(0.3).run()
+    assert not at.exception
+    assert at.selectbox(key="an_alg").value == "bnb"
+    assert any("Search switched from flash to bnb" in i.value and "not monotone" in i.value for i in at.info)
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    assert any(s.value.startswith("Holds: t_closeness") for s in at.success)

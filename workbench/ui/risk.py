@@ -1,0 +1,100 @@
+"""Risk page: re-identification risk of the input and of the last run's release side by side (prosecutor risk,
+records at risk, sample uniques, population uniqueness given a population size) and a histogram of record-level
+risk. Every figure comes from ``workbench.risk`` through ``cached.risk_figures``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from workbench.risk import DEFAULT_THRESHOLD
+from workbench.ui.cached import risk_figures
+from workbench.ui.charts import record_risk_chart
+from workbench.ui.source import Source
+
+INPUT = "input"
+RELEASE = "release"
+POPULATION_MODELS = ("pitman", "zayatz", "snb", "dankar")
+
+
+def _last_release_config(source: Source) -> tuple[str | None, str]:
+    """The last Anonymize run's config when it ran on this dataset (None otherwise) and how to name it."""
+    last = st.session_state.get("last_run")
+    if last is None or last["dataset_key"] != source.dataset_key or last["label"] != source.label:
+        return None, ""
+    raw = json.loads(last["config"])
+    return last["config"], (f"{raw['engine']['kind']} / {raw['engine']['algorithm']}, k = {raw['privacy']['k']}, "
+                            f"suppression ≤ {raw['privacy'].get('max_suppression', 0.0):.0%}")
+
+
+def _share(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}%}"
+
+
+def _figures(col: Any, title: str, table: dict[str, Any], population: int | None) -> None:
+    """One table's figures as metrics (an error as a message)."""
+    col.subheader(title)
+    if "error" in table:
+        col.error(table["error"])
+        return
+    risk = table["risk"]
+    p = risk["prosecutor"]
+    col.metric("records", f"{risk['records']:,}", help=f"in {risk['classes']:,} equivalence classes")
+    col.metric("highest prosecutor risk", f"{p['highest']:.6g}", help="1 / the size of the smallest class")
+    col.metric("average prosecutor risk", f"{p['average']:.6g}",
+               help="equivalence classes / records: the mean of every record's risk 1 / its class size")
+    col.metric("records at risk", f"{p['records_at_risk_count']:,}",
+               help=f"records whose risk 1 / class size exceeds {p['threshold']:g} "
+                    f"({_share(p['records_at_risk'])} of the records)")
+    col.metric("sample uniques", _share(risk["sample_uniques"]), help="records alone in their class")
+    pop = risk["population_uniques"]
+    if population is not None:
+        col.metric("population uniques (Dankar)", _share(pop["dankar"], 4),
+                   help=f"estimated share of the {population:,} people who are unique, by Dankar et al.'s (2012) "
+                        f"rule (model used: {pop['dankar_model'] or 'none'}; sampling fraction "
+                        f"{pop['sampling_fraction']:.4g})")
+
+
+def page(source: Source) -> None:
+    st.header("Risk")
+    st.caption(f"Dataset: {source.label}")
+    st.write("How likely is it that someone is re-identified? A record's prosecutor risk is 1 / the size of its "
+             "equivalence class (records sharing its quasi-identifier values): the attacker knows the person is in "
+             "the table (El Emam & Dankar 2008). The release counts its suppressed records as one class of `*`.")
+    left, right = st.columns(2)
+    threshold = float(left.number_input("Risk threshold (records at risk exceed it)", min_value=0.001,
+                                        max_value=1.0, value=DEFAULT_THRESHOLD, step=0.05, format="%.3f",
+                                        key="risk_threshold",
+                                        help="0.2: classes of fewer than 5 records are at risk"))
+    population_input = int(right.number_input(
+        "Population size (0: no population estimate)", min_value=0, value=0, step=1000, key="risk_population",
+        help="the number of people the table is a sample of; enables the population uniqueness estimates "
+             "(Pitman, Zayatz, SNB and Dankar's rule)"))
+    population = population_input or None
+    release_config, described = _last_release_config(source)
+    with st.spinner("Assessing the risk…"):
+        figures = risk_figures(source.config_json(k=2, compare=[]), release_config, threshold, population,
+                               dataset_key=source.dataset_key)
+    cols = st.columns(2)
+    _figures(cols[0], "Input", figures[INPUT], population)
+    if figures[RELEASE] is None:
+        cols[1].subheader("Release")
+        cols[1].info("Run an anonymization on the Anonymize page: the risk of its release is shown here.")
+    else:
+        _figures(cols[1], "Release", figures[RELEASE], population)
+        cols[1].caption(f"The last run: {described}.")
+    tables = {name: figures[name] for name in (INPUT, RELEASE) if figures[name] and "error" not in figures[name]}
+    if not tables:
+        return
+    if population is not None:
+        st.subheader("Population uniqueness (estimated share of the population that is unique)")
+        st.dataframe(pd.DataFrame([{"table": name, **{m: _share(t["risk"]["population_uniques"][m], 4)
+                                                      for m in POPULATION_MODELS}}
+                                   for name, t in tables.items()]), hide_index=True)
+    st.subheader("Record-level risk")
+    records = pd.concat([t["records"].assign(table=name) for name, t in tables.items()], ignore_index=True)
+    st.altair_chart(record_risk_chart(records), width="stretch")
+    st.caption("Each bar: the share of a table's records whose risk is 1 / class size (hover for the counts).")
