@@ -119,8 +119,9 @@ def test_contribution_chart_spec_and_bad_input():
 
 
 def test_per_height_summary_and_chart():
+    from workbench.lattice_views import lattice_table
     from workbench.node_details import lattice_by_height
-    from workbench.study import evaluator_for, lattice_table
+    from workbench.study import evaluator_for
     from workbench.ui.node_charts import lattice_levels_chart, neighbour_edges
 
     ds, study, _ = _registry_like()
@@ -150,7 +151,8 @@ def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
     node (the library's brute-force node table minimum, 474,388) and Flash's different node, not proven
     optimal."""
     from workbench.config import load_study
-    from workbench.study import evaluator_for, lattice_table, load_dataset
+    from workbench.lattice_views import lattice_table
+    from workbench.study import evaluator_for, load_dataset
 
     at = AppTest.from_file(APP, default_timeout=300).run()
     at.selectbox(key="dataset").select("registry").run()

@@ -640,7 +640,7 @@ def test_api_raises_documented_error(name: str, tmp_path: Path) -> None:
     with pytest.raises(error) as info:
         study = load_study(args.config, args.overrides)
         if args.command == "measure":
-            study_mod.measure(study, args.node)
+            cli.measure(study, args.node)
         else:
             study_mod.run(study)
     assert type(info.value) is error

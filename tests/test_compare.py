@@ -107,8 +107,8 @@ def test_degradation_columns_for_the_chosen_solutions(tmp_path):
 
 def test_nmi_is_one_at_the_bottom_and_zero_at_the_root_on_a_real_release():
     import measures as M
+    from workbench.objective import target_codes
     from workbench.release import Release
-    from workbench.study import target_codes
 
     study = load_study(ROOT / "sample_configs" / "registry.toml", ["data.rows=500"])
     ds = load_dataset(study)
@@ -170,7 +170,7 @@ def test_candidates_match_every_node_evaluated(seed, k, sup):
     assert compare.lattice_candidates(study, ds, "all") == admissible
     assert compare.lattice_candidates(study, ds, "k_minimal") == minimal
     top = compare.lattice_candidates(study, ds, "top", top_n=3)
-    from workbench.study import lattice_table
+    from workbench.lattice_views import lattice_table
 
     table = lattice_table(ev, [study.objective])
     best = table[table.k_anonymous].sort_values([study.objective, "rank"]).head(3)

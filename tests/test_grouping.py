@@ -22,8 +22,8 @@ from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS
 from workbench.lattice.tagging import TaggedLattice
+from workbench.objective import NodeScorer
 from workbench.release import Release
-from workbench.study import NodeScorer
 
 
 # ------------------------------------------------------------------------------------- the primitive

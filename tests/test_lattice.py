@@ -17,8 +17,8 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS
 from workbench.lattice.space import Lattice
 from workbench.lattice.tagging import TaggedLattice
+from workbench.objective import NodeScorer
 from workbench.release import Release
-from workbench.study import NodeScorer
 
 
 def test_lattice_structure_issa_fig4():

@@ -73,3 +73,14 @@ def test_test_files_are_collected():
         scripts = rel.parts[0] in ("benchmarks", "load")
         ok = path.name.startswith(("test_", "_")) or path.name == "conftest.py" or scripts
         assert ok, rel
+
+
+def test_data_path_flows_one_way():
+    """file -> Dataset -> engine -> Release -> measures -> views: the release modules never import the study,
+    objective or view modules; the objective never imports the study; the study never imports the views."""
+    later = {"release": {"study", "objective", "lattice_views", "cli"}, "verify": {"study", "objective"},
+             "export": {"study", "objective"}, "objective": {"study", "lattice_views", "cli"},
+             "study": {"lattice_views", "cli"}, "local/setup": {"objective", "study", "release"}}
+    for module, forbidden in later.items():
+        imported = _imports(ROOT / "workbench" / f"{module}.py")
+        assert not imported & {f"workbench.{m.replace('/', '.')}" for m in forbidden}, module

@@ -458,7 +458,9 @@ def test_pmi_of_a_local_release_is_the_engines_value_mi_by_hand(tmp_path, algori
     original value lies under g (the augmented table with its implied rows), c the less frequent target
     class (here y = 1: 3 of 8), add-½ smoothing. The reported measure equals the engine's own Value-MI of
     the release it built, and a brute force from the released labels and the hierarchy's paths."""
-    from workbench.study import load_dataset, local_release, local_setup, score_release
+    from workbench.local.setup import local_setup
+    from workbench.objective import local_weigh, score_release
+    from workbench.study import load_dataset, local_release
 
     frame = pd.DataFrame({"zip": ["02138", "02138", "02139", "02139", "02140", "02141", "02141", "02140"],
                           "sex": ["M", "F", "M", "M", "F", "F", "M", "F"],
@@ -466,7 +468,7 @@ def test_pmi_of_a_local_release_is_the_engines_value_mi_by_hand(tmp_path, algori
     study = _local_study(tmp_path, frame, {"zip": {"paths": ZIP_PATHS}, "sex": {"paths": {"M": ["*"], "F": ["*"]}}},
                          algorithm=algorithm, objective="pmi", k=k)
     dataset = load_dataset(study)
-    columns, problem = local_setup(study, dataset)
+    columns, problem = local_setup(study, dataset, local_weigh(study, dataset))
     release, result = local_release(study, dataset, (columns, problem))
     reported = score_release(study, release)["pmi"].value
     assert reported == pytest.approx(float(problem.cost(result.released).sum()))  # the engine's Value-MI
@@ -516,7 +518,9 @@ def test_range_poset_measures_are_in_the_posets_own_units(tmp_path, algorithm, m
     RangePoset" (max_diff, else the data's span), which is what the engine minimizes. Unevenly spaced ages
     make index spans and widths disagree. Each measure is recomputed from the released labels: width of
     "[a, b]" (capped at max_diff), sex 0 or 1 level; loss's cell share is Iyengar's numeric (U_b − L_b)/(U − L)."""
-    from workbench.study import load_dataset, local_release, local_setup, score_release
+    from workbench.local.setup import local_setup
+    from workbench.objective import local_weigh, score_release
+    from workbench.study import load_dataset, local_release
 
     ages = ["20", "21", "22", "40", "41", "65", "66", "90", "20", "90", "41", "22"]
     sex = ["M", "F", "M", "F", "M", "F", "M", "F", "F", "M", "F", "M"]
@@ -525,7 +529,7 @@ def test_range_poset_measures_are_in_the_posets_own_units(tmp_path, algorithm, m
     study = _local_study(tmp_path, frame, {"age": age_spec, "sex": {"paths": {"M": ["*"], "F": ["*"]}}},
                          algorithm=algorithm, k=3)
     dataset = load_dataset(study)
-    columns, problem = local_setup(study, dataset)
+    columns, problem = local_setup(study, dataset, local_weigh(study, dataset))
     release, result = local_release(study, dataset, (columns, problem))
     scores = {m: s.value for m, s in score_release(study, release).items()}
 

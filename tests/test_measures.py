@@ -17,9 +17,9 @@ from tests.conftest import CONFORMANCE
 from workbench.data import Dataset
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
+from workbench.objective import NodeScorer
 from workbench.release import Release
 from workbench.samples import load_sample
-from workbench.study import NodeScorer
 
 
 def _teaching() -> Dataset:

@@ -17,9 +17,10 @@ import measures as M
 from workbench.config import Study
 from workbench.errors import ConfigError
 from workbench.lattice.space import Lattice
+from workbench.lattice_views import lattice_table
 from workbench.node_details import DECOMPOSITION, NOT_DECOMPOSABLE, node_details, node_diff
 from workbench.release import Release
-from workbench.study import evaluator_for, lattice_table
+from workbench.study import evaluator_for
 
 
 def _study(k: int, max_suppression: float = 0.0) -> Study:

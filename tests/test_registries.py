@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import measures as M
-from workbench import compare, config, study
+from workbench import compare, config, objective, study
 from workbench.cli import _parser
 from workbench.config import AttributeSpec, study_from_dict
 from workbench.errors import ConfigError
@@ -31,7 +31,7 @@ def test_config_allowed_values_are_the_registries():
     assert config.POSET_KINDS == tuple(POSETS)
     assert set(config.MEASURE_IDS) == {*M.MEASURES, config.DEGRADATION}
     assert set(config.LOCAL_OBJECTIVES) == {"vinterbo", "col_mi", "pmi"}
-    assert study.INTEGER_MEASURES == ("height", "dm", "dm_star")
+    assert objective.INTEGER_MEASURES == ("height", "dm", "dm_star")
     assert compare.EXACT_NODE_MEASURES == ("height", "dm", "dm_star", "aecs")
 
 
@@ -72,7 +72,7 @@ def test_measure_flags_hold_on_a_lattice():
     s = study_from_dict(_with({"algorithm": "exhaustive", "objective": "height"}))
     dataset = study.load_dataset(s)
     evaluator = study.evaluator_for(s, dataset)
-    scorer = study.NodeScorer(evaluator)
+    scorer = objective.NodeScorer(evaluator)
     for node in evaluator.lattice.nodes():
         view = scorer.view(node)
         cells = Release.from_node(dataset, node, s.k, s.max_suppression, "test").view()

@@ -17,7 +17,7 @@ from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits, tie_key
 from workbench.lattice.space import Lattice
 from workbench.lattice.tagging import TaggedLattice
 from workbench.lattice.trace import PRUNED
-from workbench.study import NodeScorer
+from workbench.objective import NodeScorer
 
 NON_MONOTONE = ["dm", "loss", "aecs", "entropy_nm", "precision_nm"]
 
@@ -99,7 +99,8 @@ def test_checks_fewer_nodes_than_exhaustive_on_the_registry():
     """Registry, k = 5, 5 % (3,600 nodes): bnb proves the dm optimum 474,388 (the best k-minimal node scores
     1,812,315) and the precision_nm optimum while checking fewer nodes than the lattice has."""
     from workbench.config import load_study
-    from workbench.study import evaluator_for, lattice_table, load_dataset, search
+    from workbench.lattice_views import lattice_table
+    from workbench.study import evaluator_for, load_dataset, search
 
     study = load_study(ROOT / "sample_configs" / "registry.toml", ["privacy.k=5", "privacy.max_suppression=0.05",
                                                                     "engine.algorithm=bnb"])

@@ -14,7 +14,7 @@ from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, Limits, Objective
 from workbench.lattice.tagging import TaggedLattice
-from workbench.study import NodeScorer
+from workbench.objective import NodeScorer
 
 MEASURES = ["entropy", "dm_star", "precision", "dm", "loss"]
 

@@ -17,7 +17,7 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits
 from workbench.lattice.tagging import TaggedLattice
 from workbench.lattice.trace import CHECK, PREDICTED
-from workbench.study import NodeScorer
+from workbench.objective import NodeScorer
 
 MONOTONE = [i for i, m in M.LATTICE_MEASURES.items() if m.monotone]
 NON_MONOTONE = [i for i, m in M.LATTICE_MEASURES.items() if not m.monotone]

@@ -14,8 +14,8 @@ from workbench.lattice.evaluate import NodeEvaluation, NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits, Objective, flash, ola
 from workbench.lattice.space import Lattice, Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
+from workbench.objective import NodeScorer
 from workbench.privacy import Admissibility
-from workbench.study import NodeScorer
 
 SEARCHES = {"ola": ola.search, "flash": flash.search}
 

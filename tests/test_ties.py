@@ -18,7 +18,7 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, Objective, best_of
 from workbench.lattice.search.bnb import PRUNE_RTOL, prunable
 from workbench.lattice.tagging import TaggedLattice
-from workbench.study import INTEGER_MEASURES, NodeScorer
+from workbench.objective import INTEGER_MEASURES, NodeScorer
 
 
 def test_integers_that_differ_at_ten_to_the_twelve_are_not_a_tie():

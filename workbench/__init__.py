@@ -21,15 +21,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from workbench.compare import solutions
     from workbench.config import Study, load_study, study_from_dict
+    from workbench.lattice_views import lattice_overview
     from workbench.release import Release
     from workbench.risk import risk_of_node, risk_of_release
     from workbench.samples import load_sample
-    from workbench.study import RunResult, compare_algorithms, lattice_overview, load_dataset, run
+    from workbench.study import RunResult, compare_algorithms, load_dataset, run
 
 _EXPORTS = {
     "Study": "workbench.config", "load_study": "workbench.config", "study_from_dict": "workbench.config",
     "load_dataset": "workbench.study", "run": "workbench.study", "RunResult": "workbench.study",
-    "lattice_overview": "workbench.study", "compare_algorithms": "workbench.study",
+    "lattice_overview": "workbench.lattice_views", "compare_algorithms": "workbench.study",
     "solutions": "workbench.compare", "Release": "workbench.release", "load_sample": "workbench.samples",
     "risk_of_release": "workbench.risk", "risk_of_node": "workbench.risk",
 }

@@ -17,6 +17,7 @@ from workbench.errors import OutputError, VerificationError, WorkbenchError
 
 if TYPE_CHECKING:
     from workbench.config import Study
+    from workbench.data import Dataset
     from workbench.study import RunResult
 
 
@@ -255,7 +256,8 @@ def _risk_population(study: Study, given: int | None) -> int | None:
 def _risk(study: Study, args: argparse.Namespace) -> int:
     """``workbench risk``: the input (all levels 0) or each ``--node``'s generalized table before suppression."""
     from workbench import risk as risk_mod
-    from workbench.study import load_dataset, parse_node
+    from workbench.lattice_views import parse_node
+    from workbench.study import load_dataset
 
     dataset = load_dataset(study)
     population = _risk_population(study, args.population)
@@ -307,6 +309,29 @@ def _write_trace(result: RunResult, path: Path) -> Path:
 def _warn(warnings: list[str]) -> None:
     for w in warnings:
         print(f"workbench: warning: {w}", file=sys.stderr)
+
+
+def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) -> list[RunResult]:
+    """Evaluate given lattice nodes (``workbench measure``): release, guarantee and scores, checks 0."""
+    import time
+
+    from workbench.lattice_views import parse_node
+    from workbench.objective import check_measures, score_release
+    from workbench.release import Release
+    from workbench.study import RunResult, evaluator_for, load_dataset
+
+    check_measures(study)
+    dataset = dataset or load_dataset(study)
+    evaluator = evaluator_for(study, dataset)
+    names = dataset.quasi_identifiers
+    parsed = [parse_node(t, names, evaluator.lattice.heights) for t in nodes]
+    out = []
+    for node in parsed:
+        start = time.perf_counter()
+        release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure", evaluator.admissibility)
+        scores = score_release(study, release)
+        out.append(RunResult(study, dataset, release, scores, None, 0, time.perf_counter() - start))
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -370,7 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
             return 0
-        results = study_mod.measure(study, args.node)
+        results = measure(study, args.node)
         for i, r in enumerate(results):
             if args.json:
                 print(json.dumps(r.summary() | {"attribute_measures": r.attribute_measures()}))

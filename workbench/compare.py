@@ -30,19 +30,13 @@ from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import best_of
 from workbench.lattice.space import Node
+from workbench.lattice_views import lattice_table
 from workbench.local import LOCAL_ALGORITHMS
+from workbench.local.setup import local_setup
+from workbench.objective import NodeScorer, check_measures, local_weigh, target_codes
 from workbench.privacy.build import admissibility_for
 from workbench.release import Release, _column_code_space, column_shares
-from workbench.study import (
-    NodeScorer,
-    Progress,
-    check_measures,
-    evaluator_for,
-    lattice_table,
-    local_release,
-    local_setup,
-    target_codes,
-)
+from workbench.study import Progress, evaluator_for, local_release
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
 COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition")  # the local releases a comparison lists by default
@@ -120,7 +114,7 @@ def _table(rows: list[dict[str, object]], ids: Sequence[str]) -> pd.DataFrame:
 
 
 def _options(study: Study) -> dict[str, dict[str, object]]:
-    return {"col_mi": {"kind": study.col_mi_weights}}  # as study.score_release
+    return {"col_mi": {"kind": study.col_mi_weights}}  # as objective.score_release
 
 
 def _node_view(dataset: Dataset, evaluator: NodeEvaluator, spaces: Sequence[tuple[np.ndarray, np.ndarray]],
@@ -243,7 +237,7 @@ def _local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
     for algorithm in algorithms:
         local = _local_study(study, str(algorithm))
         if setup is None and algorithm in LOCAL_ALGORITHMS and dataset.n >= local.k:
-            setup = local_setup(local, dataset)
+            setup = local_setup(local, dataset, local_weigh(local, dataset))
         out.append((str(algorithm), local_release(local, dataset, setup)[0]))  # raises the run's own errors
         if progress:
             progress.tick()

@@ -98,7 +98,7 @@ class NodeDiff:
 def resolve_node(dataset: Dataset, node: Sequence[int] | str) -> Node:
     """A node given as a level vector or as ``"qi=level,..."`` -> a checked level vector (quasi-identifier
     order); ConfigError names what is wrong."""
-    from workbench.study import parse_node
+    from workbench.lattice_views import parse_node
 
     names = dataset.quasi_identifiers
     heights = [c.height for c in dataset.encoded]
@@ -242,7 +242,7 @@ def node_diff(study: Study, dataset: Dataset, a: Sequence[int] | str, b: Sequenc
 
 
 def lattice_by_height(table: pd.DataFrame, measures: Sequence[str] = ()) -> pd.DataFrame:
-    """A lattice table (``study.lattice_table``) aggregated per height (rank): ``nodes``, ``k_anonymous``
+    """A lattice table (``lattice_views.lattice_table``) aggregated per height (rank): ``nodes``, ``k_anonymous``
     nodes, and per measure its ``_min`` and ``_median`` over all nodes of that height and ``_min_k_anonymous``
     (NaN when none is k-anonymous): the whole of a large lattice in one row per height (El Emam 2009)."""
     missing = [c for c in ("rank", "k_anonymous", *measures) if c not in table.columns]

@@ -1,69 +1,29 @@
-"""Release: the single output type of both engines, its verification and its export.
+"""Release: the single output type of both engines, a frozen record of a de-identified table.
 
 A Release holds, per quasi-identifier cell, the released label, the generalization height and a
 column-wide code for the released value; the suppressed-row mask; the transformation (lattice) or the
-clustering (local engine); and the guarantee. Before anything is written the guarantee is re-verified from
-the released table itself (the labels a reader will see), never from the engine's bookkeeping.
+clustering (local engine); and the guarantee. Its verification is ``workbench.verify`` (re-verified from the
+released table itself, never from the engine's bookkeeping), its export ``workbench.export``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import platform
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
-from importlib import metadata
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from measures import ColumnDomain, Generalized, GeneralizedColumn
+from workbench import export
 from workbench.data import Dataset, EncodedColumn
-from workbench.errors import ConfigError, VerificationError
+from workbench.errors import ConfigError
 from workbench.grouping import class_sizes, group_rows
-from workbench.guarantees import guarantee_text
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
-from workbench.output import FORMULA_RULE, check_folder, write_folder
-from workbench.output import escape_formulas as escape_formula_cells
 from workbench.privacy.base import Admissibility, ClassView, limit_of
-
-SUPPRESSED = "*"  # ARX's mark for a suppressed record's quasi-identifiers
-EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
-
-
-@dataclass(frozen=True)
-class Guarantee:
-    """What a release promises: every group of identical released quasi-identifier rows among the kept
-    records has at least ``k`` members, with ``suppressed`` records suppressed (at most ``limit``)."""
-
-    kind: str
-    k: int
-    suppressed: int
-    limit: int
-    holds: bool
-    verified_from: str = "released table"
-    models: dict[str, bool] = field(default_factory=dict)  # privacy model -> does it hold (re-verified)
-
-    def describe(self) -> str:
-        adjective = {"k-anonymity": "k-anonymous", "k-ambiguity": "k-ambiguous"}.get(self.kind, self.kind)
-        state = "verified" if self.holds else "DOES NOT hold"
-        failing = [m for m, ok in self.models.items() if not ok]
-        models = "".join(f"; {m} DOES NOT hold" for m in failing) if failing else (
-            f"; {len(self.models)} privacy model(s) hold" if self.models else "")
-        return (f"{adjective} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit})"
-                f"{models}: {state}")
-
-    def as_dict(self) -> dict[str, object]:
-        """The provenance record: the guarantee named, with what it means and whether it is k-anonymity."""
-        text = guarantee_text(self.kind)
-        return {"kind": self.kind, "k": self.k, "suppressed": self.suppressed, "limit": self.limit,
-                "holds": self.holds, "verified_from": self.verified_from, "k_anonymous": text.k_anonymous,
-                "meaning": text.meaning} | ({"privacy_models": dict(self.models)} if self.models else {})
+from workbench.verify import SUPPRESSED, Guarantee, verify_release
 
 
 def _column_code_space(col: EncodedColumn) -> tuple[np.ndarray, np.ndarray]:
@@ -233,190 +193,38 @@ class Release:
             out[qi] = np.where(self.suppressed, SUPPRESSED, self.labels[qi].to_numpy(dtype=object))
         return out[~self.suppressed] if suppressed == "drop" else out
 
-    # ------------------------------------------------------------------ verification
+    # ------------------------------------------------------------------ verification and export
     def verify(self, table: pd.DataFrame | None = None, suppressed_policy: str = "mark") -> Guarantee:
-        """Re-verify the guarantee from the released table (default: ``self.table()``).
+        """Re-verify the guarantee from the released table (default: ``self.table()``;
+        ``workbench.verify.verify_release``)."""
+        return verify_release(self, table, suppressed_policy)
 
-        Checks: each released label generalizes its record's original value (it lies on the value's path
-        in the hierarchy); suppressed records carry ``*`` in every quasi-identifier (or are absent when
-        dropped); every group of identical released quasi-identifier rows among the other records has
-        at least k members; the suppressed count is within the limit.
-        """
-        table = self.table(suppressed_policy) if table is None else table
-        qis = self.quasi_identifiers
-        if suppressed_policy == "drop":
-            kept_idx = table.index
-            n_suppressed = self.n - len(table)
-        else:
-            marked = (table[qis] == SUPPRESSED).all(axis=1).to_numpy() if qis else np.zeros(len(table), bool)
-            expected = pd.Series(self.suppressed, index=self.dataset.frame.index).loc[table.index].to_numpy()
-            if np.any(expected & ~marked):
-                raise VerificationError("a suppressed record is not marked '*' in every quasi-identifier")
-            kept_idx = table.index[~expected]
-            n_suppressed = int(expected.sum())
-        kept = table.loc[kept_idx, qis]
-        originals = {qi: self.dataset.frame.loc[kept_idx, qi].to_numpy(dtype=str) for qi in qis}
-        for qi in qis:
-            pairs = pd.DataFrame({"o": originals[qi], "r": kept[qi].to_numpy(dtype=object)}).drop_duplicates()
-            ok = self._generalizes(qi, pairs["o"].to_numpy(dtype=str), pairs["r"].to_numpy(dtype=object))
-            if not ok.all():
-                o, r = pairs.iloc[int(np.flatnonzero(~ok)[0])]
-                raise VerificationError(f"column {qi!r}: released value {r!r} does not generalize {o!r}")
-        if self.guarantee_kind == "k-ambiguity":
-            smallest = self._smallest_coverage(kept) if len(kept) else self.k
-        else:
-            sizes = kept.value_counts(dropna=False).to_numpy() if qis and len(kept) else np.zeros(0, int)
-            smallest = int(sizes.min()) if sizes.size else self.k
-        models = self._verify_models(kept) if self.admissibility is not None else {}
-        holds = smallest >= self.k and n_suppressed <= self.limit and all(models.values())
-        return Guarantee(self.guarantee_kind, self.k, n_suppressed, self.limit, holds, models=models)
-
-    def _verify_models(self, kept: pd.DataFrame) -> dict[str, bool]:
-        """Every privacy model, re-checked on the kept records' classes of identical released quasi-identifier
-        rows: no class violates a class-level model, and the release-level ones hold on the kept classes."""
-        assert self.admissibility is not None
-        qis = self.quasi_identifiers
-        positions = self.dataset.frame.index.get_indexer(kept.index)
-        if len(kept) and qis:
-            codes = np.stack([pd.factorize(kept[q].astype(str))[0] for q in qis], axis=1)
-            groups = group_rows(codes, with_inverse=True)
-            assert groups.inverse is not None
-            index, classes = groups.inverse, groups.size
-        else:
-            index, classes = np.zeros(len(kept), dtype=np.int64), 1 if len(kept) else 0
-        extras = [replace(e, codes=e.codes[positions]) for e in self.admissibility.extras]
-        view = ClassView.from_records(index, classes, extras)
-        out = {}
-        for m in self.admissibility.models:
-            if m.release_level:
-                out[m.describe()] = m.fulfilled(view.sizes, self.n)
-            else:
-                out[m.describe()] = not bool(m.violating(view).any())
-        return out
-
-    def _generalizes(self, qi: str, originals: np.ndarray, released: np.ndarray) -> np.ndarray:
-        """Does each released label lie above its original value (in the hierarchy or poset)?"""
-        if self.label_checks is not None:
-            return self.label_checks[qi](released, originals)
-        paths = {row[0]: set(row) for row in self.dataset.hierarchies[qi].rows}
-        return np.array([r in paths[o] for o, r in zip(originals, released, strict=True)], dtype=bool)
-
-    def _smallest_coverage(self, kept: pd.DataFrame) -> int:
-        """k-ambiguity (Vinterbo 2002; Katirai §1.8): the fewest original records that any released row
-        generalizes, computed from the released labels and the original table. Per column, a coverage matrix
-        over distinct labels × distinct original values; then an AND over columns, in blocks of rows."""
-        qis = self.quasi_identifiers
-        released = kept.drop_duplicates()
-        originals = self.dataset.frame[qis].value_counts().reset_index()
-        counts = originals["count"].to_numpy()
-        rel_idx, orig_idx, cover = [], [], []
-        for qi in qis:
-            labels, r_idx = np.unique(released[qi].to_numpy(dtype=str), return_inverse=True)
-            values, o_idx = np.unique(originals[qi].to_numpy(dtype=str), return_inverse=True)
-            grid_l, grid_v = np.repeat(labels, len(values)), np.tile(values, len(labels))
-            cover.append(self._generalizes(qi, grid_v, grid_l.astype(object)).reshape(len(labels), len(values)))
-            rel_idx.append(r_idx.reshape(-1))
-            orig_idx.append(o_idx.reshape(-1))
-        smallest = None
-        block = max(1, 2_000_000 // max(1, len(originals)))
-        for start in range(0, len(released), block):
-            covered = np.ones((min(block, len(released) - start), len(originals)), dtype=bool)
-            for j in range(len(qis)):
-                covered &= cover[j][rel_idx[j][start:start + block]][:, orig_idx[j]]
-            low = int((covered @ counts).min())
-            smallest = low if smallest is None else min(smallest, low)
-        return smallest if smallest is not None else self.k
-
-    # ------------------------------------------------------------------ export
     def write(self, out_dir: str | Path, *, seed: int, config: dict[str, object] | None = None,
               measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
               name: str = "release.csv", force: bool = False, escape_formulas: bool = True) -> dict[str, Path]:
-        """Shuffle rows with ``seed`` (Sweeney's unsorted-matching attack), re-verify, then write the
-        release (CSV/Parquet/Excel by suffix) and ``provenance.json`` as the folder ``out_dir``, all or nothing
-        (``workbench.output.write_folder``): a folder that holds an earlier release is replaced as a whole with
-        ``force`` and refused without it. Raises VerificationError and writes nothing when the guarantee does not
-        hold."""
-        suffix = Path(name).suffix.lower()
-        if suffix not in EXPORT_SUFFIXES:
-            raise ConfigError(f"cannot export to {name}: use one of {', '.join(EXPORT_SUFFIXES)}")
-        check_folder(out_dir, force=force)
-        files = self.export_bytes(seed=seed, fmt=suffix[1:], config=config, measures=measures,
-                                  suppressed_policy=suppressed_policy, escape_formulas=escape_formulas)
-        written = write_folder(out_dir, {name: files["release"], "provenance.json": files["provenance"]}, force=force)
-        return {"release": written[name], "provenance": written["provenance.json"]}
+        """Write the shuffled, re-verified release and ``provenance.json`` as the folder ``out_dir``, all or
+        nothing (``workbench.export.write_release``)."""
+        return export.write_release(self, out_dir, seed=seed, config=config, measures=measures,
+                                    suppressed_policy=suppressed_policy, name=name, force=force,
+                                    escape_formulas=escape_formulas)
 
     def export_bytes(self, *, seed: int, fmt: str = "csv", config: dict[str, object] | None = None,
                      measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
                      escape_formulas: bool = True) -> dict[str, bytes]:
-        """The release file (rows shuffled with ``seed``, re-verified first), ``provenance.json`` and the value
-        mappings (CSV) as bytes, built in memory (nothing touches the disk); ``write`` puts the first two on
-        disk. Raises VerificationError when the guarantee does not hold. A CSV release has its formula-like text
-        cells neutralized (``workbench.output.escape_formulas``) unless ``escape_formulas`` is False; the
-        provenance says which."""
-        if f".{fmt}" not in EXPORT_SUFFIXES:
-            raise ConfigError(f"cannot export as {fmt!r}: use one of {', '.join(s[1:] for s in EXPORT_SUFFIXES)}")
-        table = self.table(suppressed_policy)
-        order = np.random.default_rng(seed).permutation(len(table))
-        shuffled = table.iloc[order]
-        guarantee = self.verify(shuffled, suppressed_policy)
-        if not guarantee.holds:
-            raise VerificationError(f"release not written: {guarantee.describe()}")
-        out = shuffled.reset_index(drop=True)
-        buffer = io.BytesIO()
-        escaping: dict[str, object] | None = None
-        if fmt == "csv":
-            written, cells = escape_formula_cells(out) if escape_formulas else (out, 0)
-            escaping = {"applied": escape_formulas, "cells": cells,
-                        "rule": FORMULA_RULE if escape_formulas else "off (release.escape_formulas = false)"}
-            buffer.write(written.to_csv(index=False).encode("utf-8"))
-        elif fmt == "parquet":
-            out.to_parquet(buffer, index=False)
-        else:
-            _write_xlsx_as_text(out, buffer)
-        prov = self.provenance_record(seed=seed, config=config, measures=measures, guarantee=guarantee,
-                                      suppressed_policy=suppressed_policy)
-        if escaping is not None:
-            prov["csv_formula_escaping"] = escaping
-        return {"release": buffer.getvalue(),
-                "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8"),
-                "mappings": self.value_mappings().to_csv(index=False).encode("utf-8")}
+        """The release file, ``provenance.json`` and the value mappings as bytes (``workbench.export.export_bytes``)."""
+        return export.export_bytes(self, seed=seed, fmt=fmt, config=config, measures=measures,
+                                   suppressed_policy=suppressed_policy, escape_formulas=escape_formulas)
 
     def value_mappings(self) -> pd.DataFrame:
-        """Per quasi-identifier, every (original value, released value) pair with its number of records;
-        suppressed records map to ``*``. For the lattice engine each original value has one released value
-        (full-domain recoding); local recoding may release one value in several ways."""
-        parts = []
-        for qi in self.quasi_identifiers:
-            released = np.where(self.suppressed, SUPPRESSED, self.labels[qi].to_numpy(dtype=object))
-            pairs = pd.DataFrame({"original": self.dataset.frame[qi].to_numpy(dtype=str),
-                                  "released": released.astype(str)})
-            counts = pairs.value_counts(sort=False).rename("records").reset_index()
-            parts.append(counts.sort_values(["original", "released"]).assign(attribute=qi))
-        columns = ["attribute", "original", "released", "records"]
-        return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+        """Per quasi-identifier, every (original, released) pair with its records (``workbench.export``)."""
+        return export.value_mappings(self)
 
     def provenance_record(self, *, seed: int, config: dict[str, object] | None,
                           measures: dict[str, float] | None, guarantee: Guarantee,
                           suppressed_policy: str) -> dict[str, object]:
-        data_hash = hashlib.sha256(
-            pd.util.hash_pandas_object(self.dataset.frame, index=False).to_numpy().tobytes()
-        ).hexdigest()
-        return {
-            "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "package": {"name": "k-anonymity-workbench", "version": _version()},
-            "versions": {"python": platform.python_version(), "numpy": np.__version__,
-                         "pandas": pd.__version__},
-            "config": config or {},
-            "input": {"source": self.dataset.source, "records": self.n, "content_sha256": data_hash},
-            "engine": self.engine,
-            "algorithm": self.algorithm,
-            "transformation": self.transformation,
-            "guarantee": guarantee.as_dict(),
-            "suppressed_records": suppressed_policy,
-            "measures": measures or {},
-            "seed": seed,
-            **self.provenance,
-        }
+        """The provenance record (``workbench.export.provenance_record``)."""
+        return export.provenance_record(self, seed=seed, config=config, measures=measures, guarantee=guarantee,
+                                        suppressed_policy=suppressed_policy)
 
 
 def _value_order(poset_values: Sequence[str], data_values: np.ndarray) -> np.ndarray:
@@ -424,20 +232,3 @@ def _value_order(poset_values: Sequence[str], data_values: np.ndarray) -> np.nda
     where = {v: i for i, v in enumerate(poset_values)}
     return np.array([where[v] for v in np.unique(data_values)], dtype=np.int64)
 
-
-def _version() -> str:
-    try:
-        return metadata.version("k-anonymity-workbench")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def _write_xlsx_as_text(table: pd.DataFrame, buffer: io.BytesIO) -> None:
-    """The table as an Excel sheet whose cells are all values: openpyxl stores a text starting with "=" as a
-    formula, which Excel would evaluate (a released cell "=1+1" would show 2, or run something worse)."""
-    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
-        table.to_excel(writer, index=False)
-        for row in writer.sheets["Sheet1"].iter_rows():
-            for cell in row:
-                if cell.data_type == "f":
-                    cell.data_type = "s"

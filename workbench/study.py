@@ -1,35 +1,31 @@
 """Running a study: config -> dataset -> engine -> Release -> measures.
 
-This is the only place that joins the engines and the measure registry: it builds the objective callable
-that a search minimizes from ``measures.MEASURES``, so engines never import measures.
+``load_dataset`` reads the data, ``run`` dispatches to a lattice search or the local engine and scores the release
+(``workbench.objective``), returning a ``RunResult``; ``compare_algorithms`` runs several searches on one config.
 """
 
 from __future__ import annotations
 
-import math
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-import numpy as np
 import pandas as pd
 
 import measures as M
-from measures.information_weights import column_weights, pmi_node_costs
 from workbench.config import Study
 from workbench.data import Dataset, read_table
 from workbench.errors import ConfigError, DataError
 from workbench.hierarchy.tree import Hierarchy
-from workbench.lattice.evaluate import FrequencySet, NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, Limits, Objective, SearchResult, best_of
-from workbench.lattice.space import Node
+from workbench.lattice.evaluate import NodeEvaluator
+from workbench.lattice.search import ALGORITHMS, Limits, SearchResult
 from workbench.lattice.tagging import TaggedLattice
 from workbench.local import LOCAL_ALGORITHMS, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
-from workbench.local.posets import FinitePoset
+from workbench.local.setup import local_setup
+from workbench.objective import NodeScorer, _lattice_measure, check_measures, local_weigh, score_release
 from workbench.policy import monotone_refusal
-from workbench.privacy.base import Admissibility, limit_of
+from workbench.privacy.base import Admissibility
 from workbench.privacy.build import admissibility_for
 from workbench.release import Guarantee, Release
 
@@ -79,125 +75,6 @@ def load_dataset(study: Study) -> Dataset:
     if not dataset.quasi_identifiers:
         raise ConfigError(f"{study.source}: no quasi-identifier: give at least one attribute role = \"quasi\"")
     return dataset
-
-
-# ---------------------------------------------------------------------------------------------- measures
-def target_codes(study: Study, dataset: Dataset) -> np.ndarray | None:
-    """Integer codes of ``[measures].target`` (None without a target)."""
-    if study.target is None:
-        return None
-    return np.unique(dataset.frame[study.target].to_numpy(dtype=str), return_inverse=True)[1].reshape(-1)
-
-
-def check_measures(study: Study) -> None:
-    """Every measure of ``[measures].compare`` exists, and those that need a target have one."""
-    for i in study.compare:
-        measure = _lattice_measure(i, "measures.compare")
-        if measure.needs_target and study.target is None:
-            raise ConfigError(f"measure {i!r} needs a target: set [measures].target to a column")
-
-
-def score_release(study: Study, release: Release) -> dict[str, M.Score]:
-    """Every measure of ``[measures].compare`` on a release (either engine), cell by cell."""
-    return M.score(release.view(), study.compare, target_codes(study, release.dataset),
-                   {"col_mi": {"kind": study.col_mi_weights}})
-
-
-def _lattice_measure(measure_id: str, role: str) -> M.Measure:
-    if measure_id not in M.MEASURES:
-        raise ConfigError(f"{role} {measure_id!r} is not available in this version; available: "
-                          f"{', '.join(M.MEASURES)}")
-    return M.MEASURES[measure_id]
-
-
-# Measures whose value at a lattice node is an integer (a sum of levels or of squared class sizes, exact in a
-# float below 2**53): searches compare them without any tolerance.
-INTEGER_MEASURES = tuple(i for i, m in M.MEASURES.items() if m.integer)
-
-
-class NodeScorer:
-    """Scores lattice nodes from the evaluator's frequency sets (the measures' fast paths)."""
-
-    def __init__(self, evaluator: NodeEvaluator) -> None:
-        self.evaluator = evaluator
-        self.domains = tuple(c.column_domain() for c in evaluator.columns)
-
-    def view(self, node: Node) -> M.NodeClasses:
-        """The measures' fast-path view of a node, from its (cached) frequency set; the suppressed classes are
-        those of the admissibility rule (smaller than k, or violating a privacy model)."""
-        fs = self.evaluator.frequency_set(node)
-        return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k,
-                             self._suppress(fs))
-
-    def _suppress(self, fs: FrequencySet) -> np.ndarray | None:
-        return None if self.evaluator.admissibility.plain else self.evaluator.outcome(fs).suppress
-
-    def scores(self, node: Node, ids: Iterable[str]) -> dict[str, M.Score]:
-        ids = list(ids)
-        for i in ids:
-            _lattice_measure(i, "measures.compare")
-        return M.score_node(self.view(node), ids)
-
-    def objective(self, measure_id: str) -> Objective:
-        """The loss a lattice search minimizes (one measure on a node's frequency set), with the monotone
-        lower bound that branch-and-bound prunes with."""
-        measure = _lattice_measure(measure_id, "engine.objective")
-        fast, lower = measure.node, measure.node_lower_bound()
-        if fast is None or lower is None:
-            raise ConfigError(f"engine.objective {measure_id!r} has no lattice fast path")
-        return Objective(measure_id, lambda node: fast(self.view(node)), lambda node: lower(self.view(node)),
-                         measure.monotone, integer=measure_id in INTEGER_MEASURES)
-
-
-def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
-                  nodes: Iterable[Node] | None = None) -> pd.DataFrame:
-    """One row per node (default: every node, by rank): levels, rank, classes, suppressed,
-    k-anonymity and every measure. The table behind the lattice pictures.
-
-    For the whole lattice the frequency sets come from one depth-first roll-up pass (El Emam 2009; Issa 2009
-    ch. 5; ``NodeEvaluator.all_frequency_sets``), without filling the evaluator's cache, and the rows are then
-    put in ``lattice.nodes()`` order."""
-    ids = list(ids or M.LATTICE_MEASURES)
-    fast = {i: _lattice_measure(i, "measure").node for i in ids}
-    missing = [i for i, f in fast.items() if f is None]
-    if missing:
-        raise ConfigError(f"measure(s) {', '.join(missing)} have no lattice fast path; lattice measures: "
-                          f"{', '.join(M.LATTICE_MEASURES)}")
-    scorer = NodeScorer(evaluator)
-    names = [c.name for c in evaluator.columns]
-    k, rule = evaluator.k, evaluator.admissibility
-    if nodes is None:
-        sets = evaluator.all_frequency_sets()
-    else:  # given nodes are checked one by one (counted in ``evaluator.checks``), from its cache
-        sets = (evaluator.frequency_set(evaluator.evaluate(node).node) for node in nodes)
-    levels, classes, suppressed, admissible = [], [], [], []
-    values: dict[str, list[float]] = {i: [] for i in ids}
-    for fs in sets:
-        outcome = evaluator.outcome(fs)
-        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k, None if rule.plain else outcome.suppress)
-        levels.append(fs.node)
-        classes.append(fs.classes)
-        suppressed.append(outcome.suppressed)
-        admissible.append(outcome.admissible)
-        for i, f in fast.items():
-            values[i].append(f(view))
-    if nodes is None:  # depth-first order -> by rank, then lexicographically
-        position = {node: i for i, node in enumerate(evaluator.lattice.nodes())}
-        order = sorted(range(len(levels)), key=lambda r: position[levels[r]])
-        levels, classes, suppressed, admissible = ([seq[r] for r in order]
-                                                   for seq in (levels, classes, suppressed, admissible))
-        values = {i: [v[r] for r in order] for i, v in values.items()}
-    level_array = np.array(levels, dtype=np.int64).reshape(len(levels), len(names))
-    table = pd.DataFrame({"node": [evaluator.lattice.label(node) for node in levels]})
-    for j, name in enumerate(names):
-        table[name] = level_array[:, j]
-    table["rank"] = level_array.sum(axis=1)
-    table["classes"] = np.array(classes, dtype=np.int64)
-    table["suppressed"] = np.array(suppressed, dtype=np.int64)
-    table["k_anonymous"] = np.array(admissible, dtype=bool)
-    for i in ids:
-        table[i] = np.array(values[i], dtype=float)
-    return table
 
 
 # ---------------------------------------------------------------------------------------------- running
@@ -371,42 +248,6 @@ def run(study: Study, dataset: Dataset | None = None, progress: Progress | None 
     return RunResult(study, dataset, release, scores, result, result.checks, result.seconds)
 
 
-def local_columns(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], np.ndarray]:
-    """The local engine's columns (one poset per quasi-identifier, from ``[attributes.x] poset``; default: the
-    hierarchy as a tree) and every record's leaf state."""
-    specs = {a.name: a for a in study.attributes}
-    columns, states = [], []
-    for qi in dataset.quasi_identifiers:
-        spec = specs.get(qi)
-        kind = (spec.poset if spec and spec.poset else "tree")
-        values, index = np.unique(dataset.frame[qi].to_numpy(dtype=str), return_inverse=True)
-        registered = POSETS[kind]
-        assert registered.build is not None  # the config refuses a passthrough quasi-identifier
-        parameters = {p: getattr(spec, p) for p in registered.parameters} if spec else {}
-        poset = registered.build(values.tolist(), dataset.hierarchies.get(qi), **parameters)
-        weight, node_cost = spec.weight if spec else 1.0, None
-        if study.objective in ("col_mi", "pmi"):
-            target = target_codes(study, dataset)
-            if target is None:
-                raise ConfigError(f"engine.objective {study.objective!r} needs [measures].target")
-            if study.objective == "col_mi":  # Katirai Method 2: column weight = MI(X_j; target) in bits
-                weight *= float(column_weights([index.reshape(-1)], target, kind=study.col_mi_weights)[0])
-            elif isinstance(poset, FinitePoset):  # Katirai Method 3: each node scored −|PMI(node, c)|
-                node_cost = pmi_node_costs(poset.covers, index.reshape(-1), target)
-            else:
-                raise ConfigError(f"engine.objective 'pmi' needs finite posets; attributes.{qi} is a {kind} poset")
-        columns.append(LocalColumn(qi, poset, weight, node_cost))
-        states.append(np.asarray(poset.leaves, dtype=np.int64)[index.reshape(-1)])
-    return columns, np.stack(states, axis=1)
-
-
-def local_setup(study: Study, dataset: Dataset) -> tuple[list[LocalColumn], LocalProblem]:
-    """The posets and the distinct-row problem of the local engine. Its LUB tables depend on neither k nor
-    the algorithm, so one setup serves every local algorithm of a comparison."""
-    columns, states = local_columns(study, dataset)
-    return columns, LocalProblem.build(columns, states)
-
-
 def local_release(study: Study, dataset: Dataset, setup: tuple[list[LocalColumn], LocalProblem] | None = None,
                   progress: Progress | None = None) -> tuple[Release, LocalResult]:
     """The release of the study's local algorithm (Katirai 2006), from ``setup`` when given."""
@@ -416,7 +257,7 @@ def local_release(study: Study, dataset: Dataset, setup: tuple[list[LocalColumn]
                           f"{', '.join(LOCAL_ALGORITHMS)}")
     check_k(study, dataset)
     report(0.15, "building the posets")
-    columns, problem = setup or local_setup(study, dataset)
+    columns, problem = setup or local_setup(study, dataset, local_weigh(study, dataset))
     report(0.3, f"clustering with {study.algorithm}")
     result = LOCAL_ALGORITHMS[study.algorithm](problem, study.k)
     report(0.6, "building the release")
@@ -475,101 +316,3 @@ def relative_loss(value: float | None, optimum: float | None) -> float | None:
     if optimum == 0:
         return 100.0 if value == 0 else None
     return 100.0 * value / optimum
-
-
-def parse_node(text: str, names: Sequence[str], heights: Sequence[int]) -> Node:
-    """``"sex=1,age=2,..."`` -> level vector in quasi-identifier order (every quasi-identifier needed)."""
-    levels: dict[str, int] = {}
-    for part in (p.strip() for p in text.split(",") if p.strip()):
-        if "=" not in part:
-            raise ConfigError(f"--node {text!r}: {part!r} is not NAME=LEVEL")
-        name, value = (s.strip() for s in part.split("=", 1))
-        if name not in names:
-            raise ConfigError(f"--node {text!r}: {name!r} is not a quasi-identifier; they are {', '.join(names)}")
-        if name in levels:
-            raise ConfigError(f"--node {text!r}: {name!r} is given twice")
-        try:
-            level = int(value)
-        except ValueError:
-            raise ConfigError(f"--node {text!r}: level {value!r} of {name!r} is not an integer") from None
-        height = heights[list(names).index(name)]
-        if not 0 <= level <= height:
-            raise ConfigError(f"--node {text!r}: level {level} of {name!r} is outside 0..{height}")
-        levels[name] = level
-    missing = [n for n in names if n not in levels]
-    if missing:
-        raise ConfigError(f"--node {text!r}: no level for {', '.join(missing)}")
-    return tuple(levels[n] for n in names)
-
-
-def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) -> list[RunResult]:
-    """Evaluate given lattice nodes (``workbench measure``): release, guarantee and scores, checks 0."""
-    check_measures(study)
-    dataset = dataset or load_dataset(study)
-    evaluator = evaluator_for(study, dataset)
-    names = dataset.quasi_identifiers
-    parsed = [parse_node(t, names, evaluator.lattice.heights) for t in nodes]
-    out = []
-    for node in parsed:
-        start = time.perf_counter()
-        release = Release.from_node(dataset, node, study.k, study.max_suppression, "measure", evaluator.admissibility)
-        scores = score_release(study, release)
-        out.append(RunResult(study, dataset, release, scores, None, 0, time.perf_counter() - start))
-    return out
-
-
-SEARCH_RESULT = "search result (not the optimum)"  # lattice_overview's status of a search's non-optimal node
-
-
-def admissible_optimum(table: pd.DataFrame, objective: str, names: Sequence[str]) -> Node | None:
-    """The k-anonymous node of a node table (``lattice_table``, with ``k_anonymous`` under the limit) that
-    minimizes ``objective`` over EVERY k-anonymous node, ties to the lowest, then lexicographically smallest
-    node (the searches' ``tie_key``); None when no node is k-anonymous. For a non-monotone objective this can
-    differ from what Flash or OLA return, which only compare the k-minimal nodes."""
-    if objective not in table.columns:
-        raise ConfigError(f"the node table has no column {objective!r}")
-    admissible = table[table["k_anonymous"]]
-    values = dict(zip((tuple(int(v) for v in row) for row in admissible[list(names)].to_numpy()),
-                      admissible[objective].to_numpy(dtype=float), strict=True))
-    return best_of(values)
-
-
-def lattice_overview(study: Study, dataset: Dataset | None = None,
-                     table: pd.DataFrame | None = None) -> tuple[pd.DataFrame, SearchResult]:
-    """Every lattice node with its measures (``lattice_table``), plus what the study's search did: a
-    ``status`` column, ``checked`` and ``trace`` (the order in which the search evaluated the node, or
-    "predicted" / "pruned" / ""). ``status`` is "optimum" for the objective's optimum over every k-anonymous
-    node (``admissible_optimum``, whatever the search), ``SEARCH_RESULT`` for the search's node when it is
-    not that optimum (e.g. Flash with a non-monotone objective), else k-anonymous / not k-anonymous.
-
-    ``table``: a ``lattice_table`` of the same dataset and k computed before (it depends on neither the
-    suppression limit nor the search, so a caller may reuse it across them); ``k_anonymous`` is recomputed
-    under this study's suppression limit."""
-    dataset = dataset or load_dataset(study)
-    result = search(study, dataset)
-    if table is None or study.privacy_models:  # the models' suppression is not a function of the limit alone
-        table = lattice_table(evaluator_for(study, dataset))
-    else:
-        names = dataset.quasi_identifiers
-        expected = {"node", "suppressed", *names}
-        if not expected <= set(table.columns) or len(table) != math.prod(h + 1 for h in
-                                                                         (c.height for c in dataset.encoded)):
-            raise ConfigError("lattice_overview: the given table is not a lattice_table of this dataset "
-                              f"(columns {', '.join(sorted(expected))} and one row per node needed)")
-        table = table.copy()
-        table["k_anonymous"] = table["suppressed"] <= limit_of(study.max_suppression, dataset.n)
-    names = dataset.quasi_identifiers
-    keys = [tuple(int(v) for v in row) for row in table[names].to_numpy()]
-    order: dict[tuple[int, ...], str] = {}
-    for e in result.trace.events:
-        if e.node not in order:
-            order[e.node] = str(e.step) if e.action == "check" else e.action
-    table["trace"] = [order.get(k, "") for k in keys]
-    table["checked"] = [order.get(k, "").isdigit() for k in keys]
-    table["status"] = np.where(table.k_anonymous, "k-anonymous", "not k-anonymous")
-    optimum = admissible_optimum(table, study.objective, names)
-    if result.optimum is not None and result.optimum != optimum:
-        table.loc[[k == result.optimum for k in keys], "status"] = SEARCH_RESULT
-    if optimum is not None:
-        table.loc[[k == optimum for k in keys], "status"] = "optimum"
-    return table, result

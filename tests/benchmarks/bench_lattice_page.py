@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from workbench.config import study_from_dict  # noqa: E402
+from workbench.lattice_views import lattice_overview, lattice_table  # noqa: E402
 from workbench.node_details import node_details, node_diff  # noqa: E402
-from workbench.study import evaluator_for, lattice_overview, lattice_table, load_dataset, search  # noqa: E402
+from workbench.study import evaluator_for, load_dataset, search  # noqa: E402
 from workbench.ui import charts  # noqa: E402
 from workbench.ui.source import Source  # noqa: E402
 

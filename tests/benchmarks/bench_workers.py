@@ -12,7 +12,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from workbench import compare
 from workbench.config import study_from_dict
-from workbench.study import evaluator_for, lattice_table, load_dataset
+from workbench.lattice_views import lattice_table
+from workbench.study import evaluator_for, load_dataset
 from workbench.ui.main import _sample_source
 
 SOURCE = _sample_source("registry")

@@ -17,7 +17,8 @@ import pandas as pd
 
 from workbench.config import Study
 from workbench.data import Dataset
-from workbench.study import Progress, evaluator_for, lattice_table, relative_loss, search
+from workbench.lattice_views import lattice_table
+from workbench.study import Progress, evaluator_for, relative_loss, search
 
 MEASURES = ("precision", "dm_star", "entropy")
 KS = (2, 5, 10, 15)

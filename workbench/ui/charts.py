@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from workbench.study import SEARCH_RESULT
+from workbench.lattice_views import SEARCH_RESULT
 
 alt.data_transformers.disable_max_rows()  # lattices of several thousand nodes are drawn in full
 

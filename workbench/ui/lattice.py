@@ -13,8 +13,8 @@ import measures as M
 from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice.search import ALGORITHMS
+from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import needs_monotone_waiver
-from workbench.study import SEARCH_RESULT
 from workbench.ui import state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
@@ -27,9 +27,10 @@ EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thou
 
 @dual_cache(max_entries=8, heavy=True)
 def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """Every node's measures for the config's dataset and k (``study.lattice_table``; it depends on neither
+    """Every node's measures for the config's dataset and k (``lattice_views.lattice_table``; it depends on neither
     the suppression limit nor the search), laid out for the Hasse diagram, with its edges when drawable."""
-    from workbench.study import evaluator_for, lattice_table
+    from workbench.lattice_views import lattice_table
+    from workbench.study import evaluator_for
 
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
@@ -44,8 +45,8 @@ def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str,
 @dual_cache(max_entries=16)
 def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str | None) -> dict[str, Any]:
     """The lattice table of ``table_json`` (same data and k) with what the search of ``config_json`` did:
-    status, checked, trace (``study.lattice_overview``)."""
-    from workbench.study import lattice_overview
+    status, checked, trace (``lattice_views.lattice_overview``)."""
+    from workbench.lattice_views import lattice_overview
 
     base = lattice_table_cached(table_json, dataset_key=dataset_key)
     if "error" in base:

@@ -1,0 +1,139 @@
+"""Export of a Release: the shuffled, re-verified release file, ``provenance.json`` and the value mappings, as
+bytes or written as one folder (``workbench.output``)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import platform
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ConfigError, VerificationError
+from workbench.output import FORMULA_RULE, check_folder, write_folder
+from workbench.output import escape_formulas as escape_formula_cells
+from workbench.verify import SUPPRESSED, Guarantee
+
+if TYPE_CHECKING:
+    from workbench.release import Release
+
+EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
+
+
+def write_release(release: Release, out_dir: str | Path, *, seed: int, config: dict[str, object] | None = None,
+                  measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
+                  name: str = "release.csv", force: bool = False, escape_formulas: bool = True) -> dict[str, Path]:
+    """Shuffle rows with ``seed`` (Sweeney's unsorted-matching attack), re-verify, then write the
+    release (CSV/Parquet/Excel by suffix) and ``provenance.json`` as the folder ``out_dir``, all or nothing
+    (``workbench.output.write_folder``): a folder that holds an earlier release is replaced as a whole with
+    ``force`` and refused without it. Raises VerificationError and writes nothing when the guarantee does not
+    hold."""
+    suffix = Path(name).suffix.lower()
+    if suffix not in EXPORT_SUFFIXES:
+        raise ConfigError(f"cannot export to {name}: use one of {', '.join(EXPORT_SUFFIXES)}")
+    check_folder(out_dir, force=force)
+    files = export_bytes(release, seed=seed, fmt=suffix[1:], config=config, measures=measures,
+                              suppressed_policy=suppressed_policy, escape_formulas=escape_formulas)
+    written = write_folder(out_dir, {name: files["release"], "provenance.json": files["provenance"]}, force=force)
+    return {"release": written[name], "provenance": written["provenance.json"]}
+
+
+def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[str, object] | None = None,
+                 measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
+                 escape_formulas: bool = True) -> dict[str, bytes]:
+    """The release file (rows shuffled with ``seed``, re-verified first), ``provenance.json`` and the value
+    mappings (CSV) as bytes, built in memory (nothing touches the disk); ``write`` puts the first two on
+    disk. Raises VerificationError when the guarantee does not hold. A CSV release has its formula-like text
+    cells neutralized (``workbench.output.escape_formulas``) unless ``escape_formulas`` is False; the
+    provenance says which."""
+    if f".{fmt}" not in EXPORT_SUFFIXES:
+        raise ConfigError(f"cannot export as {fmt!r}: use one of {', '.join(s[1:] for s in EXPORT_SUFFIXES)}")
+    table = release.table(suppressed_policy)
+    order = np.random.default_rng(seed).permutation(len(table))
+    shuffled = table.iloc[order]
+    guarantee = release.verify(shuffled, suppressed_policy)
+    if not guarantee.holds:
+        raise VerificationError(f"release not written: {guarantee.describe()}")
+    out = shuffled.reset_index(drop=True)
+    buffer = io.BytesIO()
+    escaping: dict[str, object] | None = None
+    if fmt == "csv":
+        written, cells = escape_formula_cells(out) if escape_formulas else (out, 0)
+        escaping = {"applied": escape_formulas, "cells": cells,
+                    "rule": FORMULA_RULE if escape_formulas else "off (release.escape_formulas = false)"}
+        buffer.write(written.to_csv(index=False).encode("utf-8"))
+    elif fmt == "parquet":
+        out.to_parquet(buffer, index=False)
+    else:
+        _write_xlsx_as_text(out, buffer)
+    prov = provenance_record(release, seed=seed, config=config, measures=measures, guarantee=guarantee,
+                                  suppressed_policy=suppressed_policy)
+    if escaping is not None:
+        prov["csv_formula_escaping"] = escaping
+    return {"release": buffer.getvalue(),
+            "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8"),
+            "mappings": value_mappings(release).to_csv(index=False).encode("utf-8")}
+
+
+def value_mappings(release: Release) -> pd.DataFrame:
+    """Per quasi-identifier, every (original value, released value) pair with its number of records;
+    suppressed records map to ``*``. For the lattice engine each original value has one released value
+    (full-domain recoding); local recoding may release one value in several ways."""
+    parts = []
+    for qi in release.quasi_identifiers:
+        released = np.where(release.suppressed, SUPPRESSED, release.labels[qi].to_numpy(dtype=object))
+        pairs = pd.DataFrame({"original": release.dataset.frame[qi].to_numpy(dtype=str),
+                              "released": released.astype(str)})
+        counts = pairs.value_counts(sort=False).rename("records").reset_index()
+        parts.append(counts.sort_values(["original", "released"]).assign(attribute=qi))
+    columns = ["attribute", "original", "released", "records"]
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+
+
+def provenance_record(release: Release, *, seed: int, config: dict[str, object] | None,
+                      measures: dict[str, float] | None, guarantee: Guarantee,
+                      suppressed_policy: str) -> dict[str, object]:
+    """The provenance record of a release written with ``seed`` (``provenance.json``)."""
+    data_hash = hashlib.sha256(
+        pd.util.hash_pandas_object(release.dataset.frame, index=False).to_numpy().tobytes()
+    ).hexdigest()
+    return {
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "package": {"name": "k-anonymity-workbench", "version": _version()},
+        "versions": {"python": platform.python_version(), "numpy": np.__version__,
+                     "pandas": pd.__version__},
+        "config": config or {},
+        "input": {"source": release.dataset.source, "records": release.n, "content_sha256": data_hash},
+        "engine": release.engine,
+        "algorithm": release.algorithm,
+        "transformation": release.transformation,
+        "guarantee": guarantee.as_dict(),
+        "suppressed_records": suppressed_policy,
+        "measures": measures or {},
+        "seed": seed,
+        **release.provenance,
+    }
+
+
+def _version() -> str:
+    try:
+        return metadata.version("k-anonymity-workbench")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _write_xlsx_as_text(table: pd.DataFrame, buffer: io.BytesIO) -> None:
+    """The table as an Excel sheet whose cells are all values: openpyxl stores a text starting with "=" as a
+    formula, which Excel would evaluate (a released cell "=1+1" would show 2, or run something worse)."""
+    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
+        table.to_excel(writer, index=False)
+        for row in writer.sheets["Sheet1"].iter_rows():
+            for cell in row:
+                if cell.data_type == "f":
+                    cell.data_type = "s"

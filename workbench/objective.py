@@ -1,0 +1,114 @@
+"""The objective a study's search minimizes and the scores of its releases, from the measure registry.
+
+This is the only place that joins the engines and the measure registry: it builds the objective callable
+that a lattice search minimizes (``NodeScorer``) and the local engine's column weights (``local_weigh``) from
+``measures.MEASURES``, so engines never import measures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+import measures as M
+from measures.information_weights import column_weights, pmi_node_costs
+from workbench.config import Study
+from workbench.data import Dataset
+from workbench.errors import ConfigError
+from workbench.lattice.evaluate import FrequencySet, NodeEvaluator
+from workbench.lattice.search import Objective
+from workbench.lattice.space import Node
+from workbench.local.lub import Poset
+from workbench.local.posets import FinitePoset
+from workbench.local.setup import Weigh
+from workbench.release import Release
+
+
+def target_codes(study: Study, dataset: Dataset) -> np.ndarray | None:
+    """Integer codes of ``[measures].target`` (None without a target)."""
+    if study.target is None:
+        return None
+    return np.unique(dataset.frame[study.target].to_numpy(dtype=str), return_inverse=True)[1].reshape(-1)
+
+
+def check_measures(study: Study) -> None:
+    """Every measure of ``[measures].compare`` exists, and those that need a target have one."""
+    for i in study.compare:
+        measure = _lattice_measure(i, "measures.compare")
+        if measure.needs_target and study.target is None:
+            raise ConfigError(f"measure {i!r} needs a target: set [measures].target to a column")
+
+
+def score_release(study: Study, release: Release) -> dict[str, M.Score]:
+    """Every measure of ``[measures].compare`` on a release (either engine), cell by cell."""
+    return M.score(release.view(), study.compare, target_codes(study, release.dataset),
+                   {"col_mi": {"kind": study.col_mi_weights}})
+
+
+def _lattice_measure(measure_id: str, role: str) -> M.Measure:
+    if measure_id not in M.MEASURES:
+        raise ConfigError(f"{role} {measure_id!r} is not available in this version; available: "
+                          f"{', '.join(M.MEASURES)}")
+    return M.MEASURES[measure_id]
+
+
+# Measures whose value at a lattice node is an integer (a sum of levels or of squared class sizes, exact in a
+# float below 2**53): searches compare them without any tolerance.
+INTEGER_MEASURES = tuple(i for i, m in M.MEASURES.items() if m.integer)
+
+
+class NodeScorer:
+    """Scores lattice nodes from the evaluator's frequency sets (the measures' fast paths)."""
+
+    def __init__(self, evaluator: NodeEvaluator) -> None:
+        self.evaluator = evaluator
+        self.domains = tuple(c.column_domain() for c in evaluator.columns)
+
+    def view(self, node: Node) -> M.NodeClasses:
+        """The measures' fast-path view of a node, from its (cached) frequency set; the suppressed classes are
+        those of the admissibility rule (smaller than k, or violating a privacy model)."""
+        fs = self.evaluator.frequency_set(node)
+        return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k,
+                             self._suppress(fs))
+
+    def _suppress(self, fs: FrequencySet) -> np.ndarray | None:
+        return None if self.evaluator.admissibility.plain else self.evaluator.outcome(fs).suppress
+
+    def scores(self, node: Node, ids: Iterable[str]) -> dict[str, M.Score]:
+        ids = list(ids)
+        for i in ids:
+            _lattice_measure(i, "measures.compare")
+        return M.score_node(self.view(node), ids)
+
+    def objective(self, measure_id: str) -> Objective:
+        """The loss a lattice search minimizes (one measure on a node's frequency set), with the monotone
+        lower bound that branch-and-bound prunes with."""
+        measure = _lattice_measure(measure_id, "engine.objective")
+        fast, lower = measure.node, measure.node_lower_bound()
+        if fast is None or lower is None:
+            raise ConfigError(f"engine.objective {measure_id!r} has no lattice fast path")
+        return Objective(measure_id, lambda node: fast(self.view(node)), lambda node: lower(self.view(node)),
+                         measure.monotone, integer=measure_id in INTEGER_MEASURES)
+
+
+def local_weigh(study: Study, dataset: Dataset) -> Weigh:
+    """The local objective's column weights and node costs (``workbench.local.setup.Weigh``): col_mi multiplies a
+    column's weight by its mutual information with ``[measures].target`` (Katirai Method 2), pmi scores each node
+    of a finite poset −|PMI(node, c)| (Method 3); any other objective keeps the configured weights."""
+
+    def weigh(qi: str, kind: str, poset: Poset, index: np.ndarray, weight: float) -> tuple[float, np.ndarray | None]:
+        node_cost = None
+        if study.objective in ("col_mi", "pmi"):
+            target = target_codes(study, dataset)
+            if target is None:
+                raise ConfigError(f"engine.objective {study.objective!r} needs [measures].target")
+            if study.objective == "col_mi":  # Katirai Method 2: column weight = MI(X_j; target) in bits
+                weight *= float(column_weights([index], target, kind=study.col_mi_weights)[0])
+            elif isinstance(poset, FinitePoset):  # Katirai Method 3: each node scored −|PMI(node, c)|
+                node_cost = pmi_node_costs(poset.covers, index, target)
+            else:
+                raise ConfigError(f"engine.objective 'pmi' needs finite posets; attributes.{qi} is a {kind} poset")
+        return weight, node_cost
+
+    return weigh

@@ -1,0 +1,147 @@
+"""Verification of a Release: its guarantee re-checked from the released table itself (the labels a reader will
+see), never from the engine's bookkeeping, before anything is written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import VerificationError
+from workbench.grouping import group_rows
+from workbench.guarantees import guarantee_text
+from workbench.privacy.base import ClassView
+
+if TYPE_CHECKING:
+    from workbench.release import Release
+
+SUPPRESSED = "*"  # ARX's mark for a suppressed record's quasi-identifiers
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What a release promises: every group of identical released quasi-identifier rows among the kept
+    records has at least ``k`` members, with ``suppressed`` records suppressed (at most ``limit``)."""
+
+    kind: str
+    k: int
+    suppressed: int
+    limit: int
+    holds: bool
+    verified_from: str = "released table"
+    models: dict[str, bool] = field(default_factory=dict)  # privacy model -> does it hold (re-verified)
+
+    def describe(self) -> str:
+        adjective = {"k-anonymity": "k-anonymous", "k-ambiguity": "k-ambiguous"}.get(self.kind, self.kind)
+        state = "verified" if self.holds else "DOES NOT hold"
+        failing = [m for m, ok in self.models.items() if not ok]
+        models = "".join(f"; {m} DOES NOT hold" for m in failing) if failing else (
+            f"; {len(self.models)} privacy model(s) hold" if self.models else "")
+        return (f"{adjective} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit})"
+                f"{models}: {state}")
+
+    def as_dict(self) -> dict[str, object]:
+        """The provenance record: the guarantee named, with what it means and whether it is k-anonymity."""
+        text = guarantee_text(self.kind)
+        return {"kind": self.kind, "k": self.k, "suppressed": self.suppressed, "limit": self.limit,
+                "holds": self.holds, "verified_from": self.verified_from, "k_anonymous": text.k_anonymous,
+                "meaning": text.meaning} | ({"privacy_models": dict(self.models)} if self.models else {})
+
+
+def verify_release(release: Release, table: pd.DataFrame | None = None, suppressed_policy: str = "mark") -> Guarantee:
+    """Re-verify the guarantee from the released table (default: ``release.table()``).
+
+    Checks: each released label generalizes its record's original value (it lies on the value's path
+    in the hierarchy); suppressed records carry ``*`` in every quasi-identifier (or are absent when
+    dropped); every group of identical released quasi-identifier rows among the other records has
+    at least k members; the suppressed count is within the limit.
+    """
+    table = release.table(suppressed_policy) if table is None else table
+    qis = release.quasi_identifiers
+    if suppressed_policy == "drop":
+        kept_idx = table.index
+        n_suppressed = release.n - len(table)
+    else:
+        marked = (table[qis] == SUPPRESSED).all(axis=1).to_numpy() if qis else np.zeros(len(table), bool)
+        expected = pd.Series(release.suppressed, index=release.dataset.frame.index).loc[table.index].to_numpy()
+        if np.any(expected & ~marked):
+            raise VerificationError("a suppressed record is not marked '*' in every quasi-identifier")
+        kept_idx = table.index[~expected]
+        n_suppressed = int(expected.sum())
+    kept = table.loc[kept_idx, qis]
+    originals = {qi: release.dataset.frame.loc[kept_idx, qi].to_numpy(dtype=str) for qi in qis}
+    for qi in qis:
+        pairs = pd.DataFrame({"o": originals[qi], "r": kept[qi].to_numpy(dtype=object)}).drop_duplicates()
+        ok = _generalizes(release, qi, pairs["o"].to_numpy(dtype=str), pairs["r"].to_numpy(dtype=object))
+        if not ok.all():
+            o, r = pairs.iloc[int(np.flatnonzero(~ok)[0])]
+            raise VerificationError(f"column {qi!r}: released value {r!r} does not generalize {o!r}")
+    if release.guarantee_kind == "k-ambiguity":
+        smallest = _smallest_coverage(release, kept) if len(kept) else release.k
+    else:
+        sizes = kept.value_counts(dropna=False).to_numpy() if qis and len(kept) else np.zeros(0, int)
+        smallest = int(sizes.min()) if sizes.size else release.k
+    models = _verify_models(release, kept) if release.admissibility is not None else {}
+    holds = smallest >= release.k and n_suppressed <= release.limit and all(models.values())
+    return Guarantee(release.guarantee_kind, release.k, n_suppressed, release.limit, holds, models=models)
+
+
+def _verify_models(release: Release, kept: pd.DataFrame) -> dict[str, bool]:
+    """Every privacy model, re-checked on the kept records' classes of identical released quasi-identifier
+    rows: no class violates a class-level model, and the release-level ones hold on the kept classes."""
+    assert release.admissibility is not None
+    qis = release.quasi_identifiers
+    positions = release.dataset.frame.index.get_indexer(kept.index)
+    if len(kept) and qis:
+        codes = np.stack([pd.factorize(kept[q].astype(str))[0] for q in qis], axis=1)
+        groups = group_rows(codes, with_inverse=True)
+        assert groups.inverse is not None
+        index, classes = groups.inverse, groups.size
+    else:
+        index, classes = np.zeros(len(kept), dtype=np.int64), 1 if len(kept) else 0
+    extras = [replace(e, codes=e.codes[positions]) for e in release.admissibility.extras]
+    view = ClassView.from_records(index, classes, extras)
+    out = {}
+    for m in release.admissibility.models:
+        if m.release_level:
+            out[m.describe()] = m.fulfilled(view.sizes, release.n)
+        else:
+            out[m.describe()] = not bool(m.violating(view).any())
+    return out
+
+
+def _generalizes(release: Release, qi: str, originals: np.ndarray, released: np.ndarray) -> np.ndarray:
+    """Does each released label lie above its original value (in the hierarchy or poset)?"""
+    if release.label_checks is not None:
+        return release.label_checks[qi](released, originals)
+    paths = {row[0]: set(row) for row in release.dataset.hierarchies[qi].rows}
+    return np.array([r in paths[o] for o, r in zip(originals, released, strict=True)], dtype=bool)
+
+
+def _smallest_coverage(release: Release, kept: pd.DataFrame) -> int:
+    """k-ambiguity (Vinterbo 2002; Katirai §1.8): the fewest original records that any released row
+    generalizes, computed from the released labels and the original table. Per column, a coverage matrix
+    over distinct labels × distinct original values; then an AND over columns, in blocks of rows."""
+    qis = release.quasi_identifiers
+    released = kept.drop_duplicates()
+    originals = release.dataset.frame[qis].value_counts().reset_index()
+    counts = originals["count"].to_numpy()
+    rel_idx, orig_idx, cover = [], [], []
+    for qi in qis:
+        labels, r_idx = np.unique(released[qi].to_numpy(dtype=str), return_inverse=True)
+        values, o_idx = np.unique(originals[qi].to_numpy(dtype=str), return_inverse=True)
+        grid_l, grid_v = np.repeat(labels, len(values)), np.tile(values, len(labels))
+        cover.append(_generalizes(release, qi, grid_v, grid_l.astype(object)).reshape(len(labels), len(values)))
+        rel_idx.append(r_idx.reshape(-1))
+        orig_idx.append(o_idx.reshape(-1))
+    smallest = None
+    block = max(1, 2_000_000 // max(1, len(originals)))
+    for start in range(0, len(released), block):
+        covered = np.ones((min(block, len(released) - start), len(originals)), dtype=bool)
+        for j in range(len(qis)):
+            covered &= cover[j][rel_idx[j][start:start + block]][:, orig_idx[j]]
+        low = int((covered @ counts).min())
+        smallest = low if smallest is None else min(smallest, low)
+    return smallest if smallest is not None else release.k
