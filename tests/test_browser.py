@@ -79,7 +79,7 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
         timings["compare (again)"] = go("Compare", "Which solution each measure would choose")
         timings["export"] = go("Export", "re-verification")
         page.get_by_role("button", name="Config (TOML)").wait_for(timeout=60_000)  # the page is drawn
-        with page.expect_download() as download:
+        with page.expect_download(timeout=120_000) as download:
             page.get_by_role("button", name="Release", exact=True).click()
         path = tmp_path / "release.csv"
         download.value.save_as(path)
