@@ -329,3 +329,26 @@ def test_the_dataset_box_names_the_table_just_uploaded_and_pages_say_when_it_is_
         assert not any(c.value.startswith("Dataset: registry") for c in at.caption)
     at.selectbox(key="dataset").select("registry").run()
     assert not at.exception and not any("not ready" in w.value for w in at.warning)
+
+
+def test_accept_all_suggested_hierarchies_in_one_click_and_two_value_columns_go_straight_to_the_root():
+    """Issue 18, item 8: one click gives every quasi-identifier its suggested hierarchy (no column opened first),
+    and sex and smoker (two values each) generalize to '*' directly: age 6 levels x 2 x 2 = 24 nodes, not 54."""
+    rng = np.random.default_rng(8)
+    content = pd.DataFrame({"age": rng.integers(18, 91, 400).astype(str), "sex": rng.choice(["F", "M"], 400),
+                            "smoker": rng.choice(["yes", "no"], 400),
+                            "outcome": rng.choice(["a", "b"], 400)}).to_csv(index=False).encode()
+    at = _uploaded(content, "people.csv")
+    at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(["age", "sex", "smoker"]).run()
+    at.sidebar.radio[0].set_value("Hierarchies").run()
+    assert not at.exception
+    at.button(key="h_accept_all").click().run()
+    assert not at.exception
+    assert any("Every quasi-identifier has a valid hierarchy" in s.value for s in at.success)
+    at.selectbox(key="h_column").select("sex").run()
+    assert at.selectbox(key="kind:sex").value == "groupings" and at.number_input(key="depth:sex").value == 0
+    assert any("Valid: height 1" in s.value for s in at.success)
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception and any("has 24 nodes" in c.value for c in at.caption)
+    at.button[0].click().run()
+    assert not at.exception and "k-anonymous with k = 5" in at.success[0].value

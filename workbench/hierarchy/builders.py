@@ -401,14 +401,17 @@ def groupings(
 
 
 def suggest_builder(values: Iterable[object]) -> str:
-    """A first builder to offer for a column: codes of one length (ZIP codes: leading zeros, or many values)
-    are masked, numbers (also with a decimal comma, and with a few text values among at least five numbers) get
+    """A first builder to offer for a column: a column of at most two values (sex, yes/no, 0/1) gets groupings
+    (straight to ``"*"``), codes of one length (ZIP codes: leading zeros, or many values; not decimals) are
+    masked, numbers (also with a decimal comma, and with a few text values among at least five numbers) get
     intervals, ISO dates (``%Y-%m-%d``) get dates, anything else groupings."""
     texts = [v for v in _distinct(values) if v != ""]
-    if not texts:
+    if len(texts) <= 2:
         return "groupings"
     lengths = {len(v) for v in texts}
-    if len(lengths) == 1 and lengths.pop() > 2 and (any(v.startswith("0") for v in texts) or len(texts) > 50):
+    decimals = any(_number(v, decimal_comma=True) is not None and ("." in v or "," in v) for v in texts)
+    if len(lengths) == 1 and lengths.pop() > 2 and not decimals and (any(v.startswith("0") for v in texts)
+                                                                    or len(texts) > 50):
         return "masking"
     numbers = sum(_number(v, decimal_comma=True) is not None for v in texts)
     if numbers == len(texts) or (numbers >= 0.8 * len(texts) and numbers >= 5):  # a few text values ("n/a"):
@@ -421,16 +424,50 @@ def suggest_builder(values: Iterable[object]) -> str:
     return "dates"
 
 
+def _nice_widths(values: Iterable[object], decimal_comma: bool) -> list[int | float]:
+    """Nested band widths for the numbers among ``values``: the first a 1-2-5 step giving about 10 to 20 bands,
+    each next one twice the previous, up to two bands over the range (at most four levels)."""
+    numbers = [d for d in (_number(v, decimal_comma) for v in _distinct(values)) if d is not None]
+    spread = max(numbers) - min(numbers) if numbers else Decimal(0)
+    integral = all(d == d.to_integral_value() for d in numbers)
+    steps = [Decimal(m).scaleb(e) for e in range(0 if integral else -3, 16) for m in (1, 2, 5)]
+    widths = [next((w for w in steps if spread <= 20 * w), steps[-1])]
+    while len(widths) < 4 and widths[-1] * 2 < spread:
+        widths.append(widths[-1] * 2)
+    return [int(w) if w == w.to_integral_value() else float(w) for w in widths]
+
+
+def suggest_spec(values: Iterable[object]) -> dict[str, object]:
+    """A complete builder spec for a column (``suggest_builder``'s kind with its parameters), ready to build: at
+    most two values (or any other text) go straight to ``"*"`` (groupings without levels: height 1, so a yes/no
+    column does not double the lattice), codes are masked, numbers get nested bands (text among them must be
+    placed by the analyst: ``non_numeric = "error"`` names it), ISO dates get month, year, decade."""
+    values = list(values)
+    kind = suggest_builder(values)
+    if kind == "masking":
+        return {"kind": "masking", "char": "*"}
+    if kind == "dates":
+        return {"kind": "dates", "format": "%Y-%m-%d", "levels": ["month", "year", "decade"]}
+    if kind == "intervals":
+        comma = numeric_profile(values).comma_decimals > 0
+        profile = numeric_profile(values, comma)
+        spec: dict[str, object] = {"kind": "intervals", "widths": _nice_widths(values, comma)}
+        spec |= {"decimal_comma": True} if comma else {}
+        return spec | ({"non_numeric": "error"} if profile.not_numbers else {})
+    return {"kind": "groupings", "levels": []}
+
+
 def groupings_from_table(rows: Sequence[Sequence[object]], *, name: str = "groupings") -> dict[str, object]:
     """The ``groupings`` builder spec of a table with one row per value: ``[value, level-1 group, level-2 group,
-    ...]`` (as edited in the app). Raises ConfigError naming every value without a group and every group given
-    two different coarser groups (a hierarchy is a tree)."""
+    ...]`` (as edited in the app; rows of the value alone: no levels, every value straight to ``"*"``). Raises
+    ConfigError naming every value without a group and every group given two different coarser groups (a
+    hierarchy is a tree)."""
     where = _where("groupings", name)
     if not rows:
         raise ConfigError(f"{where}: no values to group")
     depth = max(len(r) for r in rows) - 1
-    if depth < 1:
-        raise ConfigError(f"{where}: add at least one level of groups")
+    if depth < 1:  # no levels of groups: every value goes straight to the root
+        return {"kind": "groupings", "levels": []}
     levels: list[dict[str, str]] = [{} for _ in range(depth)]
     problems: list[str] = []
     for row in rows:
