@@ -352,3 +352,22 @@ def test_accept_all_suggested_hierarchies_in_one_click_and_two_value_columns_go_
     assert not at.exception and any("has 24 nodes" in c.value for c in at.caption)
     at.button[0].click().run()
     assert not at.exception and "k-anonymous with k = 5" in at.success[0].value
+
+
+def test_missing_values_are_labelled_and_placed_on_the_hierarchies_page():
+    """Issue 18, item 10: empty ages are "(missing)" in the level table and the counts, and the page says where the
+    builder puts them (their own group) and how exports write them."""
+    rng = np.random.default_rng(10)
+    ages = rng.integers(18, 91, 300).astype(str)
+    ages[:40] = ""
+    content = pd.DataFrame({"age": ages, "sex": rng.choice(["F", "M"], 300)}).to_csv(index=False).encode()
+    at = _uploaded(content, "gaps.csv")
+    at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(["age", "sex"]).run()
+    at.sidebar.radio[0].set_value("Hierarchies").run()
+    assert not at.exception
+    assert any("40 record(s) with a missing value" in c.value and "own group '(missing)'" in c.value
+               for c in at.caption)
+    levels, counts = at.dataframe[0].value, at.dataframe[1].value
+    assert "(missing)" in set(levels.iloc[:, 0]) and "" not in set(levels.iloc[:, 0])
+    assert "(missing)" in set(levels.iloc[:, 1]) and "" not in set(levels.iloc[:, 1])
+    assert counts.set_index(counts.columns[0]).loc["(missing)"].iloc[0] == 40

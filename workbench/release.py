@@ -28,7 +28,7 @@ from workbench.grouping import class_sizes, group_rows
 from workbench.guarantees import guarantee_text
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
-from workbench.output import FORMULA_RULE, check_folder, write_folder
+from workbench.output import FORMULA_RULE, MISSING_TOKEN, check_folder, mark_missing, write_folder
 from workbench.output import escape_formulas as escape_formula_cells
 from workbench.privacy.base import Admissibility, ClassView, limit_of
 
@@ -361,7 +361,7 @@ class Release:
         guarantee = self.verify(shuffled, suppressed_policy)
         if not guarantee.holds:
             raise VerificationError(f"release not written: {guarantee.describe()}")
-        out = shuffled.reset_index(drop=True)
+        out, missing = mark_missing(shuffled.reset_index(drop=True))  # "(missing)", never a blank cell read as NaN
         buffer = io.BytesIO()
         escaping: dict[str, object] | None = None
         if fmt == "csv":
@@ -377,9 +377,10 @@ class Release:
                                       suppressed_policy=suppressed_policy)
         if escaping is not None:
             prov["csv_formula_escaping"] = escaping
+        prov["missing_values"] = {"token": MISSING_TOKEN, "cells": missing}
         return {"release": buffer.getvalue(),
                 "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8"),
-                "mappings": self.value_mappings().to_csv(index=False).encode("utf-8")}
+                "mappings": mark_missing(self.value_mappings())[0].to_csv(index=False).encode("utf-8")}
 
     def value_mappings(self) -> pd.DataFrame:
         """Per quasi-identifier, every (original value, released value) pair with its number of records;

@@ -16,6 +16,7 @@ from workbench.hierarchy.builders import (
     MISSING,
     NOT_A_NUMBER,
     groupings_from_table,
+    missing_placement,
     numeric_profile,
     suggest_spec,
 )
@@ -36,16 +37,27 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         st.warning(w)
     if report.ok:
         st.success(f"Valid: height {h.height}, {len(h.rows):,} values, every value of the data covered.")
+        blank = int((values.astype(str) == "").sum())
+        placement = missing_placement(h)
+        if blank and placement:
+            st.caption(f"{blank:,} record(s) with a missing value (an empty cell): {placement}. Exports write them "
+                       f"as {MISSING!r}.")
         _tree(h, values)
     left, right = st.columns(2)
-    left.caption("Level table (one row per original value; the last column is the root)")
-    left.dataframe(h.level_table(), hide_index=True, height=300)
+    left.caption(f"Level table (one row per original value; the last column is the root; {MISSING} is an empty "
+                 "cell)")
+    left.dataframe(_labelled(h.level_table()), hide_index=True, height=300)
     if h.height > 0 and report.ok:
         level = right.slider("Level", 0, h.height, min(1, h.height), key=f"level:{key}")
         right.caption(f"Records per generalized value at level {level}")
-        right.dataframe(h.generalized_counts(values, level), hide_index=True, height=250)
+        right.dataframe(_labelled(h.generalized_counts(values, level)), hide_index=True, height=250)
     download("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), f"{key}.csv", "text/csv",
              key=f"arx:{key}")
+
+
+def _labelled(table: pd.DataFrame) -> pd.DataFrame:
+    """A table to show, with the missing value (an empty cell) written as "(missing)" instead of a blank."""
+    return table.replace("", MISSING)
 
 
 def _tree(h: Hierarchy, values: pd.Series) -> None:
@@ -58,6 +70,7 @@ def _tree(h: Hierarchy, values: pd.Series) -> None:
     cut = f", from level {lowest} up (the levels below have over 60 values; the level table shows them)" \
         if lowest else ""
     st.caption(f"The hierarchy as a tree{cut}. Hover a node for its records in the data.")
+    nodes = nodes.assign(label=nodes["label"].replace("", MISSING))
     st.altair_chart(hierarchy_tree_chart(nodes, edges), width="content")
 
 
