@@ -53,8 +53,9 @@ def test_groupings_from_table_builds_the_tree_it_describes():
         groupings_from_table([["flu", "respiratory"], ["diabetes", None]])
     with pytest.raises(ConfigError, match="'respiratory' is put in both 'acute' and 'chronic'"):
         groupings_from_table([["flu", "respiratory", "acute"], ["asthma", "respiratory", "chronic"]])
-    with pytest.raises(ConfigError, match="at least one level"):
-        groupings_from_table([["flu"]])
+    flat = groupings_from_table([["F"], ["M"]])  # no levels: straight to the root (a two-value column)
+    assert flat == {"kind": "groupings", "levels": []}
+    assert build_hierarchy(flat, ["F", "M"], "sex").height == 1
 
 
 @settings(max_examples=25, deadline=None)
@@ -162,11 +163,33 @@ def test_cluster_sizes_of_a_local_release_against_counting():
 def test_suggested_builders_fit_the_values():
     from workbench.hierarchy.builders import suggest_builder
 
-    assert suggest_builder(["02139", "02138", ""]) == "masking"  # one length with leading zeros
+    assert suggest_builder(["02139", "02138", "02141", ""]) == "masking"  # one length with leading zeros
     assert suggest_builder(["18", "45", "90"]) == "intervals"
-    assert suggest_builder(["2008-01-01", "2009-12-31"]) == "dates"
+    assert suggest_builder(["2008-01-01", "2009-12-31", "2010-01-01"]) == "dates"
     assert suggest_builder(["flu", "asthma"]) == "groupings"
     assert suggest_builder(["1/1/2008", "12/31/2009"]) == "groupings"  # not ISO: the user picks the format
-    for values in (["02139", "02138"], ["18", "45"], ["2008-01-01"]):  # each suggestion builds
+    for values in (["02139", "02138", "02141"], ["18", "45", "90"], ["2008-01-01", "2009-12-31", "2010-01-01"]):
         build_hierarchy({"kind": suggest_builder(values), **({"widths": [10]} if values[0] == "18" else {})},
                         values, "x")
+
+
+def test_two_value_columns_go_straight_to_the_root_and_every_suggestion_builds():
+    """Issue 18, item 8: sex or yes/no need no dummy level (height 1, not 2: a lattice of 2 nodes per such column,
+    not 3), and ``suggest_spec`` gives a complete spec for every common column."""
+    from workbench.hierarchy.builders import suggest_builder, suggest_spec
+
+    for values in (["F", "M", "F"], ["yes", "no", ""], ["0", "1"]):
+        assert suggest_builder(values) == "groupings"
+        assert build_hierarchy(suggest_spec(values), values, "x").height == 1
+    ages = [str(a) for a in range(18, 91)]
+    assert suggest_spec(ages) == {"kind": "intervals", "widths": [5, 10, 20, 40]}
+    assert suggest_spec(["0.5", "1.25", "3.0", "2.5"])["kind"] == "intervals"  # decimals are not codes to mask
+    assert suggest_spec(["1,5", "2,5", "3,0"])["decimal_comma"] is True
+    assert suggest_spec(["02139", "02138", "02141"]) == {"kind": "masking", "char": "*"}
+    assert suggest_spec(["flu", "asthma", "diabetes"]) == {"kind": "groupings", "levels": []}
+    assert suggest_spec(["2008-01-03", "2009-05-01", "2011-01-01"])["kind"] == "dates"
+    for values in (ages, ["0.5", "1.25", "3.0", "2.5"], ["1,5", "2,5", "3,0"], ["02139", "02138", "02141"],
+                   ["flu", "asthma"], ["2008-01-03", "2009-05-01"]):
+        build_hierarchy(suggest_spec(values), values, "x")
+    with pytest.raises(ConfigError, match="'n/a' \\(1\\)"):  # text among numbers: the analyst places it
+        build_hierarchy(suggest_spec([*ages, "n/a"]), [*ages, "n/a"], "age")

@@ -118,7 +118,8 @@ def test_a_hierarchy_that_misses_values_is_reported_and_blocks_the_run():
     assert not at.exception
     errors = " ".join(e.value for e in at.error)
     assert "has no row for 4 data value(s)" in errors and "'02141'" in errors
-    assert "uploaded" not in at.selectbox(key="dataset").options  # not ready: cannot be chosen
+    at.sidebar.radio[0].set_value("Anonymize").run()  # chosen but not ready: the page says why, runs nothing
+    assert not at.exception and "not ready yet" in at.warning[0].value and not at.button
 
 
 def test_a_builder_that_does_not_fit_says_why():
@@ -301,8 +302,72 @@ def test_a_huge_lattice_is_refused_by_the_whole_lattice_pages_and_searched_withi
     assert not at.exception and "k-anonymous" in at.success[0].value
 
 
-def test_pages_say_when_they_work_on_the_sample_because_the_upload_is_not_ready():
-    at = _uploaded(_table())  # no roles, no hierarchies yet
+def test_pages_say_when_the_chosen_upload_is_not_ready():
+    at = _uploaded(_table())  # no roles, no hierarchies yet: chosen in the Dataset box, not usable yet
     at.sidebar.radio[0].set_value("Anonymize").run()
-    assert not at.exception and "not ready yet" in at.warning[0].value
-    assert any(c.value.startswith("Dataset: registry") for c in at.caption)
+    assert not at.exception and "not ready yet" in at.warning[0].value and "Data page" in at.warning[0].value
+    assert not any(c.value.startswith("Dataset: registry") for c in at.caption)
+
+
+def test_the_dataset_box_names_the_table_just_uploaded_and_pages_say_when_it_is_not_ready():
+    """Issue 18, item 5: after a second upload the Dataset box shows that table (not the first one's label),
+    and a page that cannot use it yet says why and what to do instead of working on a sample."""
+    first = _table()
+    at = _hierarchies(_with_roles(_uploaded(first, "first.csv"), first))
+    assert at.selectbox(key="dataset").value == "uploaded"
+    at.sidebar.radio[0].set_value("Data").run()
+    second = _table(200, seed=9)
+    at.file_uploader(key="data_upload").upload("second.csv", second, "text/csv").run()
+    assert not at.exception
+    box = at.selectbox(key="dataset")
+    assert box.value == "uploaded" and "second.csv" in box.options[box.index]
+    assert not any("first.csv" in label for label in box.options)
+    for page in ("Anonymize", "Lattice", "Compare"):
+        at.sidebar.radio[0].set_value(page).run()
+        assert not at.exception
+        assert at.warning and "second.csv" in at.warning[0].value and "Hierarchies page" in at.warning[0].value
+        assert not any(c.value.startswith("Dataset: registry") for c in at.caption)
+    at.selectbox(key="dataset").select("registry").run()
+    assert not at.exception and not any("not ready" in w.value for w in at.warning)
+
+
+def test_accept_all_suggested_hierarchies_in_one_click_and_two_value_columns_go_straight_to_the_root():
+    """Issue 18, item 8: one click gives every quasi-identifier its suggested hierarchy (no column opened first),
+    and sex and smoker (two values each) generalize to '*' directly: age 6 levels x 2 x 2 = 24 nodes, not 54."""
+    rng = np.random.default_rng(8)
+    content = pd.DataFrame({"age": rng.integers(18, 91, 400).astype(str), "sex": rng.choice(["F", "M"], 400),
+                            "smoker": rng.choice(["yes", "no"], 400),
+                            "outcome": rng.choice(["a", "b"], 400)}).to_csv(index=False).encode()
+    at = _uploaded(content, "people.csv")
+    at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(["age", "sex", "smoker"]).run()
+    at.sidebar.radio[0].set_value("Hierarchies").run()
+    assert not at.exception
+    at.button(key="h_accept_all").click().run()
+    assert not at.exception
+    assert any("Every quasi-identifier has a valid hierarchy" in s.value for s in at.success)
+    at.selectbox(key="h_column").select("sex").run()
+    assert at.selectbox(key="kind:sex").value == "groupings" and at.number_input(key="depth:sex").value == 0
+    assert any("Valid: height 1" in s.value for s in at.success)
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception and any("has 24 nodes" in c.value for c in at.caption)
+    at.button[0].click().run()
+    assert not at.exception and "k-anonymous with k = 5" in at.success[0].value
+
+
+def test_missing_values_are_labelled_and_placed_on_the_hierarchies_page():
+    """Issue 18, item 10: empty ages are "(missing)" in the level table and the counts, and the page says where the
+    builder puts them (their own group) and how exports write them."""
+    rng = np.random.default_rng(10)
+    ages = rng.integers(18, 91, 300).astype(str)
+    ages[:40] = ""
+    content = pd.DataFrame({"age": ages, "sex": rng.choice(["F", "M"], 300)}).to_csv(index=False).encode()
+    at = _uploaded(content, "gaps.csv")
+    at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(["age", "sex"]).run()
+    at.sidebar.radio[0].set_value("Hierarchies").run()
+    assert not at.exception
+    assert any("40 record(s) with a missing value" in c.value and "own group '(missing)'" in c.value
+               for c in at.caption)
+    levels, counts = at.dataframe[0].value, at.dataframe[1].value
+    assert "(missing)" in set(levels.iloc[:, 0]) and "" not in set(levels.iloc[:, 0])
+    assert "(missing)" in set(levels.iloc[:, 1]) and "" not in set(levels.iloc[:, 1])
+    assert counts.set_index(counts.columns[0]).loc["(missing)"].iloc[0] == 40

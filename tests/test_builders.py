@@ -98,7 +98,7 @@ def test_intervals_non_numeric_values_keep_their_label():
     h = intervals(values, [10, 20])
     assert_sound(h, values)
     assert h.values == ["30", "unknown", ""]
-    assert path(h, "") == ("", "", "", "*")
+    assert path(h, "") == ("", MISSING, MISSING, "*")  # the missing value: its own labelled branch
     assert path(h, "unknown") == ("unknown", "unknown", "unknown", "*")
 
 
@@ -181,7 +181,7 @@ def test_masking_postal_code_chain():
     assert h.height == 5
     assert path(h, "02139") == ("02139", "0213*", "021**", "02***", "0****", "*")
     assert path(h, "10001") == ("10001", "1000*", "100**", "10***", "1****", "*")
-    assert path(h, "") == ("", "", "", "", "", "*")
+    assert path(h, "") == ("", MISSING, MISSING, MISSING, MISSING, "*")
     assert h.values == ["02138", "02139", "10001", ""]
 
 
@@ -229,7 +229,7 @@ def test_dates_default_chain():
     assert h.height == 4
     assert path(h, "2008-01-15") == ("2008-01-15", "2008-01", "2008", "2000-2009", "*")
     assert path(h, "2019-06-01") == ("2019-06-01", "2019-06", "2019", "2010-2019", "*")
-    assert path(h, "") == ("", "", "", "", "*")
+    assert path(h, "") == ("", MISSING, MISSING, MISSING, "*")
     assert h.values == ["2007-12-31", "2008-01-15", "2019-06-01", ""]
 
 
@@ -297,7 +297,7 @@ def test_groupings_two_levels():
         ("Asian", "Visible", "Any", "*"),
         ("Black", "Visible", "Any", "*"),
         ("White", "Not visible", "Any", "*"),
-        ("", "", "", "*"),
+        ("", MISSING, MISSING, "*"),
     )
 
 
@@ -405,8 +405,8 @@ def test_intervals_carry_arx_interval_shares():
     h = intervals(["17", "18", "25", "39", "90", "95", ""], [5, 10, 20], top=90)
     s = h.interval_shares
     assert s is not None and s.domain == 90 + 6
-    assert s.widths[1] == {"15-19": 5, "25-29": 5, "35-39": 5, "90+": 6, "": 1}
-    assert s.widths[3] == {"0-19": 20, "20-39": 20, "90+": 6, "": 1}
+    assert s.widths[1] == {"15-19": 5, "25-29": 5, "35-39": 5, "90+": 6, MISSING: 1}
+    assert s.widths[3] == {"0-19": 20, "20-39": 20, "90+": 6, MISSING: 1}
     assert set(s.widths[0].values()) == {1} and s.widths[4] == {"*": 96}
     # bottom 15: 12 is bottom-coded (<15 holds 12..14: 3), bands run from 15 to the end of the band of 39 (45)
     b = intervals([17, 18, 25, 39, 12], [5, 10], bottom=15).interval_shares
@@ -476,8 +476,23 @@ def test_intervals_name_text_values_with_counts_and_place_them_as_chosen():
         intervals(values, [10, 20], non_numeric="error")
     grouped = intervals(values, [10, 20], non_numeric="group")
     assert_sound(grouped, values)
-    assert path(grouped, "n/a") == ("n/a", NOT_A_NUMBER, NOT_A_NUMBER, "*") and path(grouped, "")[1] == ""
+    assert path(grouped, "n/a") == ("n/a", NOT_A_NUMBER, NOT_A_NUMBER, "*") and path(grouped, "")[1] == MISSING
     missing = intervals(values, [10, 20], non_numeric="missing")
     assert path(missing, "?") == ("?", MISSING, MISSING, "*") and path(missing, "")[1] == MISSING
     with pytest.raises(ConfigError, match="non_numeric"):
         build_hierarchy({"kind": "intervals", "widths": [10], "non_numeric": "drop"}, values, name="age")
+
+
+def test_every_builder_labels_the_missing_value_and_says_where_it_goes():
+    """Issue 18, item 10: an empty cell is "(missing)" above its leaf in every builder (never a blank label in a
+    tree or table), and ``missing_placement`` says where it goes; a group the analyst picks is kept."""
+    from workbench.hierarchy.builders import missing_placement
+
+    built = [intervals(["30", "41", ""], [10, 20]), masking(["02139", "02138", ""]),
+             dates(["2008-01-15", ""], levels=["year"]), groupings(["F", "M", ""], [{"F": "*", "M": "*"}])]
+    for h in built:
+        assert all(label == MISSING for label in path(h, "")[1:-1]) and path(h, "")[-1] == "*"
+        assert "own group '(missing)'" in missing_placement(h)
+    chosen = groupings(["F", "M", ""], [{"F": "known", "M": "known", "": "unknown"}])
+    assert path(chosen, "") == ("", "unknown", "*") and "unknown → *" in missing_placement(chosen)
+    assert missing_placement(intervals(["30", "41"], [10])) is None

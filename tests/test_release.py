@@ -153,3 +153,25 @@ def test_excel_release_holds_values_never_formulas():
     cells = [cell for row in sheet.iter_rows() for cell in row]
     assert all(cell.data_type != "f" for cell in cells)
     assert {"=1+1", "=HYPERLINK(\"http://x\")"} <= {cell.value for cell in cells}
+
+
+def test_missing_values_are_exported_as_an_explicit_token_that_pandas_keeps():
+    """Issue 18, item 10: an empty cell is written as "(missing)" (in quasi-identifiers at level 0 and above, and in
+    released attributes), so ``pandas.read_csv`` with its defaults keeps it as a value and a group-by counts it."""
+    import io
+
+    from workbench.hierarchy.builders import MISSING, intervals
+
+    ages = ["30", "", "41", "", "35", "47", "", "33"]
+    frame = pd.DataFrame({"age": ages, "note": ["x", "", "y", "x", "", "y", "x", "y"]})
+    dataset = Dataset.create(frame, {"age": "quasi", "note": "insensitive"},
+                             {"age": intervals(ages, [10, 20])}, source="synthetic")
+    for node, blank in (((0,), 5), ((1,), 2)):  # at level 1 the hierarchy already labels age "(missing)"
+        files = Release.from_node(dataset, node, 1, 0.0).export_bytes(seed=1)
+        back = pd.read_csv(io.BytesIO(files["release"]))
+        assert not back.isna().any().any()
+        assert (back["age"] == MISSING).sum() == 3 and (back["note"] == MISSING).sum() == 2
+        assert back.groupby("age").size().sum() == len(ages)
+        assert json.loads(files["provenance"])["missing_values"] == {"token": MISSING, "cells": blank}
+        mappings = pd.read_csv(io.BytesIO(files["mappings"]))
+        assert not mappings.isna().any().any() and MISSING in set(mappings["original"])

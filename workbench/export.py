@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ConfigError, VerificationError
-from workbench.output import FORMULA_RULE, check_folder, write_folder
+from workbench.output import FORMULA_RULE, MISSING_TOKEN, check_folder, mark_missing, write_folder
 from workbench.output import escape_formulas as escape_formula_cells
 from workbench.verify import SUPPRESSED, Guarantee
 
@@ -60,7 +60,7 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
     guarantee = release.verify(shuffled, suppressed_policy)
     if not guarantee.holds:
         raise VerificationError(f"release not written: {guarantee.describe()}")
-    out = shuffled.reset_index(drop=True)
+    out, missing = mark_missing(shuffled.reset_index(drop=True))  # "(missing)", never a blank cell read as NaN
     buffer = io.BytesIO()
     escaping: dict[str, object] | None = None
     if fmt == "csv":
@@ -76,9 +76,10 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
                                   suppressed_policy=suppressed_policy)
     if escaping is not None:
         prov["csv_formula_escaping"] = escaping
+    prov["missing_values"] = {"token": MISSING_TOKEN, "cells": missing}
     return {"release": buffer.getvalue(),
             "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8"),
-            "mappings": value_mappings(release).to_csv(index=False).encode("utf-8")}
+            "mappings": mark_missing(value_mappings(release))[0].to_csv(index=False).encode("utf-8")}
 
 
 def value_mappings(release: Release) -> pd.DataFrame:

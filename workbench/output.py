@@ -8,6 +8,10 @@ replaced as a whole (``force``), never file by file, so no stale file of an earl
 ``escape_formulas`` applies OWASP's rule for CSV injection: a text cell beginning with ``=``, ``+``, ``-``, ``@``,
 tab or carriage return gets a leading apostrophe, so a spreadsheet shows it as text instead of evaluating it;
 numbers such as ``-3`` or ``+1.5`` stay numbers.
+
+``mark_missing`` writes every missing value (an empty cell) as the token ``(missing)``, the label the hierarchy
+builders give it, so a reader such as ``pandas.read_csv`` keeps it as a value instead of NaN (which a group-by
+drops).
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import OutputError
+from workbench.hierarchy.builders import MISSING
+
+MISSING_TOKEN = MISSING  # how an exported file writes a missing value (an empty cell): "(missing)"
 
 RELEASE_FILES = frozenset({"release.csv", "release.parquet", "release.xlsx", "provenance.json", "mappings.csv"})
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -128,6 +135,22 @@ def escape_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     renamed = {c: f"'{c}" for c in out.columns
                if isinstance(c, str) and c[:1] in FORMULA_STARTS and not _NUMBER.fullmatch(c)}
     return out.rename(columns=renamed), changed + len(renamed)
+
+
+def mark_missing(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The table with every missing text cell (``""`` or None) written as ``MISSING_TOKEN``, and how many cells
+    were changed."""
+    out = table.copy()
+    changed = 0
+    for column in out.columns:
+        values = out[column]
+        if not (values.dtype == object or pd.api.types.is_string_dtype(values)):
+            continue
+        empty = values.isna() | (values.astype(str) == "")
+        if empty.any():
+            out[column] = values.where(~empty, MISSING_TOKEN)
+            changed += int(empty.sum())
+    return out, changed
 
 
 def download_name(file_name: str, content: bytes, key: bytes) -> str:

@@ -3,7 +3,9 @@
 El Emam et al. (2009, JAMIA) require user-defined generalization hierarchies; these builders produce the
 common kinds (age bands, postal-code masking, date coarsening, category groupings) as ARX-format
 ``Hierarchy`` trees. Every builder returns one row per distinct input value, sorted naturally (numbers
-numerically, dates chronologically, the missing value ``""`` last), with the root ``"*"``.
+numerically, dates chronologically, the missing value ``""`` last), with the root ``"*"``. The missing value
+``""`` (an empty cell) is placed explicitly: its own branch ``"(missing)"`` up to the root unless the analyst
+puts it in a group (groupings, or intervals' ``non_numeric = "missing"``); ``missing_placement`` says where.
 """
 
 from __future__ import annotations
@@ -148,7 +150,7 @@ def intervals(
     its text). Values that are not numbers follow ``non_numeric``: ``"keep"`` their own label at every level below
     the root (generalized only by the root); ``"group"`` one group ``"(not a number)"``; ``"missing"`` the group
     ``"(missing)"`` with the missing value ``""``; ``"error"`` a ConfigError naming them with their counts. The
-    missing value ``""`` keeps its own label unless ``non_numeric`` is ``"missing"``.
+    missing value ``""`` is ``"(missing)"`` at every level below the root (its own branch).
     """
     kind = "intervals"
     where = _where(kind, name)
@@ -230,7 +232,7 @@ def _interval_rows(
     for v in ordered:
         x = numbers[v]
         if x is None:
-            label = {"group": NOT_A_NUMBER if v != "" else v, "missing": MISSING}.get(non_numeric, v)
+            label = MISSING if v == "" else {"group": NOT_A_NUMBER, "missing": MISSING}.get(non_numeric, v)
             path, widths_below = [label] * len(ws), [Decimal(1)] * len(ws)  # ARX: a null interval's share is 1/D
         elif hi_cut is not None and x >= hi_cut:
             path = [f"{_text(hi_cut, integral)}+"] * len(ws)
@@ -267,7 +269,7 @@ def masking(values: Iterable[object], *, char: str = "*", name: str = "masking")
     """Right-to-left character masking (Sweeney's ZIP codes): ``02139 -> 0213* -> 021** -> 02*** ->
     0**** -> *``. Intermediate levels keep the value length; the root is a single ``"*"``, so values of
     length L give height L. All non-empty values must have the same length (no padding); the missing
-    value ``""`` stays ``""`` at every level below the root.
+    value ``""`` is ``"(missing)"`` at every level below the root (its own branch).
     """
     kind = "masking"
     where = _where(kind, name)
@@ -285,7 +287,7 @@ def masking(values: Iterable[object], *, char: str = "*", name: str = "masking")
     rows: list[list[str]] = []
     for v in ordered:
         if v == "":
-            path = [""] * (length - 1)
+            path = [MISSING] * (length - 1)
         else:
             path = [v[: length - i] + char * i for i in range(1, length)]
         rows.append([v, *path, ROOT])
@@ -318,7 +320,7 @@ def dates(
     (``2000-2009``) in increasing coarseness, then ``"*"``. A week is a 7-day block counted from
     1 January (``2008-W01`` = 1-7 Jan; the last block of a year is short), not an ISO week, so weeks nest
     in years; weeks cross month boundaries, so week cannot be followed by month or quarter. The missing
-    value ``""`` keeps its label at every level below the root.
+    value ``""`` is ``"(missing)"`` at every level below the root (its own branch).
     """
     kind = "dates"
     where = _where(kind, name)
@@ -359,7 +361,7 @@ def dates(
     ordered = sorted(parsed, key=lambda v: (parsed[v], v))
     rows = [[v, *(_DATE_LABELS[lv](parsed[v]) for lv in levels), ROOT] for v in ordered]
     if "" in distinct:
-        rows.append(["", *([""] * len(levels)), ROOT])
+        rows.append(["", *([MISSING] * len(levels)), ROOT])
     return _finished(rows, kind, name)
 
 
@@ -370,7 +372,8 @@ def groupings(
     """Explicit groupings: ``levels[0]`` maps each value to a group, ``levels[1]`` each of those groups
     to a coarser group, and so on; the root ``"*"`` is added on top. Keys and groups are compared as
     text; mappings may hold keys for values not in the data. Every value and group must be mapped (the
-    error names all that are not), except the missing value ``""``, which keeps ``""`` where unmapped.
+    error names all that are not), except the missing value ``""``: mapped, it joins the analyst's group;
+    unmapped, it is ``"(missing)"`` at every level below the root (its own branch).
     """
     kind = "groupings"
     where = _where(kind, name)
@@ -396,19 +399,34 @@ def groupings(
             paths[v].append(current[v] or "")
     if problems:
         raise ConfigError(f"{where}: {'; '.join(problems)}")
-    rows = [[v, *paths[v], ROOT] for v in ordered]
+    rows = [[v, *(p or MISSING for p in paths[v]), ROOT] for v in ordered]  # unmapped "": its own branch
     return _finished(rows, kind, name)
 
 
+def missing_placement(h: Hierarchy) -> str | None:
+    """Where a hierarchy puts the missing value ``""`` (an empty cell), in words: its path to the root, e.g.
+    ``"(missing) → (missing) → *"``; None when the hierarchy has no row for it."""
+    row = next((r for r in h.rows if r[0] == ""), None)
+    if row is None:
+        return None
+    own = all(label == MISSING for label in row[1:-1])
+    path = " → ".join(row[1:])
+    return (f"missing values (empty cells) form their own group {MISSING!r} at every level: {path}" if own
+            else f"missing values (empty cells) are generalized as {path}")
+
+
 def suggest_builder(values: Iterable[object]) -> str:
-    """A first builder to offer for a column: codes of one length (ZIP codes: leading zeros, or many values)
-    are masked, numbers (also with a decimal comma, and with a few text values among at least five numbers) get
+    """A first builder to offer for a column: a column of at most two values (sex, yes/no, 0/1) gets groupings
+    (straight to ``"*"``), codes of one length (ZIP codes: leading zeros, or many values; not decimals) are
+    masked, numbers (also with a decimal comma, and with a few text values among at least five numbers) get
     intervals, ISO dates (``%Y-%m-%d``) get dates, anything else groupings."""
     texts = [v for v in _distinct(values) if v != ""]
-    if not texts:
+    if len(texts) <= 2:
         return "groupings"
     lengths = {len(v) for v in texts}
-    if len(lengths) == 1 and lengths.pop() > 2 and (any(v.startswith("0") for v in texts) or len(texts) > 50):
+    decimals = any(_number(v, decimal_comma=True) is not None and ("." in v or "," in v) for v in texts)
+    if len(lengths) == 1 and lengths.pop() > 2 and not decimals and (any(v.startswith("0") for v in texts)
+                                                                    or len(texts) > 50):
         return "masking"
     numbers = sum(_number(v, decimal_comma=True) is not None for v in texts)
     if numbers == len(texts) or (numbers >= 0.8 * len(texts) and numbers >= 5):  # a few text values ("n/a"):
@@ -421,16 +439,50 @@ def suggest_builder(values: Iterable[object]) -> str:
     return "dates"
 
 
+def _nice_widths(values: Iterable[object], decimal_comma: bool) -> list[int | float]:
+    """Nested band widths for the numbers among ``values``: the first a 1-2-5 step giving about 10 to 20 bands,
+    each next one twice the previous, up to two bands over the range (at most four levels)."""
+    numbers = [d for d in (_number(v, decimal_comma) for v in _distinct(values)) if d is not None]
+    spread = max(numbers) - min(numbers) if numbers else Decimal(0)
+    integral = all(d == d.to_integral_value() for d in numbers)
+    steps = [Decimal(m).scaleb(e) for e in range(0 if integral else -3, 16) for m in (1, 2, 5)]
+    widths = [next((w for w in steps if spread <= 20 * w), steps[-1])]
+    while len(widths) < 4 and widths[-1] * 2 < spread:
+        widths.append(widths[-1] * 2)
+    return [int(w) if w == w.to_integral_value() else float(w) for w in widths]
+
+
+def suggest_spec(values: Iterable[object]) -> dict[str, object]:
+    """A complete builder spec for a column (``suggest_builder``'s kind with its parameters), ready to build: at
+    most two values (or any other text) go straight to ``"*"`` (groupings without levels: height 1, so a yes/no
+    column does not double the lattice), codes are masked, numbers get nested bands (text among them must be
+    placed by the analyst: ``non_numeric = "error"`` names it), ISO dates get month, year, decade."""
+    values = list(values)
+    kind = suggest_builder(values)
+    if kind == "masking":
+        return {"kind": "masking", "char": "*"}
+    if kind == "dates":
+        return {"kind": "dates", "format": "%Y-%m-%d", "levels": ["month", "year", "decade"]}
+    if kind == "intervals":
+        comma = numeric_profile(values).comma_decimals > 0
+        profile = numeric_profile(values, comma)
+        spec: dict[str, object] = {"kind": "intervals", "widths": _nice_widths(values, comma)}
+        spec |= {"decimal_comma": True} if comma else {}
+        return spec | ({"non_numeric": "error"} if profile.not_numbers else {})
+    return {"kind": "groupings", "levels": []}
+
+
 def groupings_from_table(rows: Sequence[Sequence[object]], *, name: str = "groupings") -> dict[str, object]:
     """The ``groupings`` builder spec of a table with one row per value: ``[value, level-1 group, level-2 group,
-    ...]`` (as edited in the app). Raises ConfigError naming every value without a group and every group given
-    two different coarser groups (a hierarchy is a tree)."""
+    ...]`` (as edited in the app; rows of the value alone: no levels, every value straight to ``"*"``). Raises
+    ConfigError naming every value without a group and every group given two different coarser groups (a
+    hierarchy is a tree)."""
     where = _where("groupings", name)
     if not rows:
         raise ConfigError(f"{where}: no values to group")
     depth = max(len(r) for r in rows) - 1
-    if depth < 1:
-        raise ConfigError(f"{where}: add at least one level of groups")
+    if depth < 1:  # no levels of groups: every value goes straight to the root
+        return {"kind": "groupings", "levels": []}
     levels: list[dict[str, str]] = [{} for _ in range(depth)]
     problems: list[str] = []
     for row in rows:

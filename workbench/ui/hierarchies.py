@@ -16,8 +16,9 @@ from workbench.hierarchy.builders import (
     MISSING,
     NOT_A_NUMBER,
     groupings_from_table,
+    missing_placement,
     numeric_profile,
-    suggest_builder,
+    suggest_spec,
 )
 from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
@@ -36,16 +37,27 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         st.warning(w)
     if report.ok:
         st.success(f"Valid: height {h.height}, {len(h.rows):,} values, every value of the data covered.")
+        blank = int((values.astype(str) == "").sum())
+        placement = missing_placement(h)
+        if blank and placement:
+            st.caption(f"{blank:,} record(s) with a missing value (an empty cell): {placement}. Exports write them "
+                       f"as {MISSING!r}.")
         _tree(h, values)
     left, right = st.columns(2)
-    left.caption("Level table (one row per original value; the last column is the root)")
-    left.dataframe(h.level_table(), hide_index=True, height=300)
+    left.caption(f"Level table (one row per original value; the last column is the root; {MISSING} is an empty "
+                 "cell)")
+    left.dataframe(_labelled(h.level_table()), hide_index=True, height=300)
     if h.height > 0 and report.ok:
         level = right.slider("Level", 0, h.height, min(1, h.height), key=f"level:{key}")
         right.caption(f"Records per generalized value at level {level}")
-        right.dataframe(h.generalized_counts(values, level), hide_index=True, height=250)
+        right.dataframe(_labelled(h.generalized_counts(values, level)), hide_index=True, height=250)
     download("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), f"{key}.csv", "text/csv",
              key=f"arx:{key}")
+
+
+def _labelled(table: pd.DataFrame) -> pd.DataFrame:
+    """A table to show, with the missing value (an empty cell) written as "(missing)" instead of a blank."""
+    return table.replace("", MISSING)
 
 
 def _tree(h: Hierarchy, values: pd.Series) -> None:
@@ -58,6 +70,7 @@ def _tree(h: Hierarchy, values: pd.Series) -> None:
     cut = f", from level {lowest} up (the levels below have over 60 values; the level table shows them)" \
         if lowest else ""
     st.caption(f"The hierarchy as a tree{cut}. Hover a node for its records in the data.")
+    nodes = nodes.assign(label=nodes["label"].replace("", MISSING))
     st.altair_chart(hierarchy_tree_chart(nodes, edges), width="content")
 
 
@@ -70,10 +83,9 @@ def _numbers(text: str, what: str) -> list[float] | str:
 
 def _builder(column: str, values: pd.Series, current: dict[str, Any] | None) -> dict[str, Any] | str:
     """The builder spec the widgets describe (or an error message)."""
-    spec = current["spec"] if current and current["mode"] == "builder" else {}
+    spec = current["spec"] if current and current["mode"] == "builder" else suggest_spec(values)
     kinds = list(BUILDER_KINDS)
-    kind = st.selectbox("Builder", kinds, index=kinds.index(spec.get("kind", suggest_builder(values))),
-                        key=f"kind:{column}")
+    kind = st.selectbox("Builder", kinds, index=kinds.index(spec.get("kind", "groupings")), key=f"kind:{column}")
     if kind == "intervals":
         c1, c2, c3 = st.columns(3)
         widths = _numbers(c1.text_input("Widths", ", ".join(map(str, spec.get("widths", [5, 10, 20]))),
@@ -130,8 +142,8 @@ def _text_in_numbers(column: str, values: pd.Series, spec: dict[str, Any]) -> di
 
 def _groupings(column: str, values: pd.Series, spec: dict[str, Any]) -> dict[str, Any] | str:
     levels = spec.get("levels", []) if spec.get("kind") == "groupings" else []
-    depth = st.number_input("Levels of groups (the root '*' is added on top)", 1, 6, max(1, len(levels)),
-                            key=f"depth:{column}")
+    depth = st.number_input("Levels of groups (the root '*' is added on top; 0: every value goes straight to '*')",
+                            0, 6, len(levels), key=f"depth:{column}")
     distinct = sorted(values.unique().tolist())
     table = pd.DataFrame({"value": distinct})
     for i in range(int(depth)):
@@ -191,6 +203,33 @@ def _edit(ws: dict[str, Any], column: str) -> None:
                                         format_func=lambda p: f"{p}: {upload.POSETS[p]}", key=f"poset:{column}")
 
 
+def _accept_all(ws: dict[str, Any], quasi: list[str]) -> None:
+    """One click gives every quasi-identifier without a hierarchy yet its suggested one (``suggest_spec``); the
+    hierarchies already chosen or imported are kept."""
+    open_columns = [c for c in quasi if c not in ws["hierarchies"]]
+    if not open_columns:
+        return
+    suggested = {c: suggest_spec(ws["frame"][c].tolist()) for c in open_columns}
+    st.caption("Suggested: " + "; ".join(f"{c}: {_describe(spec)}" for c, spec in suggested.items()))
+    if st.button(f"Accept the suggested hierarchies ({len(open_columns)} column(s) without one)", key="h_accept_all",
+                 type="primary"):
+        for column, spec in suggested.items():
+            ws["hierarchies"][column] = {"mode": "builder", "spec": spec}
+
+
+def _describe(spec: dict[str, Any]) -> str:
+    """A builder spec in a few words."""
+    kind = spec["kind"]
+    if kind == "intervals":
+        return f"bands of {', '.join(map(str, spec['widths']))}" + (
+            " (values that are not numbers: to choose)" if spec.get("non_numeric") == "error" else "")
+    if kind == "masking":
+        return "masking digits from the right"
+    if kind == "dates":
+        return f"dates by {', '.join(spec['levels'])}"
+    return "the value or '*'" if not spec.get("levels") else f"{len(spec['levels'])} level(s) of groups"
+
+
 def _own_data(ws: dict[str, Any]) -> None:
     quasi = [c for c, r in ws["roles"].items() if r == "quasi"]
     st.caption(f"Your data: {ws['name']}")
@@ -198,6 +237,7 @@ def _own_data(ws: dict[str, Any]) -> None:
         st.info("Mark the quasi-identifiers on the Data page first (role 'quasi').")
         return
 
+    _accept_all(ws, quasi)
     state.keep_valid("h_column", quasi)
     column = st.selectbox("Quasi-identifier", quasi, key="h_column")
     _edit(ws, column)

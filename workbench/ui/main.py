@@ -59,24 +59,30 @@ def main() -> None:
     _keep_settings()
     st.title("k-anonymity workbench")
     st.caption("De-identify tabular health data and see what each de-identification costs.")
+    upload.take_upload()  # a table uploaded in the last run is the workspace before the Dataset box is drawn
+    ws = upload.workspace()
     own = upload.session_source()
     st.session_state["own_ready"] = own is not None
-    names = list(SAMPLES) + ([UPLOADED] if own is not None else [])
-    default = names.index(UPLOADED) if own is not None else names.index("registry")
-    pending = st.session_state.pop("pending_dataset", None)  # chosen by a loaded config
+    names = list(SAMPLES) + ([UPLOADED] if ws is not None else [])
+    pending = st.session_state.pop("pending_dataset", None)  # chosen by an upload or a loaded config
     if pending in names:
         st.session_state["dataset"] = pending
-    if st.session_state.get("dataset") not in (*names, None):  # the uploaded data is no longer ready
+    if st.session_state.get("dataset") not in (*names, None):
         del st.session_state["dataset"]
-    name = st.selectbox("Dataset", names, index=default, key="dataset",
-                        format_func=lambda n: own.label if n == UPLOADED and own else f"{n}: {SAMPLES[n]}")
+    pending_label = f"your data: {ws['name']} (not ready yet)" if ws is not None else ""
+    name = st.selectbox("Dataset", names, index=names.index("registry"), key="dataset",
+                        format_func=lambda n: (own.label if own else pending_label) if n == UPLOADED
+                        else f"{n}: {SAMPLES[n]}")
     page = st.sidebar.radio("Page", PAGES)
-    source = own if name == UPLOADED and own is not None else _sample_source(name)
-    prefetch.start(source)
+    if name == UPLOADED and own is None:  # chosen, but some quasi-identifier has no usable hierarchy yet
+        if page in PAGE_FUNCTIONS and page != "Hierarchies":
+            st.warning(upload.not_ready_message(ws))
+            return
+        source = Source(label=pending_label)
+    else:
+        source = own if name == UPLOADED and own is not None else _sample_source(name)
+        prefetch.start(source)
     if page in PAGE_FUNCTIONS:
-        if page != "Hierarchies" and own is None and upload.workspace() is not None:
-            st.warning(f"Your uploaded table is not ready yet (the Hierarchies page says what is missing): this "
-                       f"page works on the embedded {name!r} dataset.")
         PAGE_FUNCTIONS[page](source)
         return
     if page == "Export":

@@ -304,25 +304,46 @@ def _roles(ws: dict[str, Any]) -> dict[str, str] | None:
     return roles | {c: "insensitive" for c in columns if c not in roles}
 
 
+def take_upload() -> str | None:
+    """Make the table in the upload widget the session's workspace (a new table starts a new workspace); called
+    before the Dataset box is drawn, so the box names the table just uploaded. Returns the upload's error, if any."""
+    upload = st.session_state.get("data_upload")
+    if upload is None or not hasattr(upload, "getvalue"):
+        return None
+    if oversized(upload, MAX_MB):
+        return oversized(upload, MAX_MB)
+    content = upload.getvalue()
+    frame = _read(content, upload.name)
+    if isinstance(frame, str):
+        return frame
+    sha = hashlib.sha256(content).hexdigest()
+    ws = workspace()
+    if ws is None or ws["sha"] != sha:
+        _start(frame, upload.name, sha)
+        st.session_state["pending_dataset"] = "uploaded"  # the analyst works on the table just uploaded
+    return None
+
+
+def not_ready_message(ws: dict[str, Any]) -> str:
+    """Why the session's uploaded table cannot be anonymized yet, and what to do."""
+    todo = problems(ws) or [st.session_state.get("dataset_problem", "the table cannot be used")]
+    return (f"Your uploaded table {ws['name']} is chosen in the Dataset box but is not ready yet: "
+            + "; ".join(todo[:4]) + (f"; and {len(todo) - 4} more" if len(todo) > 4 else "")
+            + ". Mark the quasi-identifiers on the Data page and give each a hierarchy on the Hierarchies page, "
+              "or choose an embedded sample in the Dataset box.")
+
+
 def section() -> None:
     """The Data page for the session's own data: upload, roles, profile and warnings, config loading."""
     st.subheader("Your own data")
-    upload = st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
-                              "in this browser session; nothing is written to disk unless you export.",
-                              type=["csv", "tsv", "txt", "xlsx", "parquet"], key="data_upload", max_upload_size=MAX_MB)
-    ws = workspace()
-    if upload is not None and oversized(upload, MAX_MB):
-        st.error(oversized(upload, MAX_MB))
+    st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
+                     "in this browser session; nothing is written to disk unless you export.",
+                     type=["csv", "tsv", "txt", "xlsx", "parquet"], key="data_upload", max_upload_size=MAX_MB)
+    error = take_upload()
+    if error is not None:
+        st.error(error)
         return
-    if upload is not None:
-        content = upload.getvalue()
-        frame = _read(content, upload.name)
-        if isinstance(frame, str):
-            st.error(frame)
-            return
-        sha = hashlib.sha256(content).hexdigest()
-        if ws is None or ws["sha"] != sha:
-            ws = _start(frame, upload.name, sha)
+    ws = workspace()
     if ws is None:
         _load_config(None)
         return
