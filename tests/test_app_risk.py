@@ -154,3 +154,15 @@ def test_a_model_not_monotone_at_the_limit_steers_flash_to_bnb() -> None:
     at.button[0].click().run()
     assert not at.exception and not at.error
     assert any(s.value.startswith("Holds: t_closeness") for s in at.success)
+
+
+def test_chosen_models_survive_a_visit_to_another_page() -> None:
+    """Streamlit drops the state of widgets a run does not draw; the model pickers are kept like k and the
+    suppression limit."""
+    at = _own_table_with_a_sensitive_column()
+    at.checkbox(key="an_ld").check().run()
+    at.number_input(key="an_ld_l").set_value(3.0).run()
+    at.sidebar.radio[0].set_value("Data").run()
+    at.sidebar.radio[0].set_value("Anonymize").run()
+    assert not at.exception
+    assert at.checkbox(key="an_ld").value is True and at.number_input(key="an_ld_l").value == 3.0

@@ -45,6 +45,8 @@ def _sample_source(name: str) -> Source:
 # does not draw; writing the value back as session state keeps it): fixed-choice widgets only
 PERSISTENT_SETTINGS = ("an_engine", "an_alg", "an_obj", state.SUPPRESSION, state.K, state.OVERRIDE, "an_time",
                        "an_local_alg", "an_local_obj",
+                       "an_ld", "an_ld_attr", "an_ld_var", "an_ld_l", "an_ld_c", "an_ld_est", "an_tc", "an_tc_attr",
+                       "an_tc_var", "an_tc_t", "an_risk", "an_risk_model", "an_risk_t", "an_risk_est", "an_risk_pop",
                        "lat_alg", "lat_obj", "lat_color", "cmp_cand", "cmp_local")
 
 
