@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import workbench as wb
+from tests._app import ready_own_table
 from workbench.samples import load_sample
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -89,28 +90,8 @@ def test_risk_page_threshold_and_population() -> None:
 # ---------------------------------------------------------------------------------------------- privacy models
 def _own_table_with_a_sensitive_column() -> AppTest:
     """A small uploaded table, made ready by a loaded config: age and sex quasi-identifiers, diagnosis sensitive."""
-    import numpy as np
-    import pandas as pd
-
-    rng = np.random.default_rng(5)
-    n = 150
-    frame = pd.DataFrame({"age": rng.integers(20, 80, n).astype(str), "sex": rng.choice(["F", "M"], n),
-                          "diagnosis": rng.choice(["flu", "asthma", "diabetes", "copd"], n)})
-    at = AppTest.from_file(APP, default_timeout=180).run()
-    at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
-    toml = b"""[data]
-path = "people.csv"
-[attributes.age]
-role = "quasi"
-builder = { kind = "intervals", widths = [5, 10, 20, 40] }
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-[attributes.diagnosis]
-role = "sensitive"
-"""
-    at.file_uploader(key="config_upload").upload("people.toml", toml, "application/toml").run()
-    assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
+    at = ready_own_table("diagnosis", ["flu", "asthma", "diabetes", "copd"],
+                         '[attributes.diagnosis]\nrole = "sensitive"\n', seed=5, n=150)
     at.sidebar.radio[0].set_value("Anonymize").run()
     at.selectbox(key="an_alg").select("flash").run()  # the loaded config chose exhaustive
     assert not at.exception

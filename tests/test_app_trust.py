@@ -9,6 +9,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests._app import ready_own_table
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
@@ -108,29 +110,7 @@ def test_intervals_builder_never_calls_a_hierarchy_with_ungrouped_text_valid():
 
 def _ready_own_table() -> AppTest:
     """A small table with a target, made ready by a loaded config (ages in intervals, sex in one group)."""
-    import numpy as np
-    import pandas as pd
-
-    rng = np.random.default_rng(3)
-    n = 120
-    frame = pd.DataFrame({"age": rng.integers(20, 80, n).astype(str), "sex": rng.choice(["F", "M"], n),
-                          "outcome": rng.choice(["yes", "no"], n)})
-    at = AppTest.from_file(APP, default_timeout=180).run()
-    at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
-    toml = b"""[data]
-path = "people.csv"
-[attributes.age]
-role = "quasi"
-builder = { kind = "intervals", widths = [5, 10, 20, 40] }
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-[measures]
-target = "outcome"
-"""
-    at.file_uploader(key="config_upload").upload("people.toml", toml, "application/toml").run()
-    assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
-    return at
+    return ready_own_table("outcome", ["yes", "no"], '[measures]\ntarget = "outcome"\n', seed=3, n=120)
 
 
 def test_compare_solutions_never_keep_a_choice_their_options_lost():

@@ -1,0 +1,33 @@
+"""An uploaded table made ready by a loaded config, for the AppTests of pages that need the analyst's own data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def ready_own_table(column: str, values: list[str], config_tail: str, seed: int, n: int) -> AppTest:
+    """``n`` random people (age, sex and ``column`` drawn from ``values``) uploaded as people.csv and made ready by a
+    config: age in intervals, sex in one group, then ``config_tail`` (TOML for ``column``'s role or a target)."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"age": rng.integers(20, 80, n).astype(str), "sex": rng.choice(["F", "M"], n),
+                          column: rng.choice(values, n)})
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    toml = f"""[data]
+path = "people.csv"
+[attributes.age]
+role = "quasi"
+builder = {{ kind = "intervals", widths = [5, 10, 20, 40] }}
+[attributes.sex]
+role = "quasi"
+builder = {{ kind = "groupings", levels = [{{ F = "*", M = "*" }}] }}
+{config_tail}"""
+    at.file_uploader(key="config_upload").upload("people.toml", toml.encode(), "application/toml").run()
+    assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
+    return at
