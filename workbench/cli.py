@@ -338,6 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from workbench import study as study_mod
     from workbench.config import load_study
+    from workbench.data import encoding_note
     from workbench.dependencies import dependency_warnings
     from workbench.policy import lattice_size, search_refusal
 
@@ -352,7 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if refusal:
                     raise WorkbenchError(refusal)
             result = study_mod.run(study, dataset)
-            warnings = dependency_warnings(result.dataset)
+            note = encoding_note(result.dataset.frame, str(study.data_path)) if study.data_path else None
+            warnings = [*([note] if note else []), *dependency_warnings(result.dataset)]
             if result.release is None:
                 if args.trace and result.search is not None:
                     _write_trace(result, args.trace)

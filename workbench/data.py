@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -93,26 +94,61 @@ def read_table_bytes(content: bytes, name: str, separator: str | None = None) ->
     except Exception as exc:  # the readers raise many types; the user needs the file and the reason
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataError(f"{name}: cannot read as {suffix[1:]}: {reason}") from None
-    return _checked(frame, name)
+    encoding = frame.attrs.get("encoding")
+    frame = _checked(frame, name)
+    if encoding is not None:
+        frame.attrs["encoding"] = encoding
+    return frame
+
+
+LEGACY_ENCODINGS = ("cp1252", "latin-1")  # what spreadsheets on Windows write when they do not write UTF-8
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # never in a text table, often in binary
+
+
+def decode_text(raw: bytes, name: str) -> tuple[str, str]:
+    """The text of a table file and its encoding: UTF-8 (with or without a byte-order mark), else Windows-1252
+    or Latin-1 when that reads as text without control characters (binary files do not). Raises DataError
+    naming the first byte UTF-8 cannot decode otherwise."""
+    try:
+        return raw.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError as exc:
+        first_bad = exc.start
+    for encoding in LEGACY_ENCODINGS:
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if not _CONTROL.search(text):
+            return text, encoding
+    raise DataError(f"{name}: not UTF-8 text (byte {first_bad} cannot be decoded), nor Windows-1252 or "
+                    "Latin-1 text") from None
+
+
+def encoding_note(frame: pd.DataFrame, name: str) -> str | None:
+    """A line saying which encoding a table read by ``read_table`` was decoded with, when it was not UTF-8."""
+    encoding = frame.attrs.get("encoding")
+    if encoding in (None, "utf-8"):
+        return None
+    return (f"{name} is not UTF-8: it was read as {encoding} (check accented letters in the first rows); "
+            "save it as UTF-8 to be sure")
 
 
 def _read_text(raw: bytes, name: str, separator: str | None) -> pd.DataFrame:
     if b"\x00" in raw[:65536]:
         raise DataError(f"{name}: not a text table (it contains NUL bytes)")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{name}: not UTF-8 text (byte {exc.start} cannot be decoded)") from None
+    text, encoding = decode_text(raw, name)
     if not text.strip():
         raise DataError(f"{name}: the file is empty")
     sep = separator or ("\t" if name.lower().endswith(".tsv") else _sniff_separator(text[:65536]))
     try:
         # header=None: pandas would rename a duplicate name 'a' to 'a.1', and would silently take the first
         # column as the index when every data row has more fields than the header
-        return _with_header(pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
-                                        na_values=[], engine="python" if len(sep) > 1 else "c"))
+        frame = _with_header(pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
+                                         na_values=[], engine="python" if len(sep) > 1 else "c"))
     except pd.errors.ParserError as exc:
         raise DataError(f"{name}: malformed table: {str(exc).strip().splitlines()[0]}") from None
+    frame.attrs["encoding"] = encoding
+    return frame
 
 
 def _with_header(raw: pd.DataFrame) -> pd.DataFrame:

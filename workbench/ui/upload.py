@@ -13,7 +13,7 @@ import streamlit as st
 
 import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study, read_config_bytes
-from workbench.data import Dataset, profile, read_table_bytes
+from workbench.data import Dataset, encoding_note, profile, read_table_bytes
 from workbench.errors import WorkbenchError
 from workbench.hierarchy.builders import build_hierarchy
 from workbench.hierarchy.tree import Hierarchy
@@ -349,6 +349,9 @@ def section() -> None:
         return
     frame = ws["frame"]
     st.caption(f"{ws['name']}: {len(frame):,} rows, {len(frame.columns)} columns (held in this session only)")
+    note = encoding_note(frame, ws["name"])
+    if note:
+        st.info(note)
     _load_config(ws)
     roles = _roles(ws)
     if roles is None:
