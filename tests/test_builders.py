@@ -93,9 +93,11 @@ def test_intervals_non_integer_widths_give_half_open_labels():
     assert path(h, "3") == ("3", "[2.5, 5.0[", "[0.0, 5.0[", "*")
 
 
-def test_intervals_non_numeric_values_keep_their_label():
+def test_intervals_non_numeric_values_keep_their_label_when_asked():
     values = ["", "unknown", "30"]
-    h = intervals(values, [10, 20])
+    with pytest.raises(ConfigError, match=r"1 value\(s\) are not numbers: 'unknown' \(1\)"):  # by default
+        intervals(values, [10, 20])
+    h = intervals(values, [10, 20], non_numeric="keep")
     assert_sound(h, values)
     assert h.values == ["30", "unknown", ""]
     assert path(h, "") == ("", MISSING, MISSING, "*")  # the missing value: its own labelled branch
@@ -127,7 +129,7 @@ def test_intervals_config_errors(widths, kwargs, match):
 
 def test_intervals_label_collision_is_a_config_error():
     with pytest.raises(ConfigError, match="not a tree"):
-        intervals(["20-24", "22"], [5, 10])
+        intervals(["20-24", "22"], [5, 10], non_numeric="keep")
 
 
 def test_builders_reject_empty_value_sets():
@@ -461,7 +463,9 @@ def test_interval_shares_are_widths_of_the_labels(ints, factors, first, top, bot
 def test_intervals_read_decimal_commas_when_asked():
     values = ["29,0", "31,5", "45"]
     assert numeric_profile(values).comma_decimals == 2
-    assert path(intervals(values, [10, 20]), "29,0") == ("29,0", "29,0", "29,0", "*")  # text, without the option
+    with pytest.raises(ConfigError, match=r"2 value\(s\) are not numbers: '29,0' \(1\)"):  # named, not kept
+        intervals(values, [10, 20])
+    assert path(intervals(values, [10, 20], non_numeric="keep"), "29,0") == ("29,0", "29,0", "29,0", "*")
     h = intervals(values, [10, 20], decimal_comma=True)
     assert_sound(h, values)
     assert path(h, "29,0") == ("29,0", "[20.0, 30.0[", "[20.0, 40.0[", "*")

@@ -137,7 +137,7 @@ def intervals(
     bottom: float | None = None,
     name: str = "intervals",
     decimal_comma: bool = False,
-    non_numeric: str = "keep",
+    non_numeric: str = "error",
 ) -> Hierarchy:
     """Numeric intervals, one level per width: value -> ``w1``-wide band -> ... -> ``"*"``.
 
