@@ -40,3 +40,8 @@ def random_dataset(seed: int, max_rows: int = 40, max_qis: int = 3) -> Dataset:
         frame[name] = [h.values[i] for i in rng.choice(leaves, size=n, p=skew)]
     frame["other"] = [str(i) for i in range(n)]
     return Dataset.create(pd.DataFrame(frame), {q: "quasi" for q in hierarchies}, hierarchies, source="random")
+
+
+def random_node(dataset: Dataset, rng: np.random.Generator) -> tuple[int, ...]:
+    """A lattice node of ``dataset`` drawn uniformly: a level per quasi-identifier."""
+    return tuple(int(rng.integers(0, c.height + 1)) for c in dataset.encoded)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests._random_tables import random_dataset
+from tests._random_tables import random_dataset, random_node
 from workbench import cli
 from workbench.config import config_bundle, read_config_bytes, study_from_dict
 from workbench.data import Dataset
@@ -65,7 +65,7 @@ def test_value_mappings_reproduce_the_released_table(seed):
     released table; suppressed records map to '*'."""
     dataset = random_dataset(seed)
     rng = np.random.default_rng(seed)
-    node = tuple(int(rng.integers(0, c.height + 1)) for c in dataset.encoded)
+    node = random_node(dataset, rng)
     k = int(rng.integers(1, 5))
     release = Release.from_node(dataset, node, k, 0.5)
     mappings = release.value_mappings()

@@ -27,7 +27,7 @@ import pytest
 from scipy import special
 
 from tests._cli import call
-from tests._random_tables import random_dataset
+from tests._random_tables import random_dataset, random_node
 from workbench import risk as R
 from workbench.data import Dataset
 from workbench.release import SUPPRESSED, Release
@@ -118,7 +118,7 @@ def test_input_risk_equals_a_record_by_record_count(seed: int) -> None:
 def test_node_risk_before_suppression_equals_a_record_by_record_count(seed: int) -> None:
     dataset = random_dataset(seed)
     rng = np.random.default_rng(1000 + seed)
-    node = tuple(int(rng.integers(0, c.height + 1)) for c in dataset.encoded)
+    node = random_node(dataset, rng)
     ref = brute_force(generalized_rows(dataset, node), 0.2)
     assert_matches(R.risk_of_node(dataset, node), ref)
 
@@ -129,7 +129,7 @@ def test_journalist_and_marketer_against_a_population_table_equal_a_record_by_re
     rng = np.random.default_rng(2000 + seed)
     sample = rng.random(dataset.n) < 0.5
     sample[int(rng.integers(0, dataset.n))] = True  # never empty
-    node = tuple(int(rng.integers(0, c.height + 1)) for c in dataset.encoded)
+    node = random_node(dataset, rng)
     rows = generalized_rows(dataset, node)
     ref = brute_force(rows, 0.25, sample.tolist())
     assert_matches(R.risk_of_node(dataset, node, 0.25, sample=sample), ref, journalist=True)
@@ -139,7 +139,7 @@ def test_journalist_and_marketer_against_a_population_table_equal_a_record_by_re
 def test_release_risk_counts_the_suppressed_records_as_one_class_of_stars(seed: int) -> None:
     dataset = random_dataset(seed)
     rng = np.random.default_rng(3000 + seed)
-    node = tuple(int(rng.integers(0, c.height + 1)) for c in dataset.encoded)
+    node = random_node(dataset, rng)
     release = Release.from_node(dataset, node, int(rng.integers(1, 4)), 1.0)
     table = release.table("mark")  # what a reader sees: '*' in every quasi-identifier of a suppressed record
     rows = frame_rows(table, dataset.quasi_identifiers)
@@ -483,7 +483,7 @@ def brute_force_record_risks(rows: list[tuple[str, ...]]) -> dict[float, int]:
 def test_record_risks_of_input_node_and_release_equal_a_record_by_record_count(seed: int) -> None:
     dataset = random_dataset(seed)
     rng = np.random.default_rng(4000 + seed)
-    node = tuple(int(rng.integers(0, c.height + 1)) for c in dataset.encoded)
+    node = random_node(dataset, rng)
     release = Release.from_node(dataset, node, int(rng.integers(1, 4)), 1.0)
     cases = [(R.node_class_sizes(dataset), frame_rows(dataset.frame, dataset.quasi_identifiers)),
              (R.node_class_sizes(dataset, node), generalized_rows(dataset, node)),
