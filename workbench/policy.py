@@ -9,8 +9,7 @@ decided here depends on the data or on the algorithm actually run:
 - ``monotone_refusal``: a search whose optimality proof needs a monotone objective, given one that is not,
   unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal);
 - ``privacy_refusal``: a search that prunes on monotone admissibility (Samarati, OLA, Flash) with a privacy model
-  that is not monotone at the suppression limit (the message ``workbench.study.check_monotone_admissibility``
-  raises).
+  that is not monotone at the suppression limit (``admissibility_refusal``, which the search raises too).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ import measures as M
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.lattice.search import ALGORITHMS
+from workbench.privacy.base import Admissibility
 
 MAX_LATTICE_NODES = 50_000  # evaluating every node of a lattice this large takes about 40 s
 OPTIMAL_FOR_ANY = ("exhaustive", "bnb")  # optimal for any objective
@@ -73,17 +73,22 @@ def monotone_refusal(study: Study, algorithm: str) -> str | None:
 PRUNING_SEARCHES = ("samarati", "ola", "flash")  # they assume admissibility is monotone (predictive tagging)
 
 
-def privacy_refusal(study: Study, dataset: Dataset, algorithm: str) -> str | None:
-    """Why ``algorithm`` cannot search with the study's privacy models (None when it can): it prunes, and a model
-    is not monotone at the study's suppression limit (``Admissibility.non_monotone_models``)."""
-    if algorithm not in PRUNING_SEARCHES or not study.privacy_models:
-        return None
-    from workbench.privacy.build import admissibility_for
-
-    bad = admissibility_for(study, dataset).non_monotone_models()
+def admissibility_refusal(rule: Admissibility, algorithm: str) -> str | None:
+    """Why ``algorithm`` cannot search under ``rule`` (None when it can): it prunes, and a privacy model is not
+    monotone at the rule's suppression limit (``Admissibility.non_monotone_models``)."""
+    bad = rule.non_monotone_models() if algorithm in PRUNING_SEARCHES else []
     if not bad:
         return None
     names = "; ".join(m.describe() for m in bad)
     return (f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone with "
             f"suppression (records of violating classes are suppressed, as in ARX); use 'exhaustive', 'bnb' or "
             "'incognito', or set privacy.max_suppression = 0")
+
+
+def privacy_refusal(study: Study, dataset: Dataset, algorithm: str) -> str | None:
+    """``admissibility_refusal`` for the study's privacy models on ``dataset`` (what the app asks before a run)."""
+    if algorithm not in PRUNING_SEARCHES or not study.privacy_models:
+        return None
+    from workbench.privacy.build import admissibility_for
+
+    return admissibility_refusal(admissibility_for(study, dataset), algorithm)

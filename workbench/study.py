@@ -24,8 +24,7 @@ from workbench.local import LOCAL_ALGORITHMS, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, _lattice_measure, check_measures, local_weigh, score_release
-from workbench.policy import monotone_refusal
-from workbench.privacy.base import Admissibility
+from workbench.policy import admissibility_refusal, monotone_refusal
 from workbench.privacy.build import admissibility_for
 from workbench.release import Guarantee, Release
 
@@ -168,29 +167,9 @@ def check_k(study: Study, dataset: Dataset) -> None:
                           "records")
 
 
-def admissibility(study: Study, dataset: Dataset) -> Admissibility:
-    """The study's admissibility rule: k, the suppression limit and every ``[privacy.*]`` model."""
-    return admissibility_for(study, dataset)
-
-
 def evaluator_for(study: Study, dataset: Dataset) -> NodeEvaluator:
     check_k(study, dataset)
     return NodeEvaluator(dataset.encoded, study.k, study.max_suppression, admissibility_for(study, dataset))
-
-
-# searches whose exploration assumes admissibility is monotone (predictive tagging, binary search on height)
-MONOTONE_SEARCHES = ("samarati", "ola", "flash")
-
-
-def check_monotone_admissibility(rule: Admissibility, algorithm: str) -> None:
-    """Refuse a search that relies on monotone admissibility when a privacy model makes it non-monotone."""
-    bad = rule.non_monotone_models()
-    if bad and algorithm in MONOTONE_SEARCHES:
-        names = "; ".join(m.describe() for m in bad)
-        raise ConfigError(
-            f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone with "
-            f"suppression (records of violating classes are suppressed, as in ARX); use 'exhaustive', 'bnb' or "
-            "'incognito', or set privacy.max_suppression = 0")
 
 
 def _check_runnable(study: Study, algorithm: str) -> None:
@@ -210,7 +189,9 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
     _check_runnable(study, algorithm)
     spec = ALGORITHMS[algorithm]
     evaluator = evaluator_for(study, dataset)
-    check_monotone_admissibility(evaluator.admissibility, algorithm)
+    refusal = admissibility_refusal(evaluator.admissibility, algorithm)
+    if refusal:
+        raise ConfigError(refusal)
     objective = NodeScorer(evaluator).objective(study.objective)
     result = spec.search(TaggedLattice(evaluator), objective, Limits(study.time_limit, study.search_seed))
     if result.proven_optimal and spec.requires_monotone and not objective.monotone:
