@@ -89,7 +89,7 @@ class NodeScorer:
         if fast is None or lower is None:
             raise ConfigError(f"engine.objective {measure_id!r} has no lattice fast path")
         return Objective(measure_id, lambda node: fast(self.view(node)), lambda node: lower(self.view(node)),
-                         measure.monotone, integer=measure_id in INTEGER_MEASURES)
+                         measure.monotone, integer=measure.integer)
 
 
 def local_weigh(study: Study, dataset: Dataset) -> Weigh:

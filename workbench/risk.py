@@ -37,6 +37,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
+from workbench.grouping import group_rows
+
 if TYPE_CHECKING:
     from workbench.data import Dataset
     from workbench.release import Release
@@ -450,9 +452,8 @@ def _class_index(codes: np.ndarray) -> tuple[np.ndarray, int]:
     """Per row: the index of its class (identical rows of ``codes``), and the number of classes."""
     if codes.shape[1] == 0:
         return np.zeros(codes.shape[0], dtype=np.int64), 1 if codes.shape[0] else 0
-    _, inverse = np.unique(codes, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    return inverse, int(inverse.max()) + 1 if inverse.size else 0
+    groups = group_rows(codes, with_inverse=True)  # workbench.grouping: exact for any key space
+    return groups.inverse, len(groups.counts)
 
 
 def _risk_of_codes(codes: np.ndarray, threshold: float, population_size: float | None,
@@ -533,7 +534,7 @@ def release_class_sizes(release: Release, suppressed: str = "class") -> np.ndarr
     if not qis:
         return np.array([len(table)], dtype=np.int64)
     codes = np.stack([pd.factorize(table[q].astype(str))[0] for q in qis], axis=1)
-    return np.unique(codes, axis=0, return_counts=True)[1].astype(np.int64)
+    return group_rows(codes).counts.astype(np.int64)
 
 
 def risk_of_release(release: Release, threshold: float = DEFAULT_THRESHOLD, population_size: float | None = None,
