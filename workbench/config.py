@@ -440,6 +440,7 @@ T_VARIANTS = ("equal", "hierarchical", "ordered")
 ENTROPY_ESTIMATORS = ("shannon", "grassberger")
 RISK_MODELS = ("average", "sample_uniqueness", "population_uniqueness")
 POPULATION_ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
+DEFAULT_POPULATION_ESTIMATOR = "dankar"  # Dankar et al. 2012's decision rule, as ARX
 
 
 @dataclass(frozen=True)
@@ -544,7 +545,7 @@ def _check_risk(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]
     _only_for(table, "estimator", population, "model = 'population_uniqueness'", where)
     _only_for(table, "population", population, "model = 'population_uniqueness'", where)
     if population:
-        out["estimator"] = _choice(table, "estimator", POPULATION_ESTIMATORS, "dankar", where)
+        out["estimator"] = _choice(table, "estimator", POPULATION_ESTIMATORS, DEFAULT_POPULATION_ESTIMATOR, where)
         size = _required(table, "population", where)
         if not size >= 1:
             raise ConfigError(f"{where}.population must be a number of people (at least 1), got {size}")

@@ -7,6 +7,7 @@ import streamlit as st
 
 import measures as M
 from workbench.config import (
+    DEFAULT_POPULATION_ESTIMATOR,
     ENTROPY_ESTIMATORS,
     L_VARIANTS,
     LOCAL_ALGORITHMS,
@@ -74,7 +75,8 @@ def _privacy_models(sensitive: list[str]) -> dict[str, dict[str, object]]:
                      "threshold": float(cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=0.2,
                                                              step=0.05, format="%.3f", key="an_risk_t"))}
             if model == "population_uniqueness":
-                table["estimator"] = cols[2].selectbox("Estimator", POPULATION_ESTIMATORS, index=3,
+                table["estimator"] = cols[2].selectbox("Estimator", POPULATION_ESTIMATORS,
+                                                       index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR),
                                                        key="an_risk_est")
                 table["population"] = int(cols[3].number_input("Population size", min_value=1, value=1_000_000,
                                                                step=1000, key="an_risk_pop"))

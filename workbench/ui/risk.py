@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from workbench.config import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
@@ -17,7 +18,6 @@ from workbench.ui.source import Source
 
 INPUT = "input"
 RELEASE = "release"
-POPULATION_MODELS = ("pitman", "zayatz", "snb", "dankar")
 
 
 def _last_release_config(source: Source) -> tuple[str | None, str]:
@@ -92,7 +92,7 @@ def page(source: Source) -> None:
     if population is not None:
         st.subheader("Population uniqueness (estimated share of the population that is unique)")
         st.dataframe(pd.DataFrame([{"table": name, **{m: _share(t["risk"]["population_uniques"][m], 4)
-                                                      for m in POPULATION_MODELS}}
+                                                      for m in POPULATION_ESTIMATORS}}
                                    for name, t in tables.items()]), hide_index=True)
     st.subheader("Record-level risk")
     records = pd.concat([t["records"].assign(table=name) for name, t in tables.items()], ignore_index=True)

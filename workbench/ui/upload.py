@@ -42,10 +42,10 @@ def workspace() -> dict[str, Any] | None:
     return st.session_state.get(WORKSPACE)
 
 
-def _read(content: bytes, name: str) -> pd.DataFrame | str:
-    """Parse an upload (kept in the session, never in the server-wide cache)."""
+def _read(content: bytes, name: str, sha: str) -> pd.DataFrame | str:
+    """Parse an upload whose SHA-256 is ``sha`` (kept in the session, never in the server-wide cache)."""
     memo = st.session_state.setdefault("upload_reads", {})
-    key = (hashlib.sha256(content).hexdigest(), name)
+    key = (sha, name)
     if key not in memo:
         memo.clear()  # only the latest upload is kept
         try:
@@ -313,10 +313,10 @@ def take_upload() -> str | None:
     if oversized(upload, MAX_MB):
         return oversized(upload, MAX_MB)
     content = upload.getvalue()
-    frame = _read(content, upload.name)
+    sha = hashlib.sha256(content).hexdigest()
+    frame = _read(content, upload.name, sha)
     if isinstance(frame, str):
         return frame
-    sha = hashlib.sha256(content).hexdigest()
     ws = workspace()
     if ws is None or ws["sha"] != sha:
         _start(frame, upload.name, sha)
