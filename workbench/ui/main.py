@@ -7,7 +7,18 @@ import pandas as pd
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
-from workbench.ui import anonymize, compare_page, export, hierarchies, lattice, prefetch, state, upload, walkthrough
+from workbench.ui import (
+    anonymize,
+    cached,
+    compare_page,
+    export,
+    hierarchies,
+    lattice,
+    prefetch,
+    state,
+    upload,
+    walkthrough,
+)
 from workbench.ui import risk as risk_page
 from workbench.ui.source import Source
 
@@ -99,11 +110,11 @@ def main() -> None:
     preview, attributes, description = _sample_summary(name)
     st.write(description)
     quasi = attributes[attributes["role"] == "quasi"]
-    lattice_size = int(pd.Series(quasi["hierarchy height"]).add(1).prod()) if len(quasi) else 0
+    nodes = cached.lattice_size(source)  # policy.lattice_size, as the Anonymize page shows it
     cols = st.columns(3)
     cols[0].metric("records", f"{len(load_sample(name).frame):,}")
     cols[1].metric("quasi-identifiers", len(quasi))
-    cols[2].metric("lattice nodes", f"{lattice_size:,}")
+    cols[2].metric("lattice nodes", f"{nodes:,}")
     st.subheader("Attributes")
     st.dataframe(attributes, hide_index=True)
     upload.dependency_warnings(source)
