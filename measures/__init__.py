@@ -18,6 +18,7 @@ from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeCla
 from measures.aecs import aecs, aecs_bound_node, aecs_node
 from measures.discernibility import dm, dm_node, dm_star, dm_star_node
 from measures.entropy import entropy, entropy_nm, entropy_nm_node, entropy_node
+from measures.geography import GEO_MEASURES
 from measures.height import height, height_node
 from measures.hierarchy_weights import vinterbo, vinterbo_node
 from measures.information import nmi
@@ -34,6 +35,7 @@ from measures.precision import precision, precision_nm, precision_nm_node, preci
 
 __all__ = [
     "GEOMETRIC_MEAN",
+    "GEO_MEASURES",
     "Direction",
     "LATTICE_MEASURES",
     "MEAN",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.errors import OutputError, VerificationError, WorkbenchError
+from workbench.geo import cli as geo_cli
 
 if TYPE_CHECKING:
     from workbench.config import Study
@@ -61,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     alg.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     alg.add_argument("--json", action="store_true", help="print one JSON object per algorithm, one per line")
     _add_risk_parser(sub)
+    geo_cli.add_parser(sub)  # workbench geo (docs/geography.md)
     return p
 
 
@@ -388,6 +390,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _compare(study, args)
         if args.command == "risk":
             return _risk(study, args)
+        if args.command == "geo":
+            return geo_cli.run(study, args)
         if args.command == "algorithms":
             names = [a.strip() for a in args.algorithms.split(",") if a.strip()] if args.algorithms else None
             table = study_mod.compare_algorithms(study, names)

@@ -20,6 +20,7 @@ from typing import Any
 import measures as M
 from workbench.data import ROLES
 from workbench.errors import ConfigError
+from workbench.geo.config import parse_geo
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS as _LOCAL_SEARCHES
 from workbench.local import POSETS
@@ -352,7 +353,7 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     base = Path(base_dir)
     where = source
     for section in raw:
-        if section not in _SCHEMA and section != "attributes":
+        if section not in _SCHEMA and section not in ("attributes", "geo"):  # [geo]: workbench.geo.config
             raise ConfigError(f"{where}: unknown section [{section}]; known: "
                               f"{', '.join(['data', 'attributes', *[s for s in _SCHEMA if s != 'data']])}")
     sections: dict[str, dict[str, Any]] = {}
@@ -368,6 +369,8 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
             _need(f"{where}: {section}.{key}", value, keys[key])
         sections[section] = table
 
+    if "geo" in raw:  # the geography engine's table (docs/geography.md), validated by its own module
+        parse_geo(raw["geo"], where, base)
     data = sections["data"]
     if ("path" in data) == ("sample" in data):
         raise ConfigError(f"{where}: [data] needs exactly one of 'path' or 'sample'")

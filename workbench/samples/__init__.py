@@ -18,13 +18,14 @@ import pandas as pd
 
 from workbench.errors import ConfigError
 from workbench.hierarchy.tree import Hierarchy
-from workbench.samples import adult, registry, teaching
+from workbench.samples import adult, province, registry, teaching
 
 SAMPLES: dict[str, str] = {
     "teaching": teaching.DESCRIPTION,
     "registry": registry.DESCRIPTION,
     "adult": adult.DESCRIPTION,
     "adult9": adult.DESCRIPTION_9,
+    "province": province.DESCRIPTION,
 }
 
 
@@ -74,6 +75,7 @@ _LOADERS: dict[str, tuple[Callable[[dict[str, Any]], tuple], Callable[..., tuple
     "registry": (_registry_params, registry.build),
     "adult": (_no_params("adult"), lambda: adult.build(8)),
     "adult9": (_no_params("adult9"), lambda: adult.build(9)),
+    "province": (_no_params("province"), province.build),
 }
 
 

@@ -1,0 +1,98 @@
+"""``workbench geo CONFIG [--set ...] [--json] [--out DIR] [--force]``: the geography engine from the command line.
+
+Reads the config's ``[geo]`` table (``workbench.geo.config``), aggregates the fine regions (VBAS or
+GeoLeader-like), suppresses every class below ``privacy.k`` and prints the result; ``--json`` prints one object
+``{"method", "k", "regions", "suppressed", "measures": {"compactness", "dm", "geo_entropy"}, "seconds", ...}``.
+``--out DIR`` writes ``release.csv`` (the geographic column as the aggregated region's id, suppressed records
+``*`` in every quasi-identifier; rows shuffled with ``release.seed``, re-verified), ``region_map.csv``
+(``region,aggregated``, every fine region once) and ``provenance.json`` as one folder, all or nothing.
+User errors raise WorkbenchError (the CLI prints one line and exits with status 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from workbench.errors import OutputError, WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.config import Study
+    from workbench.geo.engine import GeoResult
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the ``geo`` sub-command on the CLI's sub-parsers."""
+    geo = sub.add_parser("geo", help="aggregate fine regions (VBAS or GeoLeader-like) into a k-anonymous release")
+    geo.add_argument("config", type=Path)
+    geo.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
+    geo.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    geo.add_argument("--out", type=Path, metavar="DIR",
+                     help="write DIR/release.csv, DIR/region_map.csv and DIR/provenance.json")
+    geo.add_argument("--force", action="store_true", help="replace the release an --out folder already holds")
+
+
+def format_text(summary: dict[str, object]) -> str:
+    """The human-readable report of ``GeoResult.summary()``."""
+    parameters = summary["parameters"]
+    assert isinstance(parameters, dict)
+    lines = [f"method       {summary['label']} ({', '.join(f'{k} = {v:g}' for k, v in parameters.items())})",
+             f"regions      {summary['regions']} aggregated from {summary['fine_regions']} fine regions; smallest "
+             f"population {summary['smallest_region_population']:,.0f}",
+             f"guarantee    {summary['guarantee']}",
+             f"suppressed   {summary['suppressed']:,} of {summary['records']:,} records",
+             f"time         {summary['seconds']:.3f} s"]
+    measures = summary["measures"]
+    assert isinstance(measures, dict)
+    lines += [f"  {mid:<12} {value:.10g}" for mid, value in measures.items()]
+    return "\n".join(lines)
+
+
+def write(result: GeoResult, study: Study, out: Path, force: bool = False) -> list[Path]:
+    """Write the release, the region map and the provenance as the folder ``out``, all or nothing."""
+    from workbench.output import write_folder
+
+    config = dict(study.raw)
+    files = result.release.export_bytes(seed=study.seed, fmt="csv", config=config,
+                                        measures={**result.measures, "suppressed": float(result.suppressed)},
+                                        escape_formulas=study.escape_formulas)
+    buffer = io.StringIO()
+    result.region_map().to_csv(buffer, index=False, lineterminator="\n")
+    written = write_folder(out, {"release.csv": files["release"], "region_map.csv": buffer.getvalue().encode(),
+                                 "provenance.json": files["provenance"]}, force=force)
+    return list(written.values())
+
+
+def run(study: Study, args: argparse.Namespace) -> int:
+    """Run ``workbench geo`` on a loaded study; returns the exit status."""
+    from workbench.geo.config import geo_spec
+    from workbench.geo.engine import load_problem
+    from workbench.geo.engine import run as run_geo
+    from workbench.output import check_folder
+
+    spec = geo_spec(study.raw, study.source, study.base_dir)
+    if args.out:
+        try:
+            check_folder(args.out, force=args.force)
+        except OutputError as exc:
+            raise WorkbenchError(f"--out {exc}") from None
+    result = run_geo(load_problem(study, spec), spec, study.k)
+    summary = result.summary()
+    paths: list[Path] = []
+    if args.out:
+        try:
+            paths = write(result, study, args.out, args.force)
+        except OutputError as exc:
+            raise WorkbenchError(f"--out {exc}") from None
+        except OSError as exc:
+            raise WorkbenchError(f"--out {args.out}: cannot write the release: {exc.strerror or exc}") from None
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(format_text(summary))
+        for p in paths:
+            print(f"wrote        {p}")
+    return 0

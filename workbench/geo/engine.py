@@ -1,0 +1,245 @@
+"""The geography engine: aggregate fine regions, then suppress every class still below k (Croft 2015 §3.3).
+
+``prepare`` joins a dataset to its region points once (``GeoProblem``); ``anonymize`` turns an ``Aggregation``
+(``workbench.geo.aggregation``: VBAS or GeoLeader-like) into a ``GeoResult``: a ``Release`` like the other engines'
+(the geographic column released as the aggregated region's id, every other quasi-identifier unchanged, the
+records of every equivalence class smaller than k suppressed, with no limit), the region map and the measures of
+§3.4 (``measures.geography``). The release is re-verified from the released table like any other
+(``Release.verify``): its dataset carries the aggregation as the geographic attribute's hierarchy (fine region →
+aggregated region → ``*``), so the verifier checks every released region id against the region map.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from measures.geography import compactness, discernibility, geo_entropy
+from workbench.data import Dataset
+from workbench.errors import ConfigError, DataError
+from workbench.geo.aggregation import Aggregation, geoleader_like, vbas
+from workbench.geo.config import METHOD_LABELS, GeoSpec
+from workbench.geo.points import RegionPoints, match_regions, points_from_frame, read_points
+from workbench.grouping import group_rows
+from workbench.hierarchy.tree import Hierarchy
+from workbench.release import Release
+from workbench.verify import Guarantee
+
+if TYPE_CHECKING:
+    from workbench.config import Study
+
+ALGORITHM_NAMES = {"vbas": "VBAS (Croft 2015)", "geoleader": "GeoLeader-like"}
+
+
+@dataclass(frozen=True, eq=False)
+class GeoProblem:
+    """A dataset joined to its fine regions' points.
+
+    ``region_of[i]``: index into ``points`` of record i's region; ``records[r]``: records in region r;
+    ``population[r]``: the points file's population, else ``records[r]`` (balanced density and the cut-off use
+    it). ``dataset``: the data with the geographic attribute first among the quasi-identifiers."""
+
+    dataset: Dataset
+    attribute: str
+    points: RegionPoints
+    region_of: np.ndarray
+    records: np.ndarray
+    population: np.ndarray
+
+    @property
+    def regions(self) -> int:
+        return len(self.points)
+
+    @property
+    def others(self) -> list[str]:
+        """The quasi-identifiers besides the geography (released unchanged)."""
+        return [q for q in self.dataset.quasi_identifiers if q != self.attribute]
+
+    @cached_property
+    def other_codes(self) -> np.ndarray:
+        """Per record, the codes of the other quasi-identifiers (level 0)."""
+        cols = [self.dataset.encoded_column(q).codes for q in self.others]
+        return np.stack(cols, axis=1) if cols else np.zeros((self.dataset.n, 0), dtype=np.int64)
+
+
+def prepare(dataset: Dataset, attribute: str, points: RegionPoints) -> GeoProblem:
+    """Join ``dataset`` to ``points`` on the geographic quasi-identifier ``attribute``. Raises DataError when the
+    attribute is not a quasi-identifier of the data or the regions of the data and of the points differ."""
+    if attribute not in dataset.frame.columns:
+        raise DataError(f"geo.attribute {attribute!r} is not a column of {dataset.source}; the columns are "
+                        f"{', '.join(map(repr, dataset.frame.columns))}")
+    if dataset.roles.get(attribute) != "quasi":
+        raise DataError(f"geo.attribute {attribute!r} must be a quasi-identifier (its role is "
+                        f"{dataset.roles.get(attribute)!r})")
+    region_of = match_regions(points, dataset.frame[attribute].to_numpy(dtype=str), attribute)
+    records = np.bincount(region_of, minlength=len(points))
+    population = points.population if points.population is not None else records.astype(float)
+    roles = {attribute: "quasi"} | {a: r for a, r in dataset.roles.items() if a != attribute}
+    ordered = replace(dataset, roles=roles) if list(roles) != list(dataset.roles) else dataset
+    return GeoProblem(ordered, attribute, points, region_of, records, np.asarray(population, dtype=float))
+
+
+def load_problem(study: Study, spec: GeoSpec) -> GeoProblem:
+    """A study's data (``workbench.study.load_dataset``) joined to the ``[geo]`` table's points (the embedded
+    ``province`` sample's own points when ``points`` is left out). The geographic attribute is made a
+    quasi-identifier; it needs no hierarchy (a flat one stands in until the aggregation replaces it)."""
+    from workbench.config import AttributeSpec
+    from workbench.study import load_dataset
+
+    flat = AttributeSpec(name=spec.attribute, role="quasi", builder={"kind": "groupings", "levels": []})
+    declared = [a.name for a in study.attributes]
+    attributes = tuple(flat if a.name == spec.attribute else a for a in study.attributes)
+    if spec.attribute not in declared:
+        attributes = (flat, *attributes)
+    if spec.points is not None:
+        points = read_points(spec.points)
+    elif study.sample == "province":
+        from workbench.samples import province
+
+        points = points_from_frame(province.region_points(), "sample:province points")
+    else:
+        raise ConfigError(f"{study.source}: geo.points is required (a table region, x, y) unless the data is the "
+                          "'province' sample")
+    dataset = load_dataset(replace(study, attributes=attributes))
+    return prepare(dataset, spec.attribute, points)
+
+
+def check_sites(problem: GeoProblem, sites: int) -> None:
+    if isinstance(sites, bool) or not isinstance(sites, int | np.integer) or not 1 <= sites <= problem.regions:
+        raise ConfigError(f"geo.sites must be from 1 to the {problem.regions} regions of "
+                          f"{problem.points.source}, got {sites!r}")
+
+
+def check_cutoff(problem: GeoProblem, cutoff: float) -> None:
+    total = float(problem.population.sum())
+    if not cutoff > 0 or not cutoff < total:
+        raise ConfigError(f"geo.cutoff must be positive and below the total population {total:,.0f} (no region "
+                          f"could exceed it), got {cutoff:,.10g}")
+
+
+def aggregate(problem: GeoProblem, method: str, *, sites: int | None = None,
+              cutoff: float | None = None) -> Aggregation:
+    """Aggregate the fine regions by ``method`` (``vbas`` with ``sites``, ``geoleader`` with ``cutoff``)."""
+    if method == "vbas":
+        if sites is None:
+            raise ConfigError("geo.method = 'vbas' needs geo.sites")
+        check_sites(problem, sites)
+        return vbas(problem.points.xy, problem.population, int(sites))
+    if method == "geoleader":
+        if cutoff is None:
+            raise ConfigError("geo.method = 'geoleader' needs geo.cutoff")
+        check_cutoff(problem, cutoff)
+        return geoleader_like(problem.points.xy, problem.population, float(cutoff))
+    raise ConfigError(f"geo.method {method!r} is not one of vbas, geoleader")
+
+
+def region_labels(aggregation: Aggregation) -> list[str]:
+    """The released id of each aggregated region: ``V01``... (VBAS) or ``G01``... (GeoLeader-like)."""
+    m = aggregation.regions
+    prefix = "V" if aggregation.method == "vbas" else "G"
+    return [f"{prefix}{i + 1:0{max(2, len(str(m)))}d}" for i in range(m)]
+
+
+def _release(problem: GeoProblem, aggregation: Aggregation, labels: Sequence[str], k: int) -> Release:
+    mapping = {name: [labels[g], "*"] for name, g in zip(problem.points.names, aggregation.groups, strict=True)}
+    hierarchy = Hierarchy.from_mapping(mapping, name=f"{problem.attribute} aggregation")
+    dataset = replace(problem.dataset, hierarchies={**problem.dataset.hierarchies, problem.attribute: hierarchy})
+    node = (1,) + (0,) * len(problem.others)  # the geography aggregated, every other quasi-identifier as is
+    release = Release.from_node(dataset, node, k, 1.0, aggregation.method)
+    return replace(release, engine="geo", algorithm=ALGORITHM_NAMES[aggregation.method])
+
+
+@dataclass(frozen=True, eq=False)
+class GeoResult:
+    """An anonymized aggregation: the release, the region map and the measures of Croft 2015 §3.4."""
+
+    problem: GeoProblem
+    aggregation: Aggregation
+    labels: tuple[str, ...]
+    release: Release
+    k: int
+    measures: dict[str, float]
+    seconds: float
+
+    @property
+    def method(self) -> str:
+        return self.aggregation.method
+
+    @property
+    def suppressed(self) -> int:
+        return int(self.release.suppressed.sum())
+
+    @cached_property
+    def guarantee(self) -> Guarantee:
+        return self.release.verify()
+
+    def region_map(self) -> pd.DataFrame:
+        """``region, aggregated``: every fine region once, in the points file's order."""
+        return pd.DataFrame({"region": list(self.problem.points.names),
+                             "aggregated": [self.labels[g] for g in self.aggregation.groups]})
+
+    def region_table(self) -> pd.DataFrame:
+        """Per fine region: name, x, y, population, records, aggregated region, suppressed records."""
+        p = self.problem
+        suppressed = np.bincount(p.region_of[self.release.suppressed], minlength=p.regions)
+        return self.region_map().assign(x=p.points.xy[:, 0], y=p.points.xy[:, 1], population=p.population,
+                                        records=p.records, suppressed=suppressed)
+
+    def summary(self) -> dict[str, object]:
+        """The ``workbench geo --json`` object."""
+        guarantee = self.guarantee
+        populations = self.aggregation.populations(self.problem.population)
+        return {"method": self.method, "label": METHOD_LABELS[self.method], "k": self.k,
+                "regions": self.aggregation.regions, "fine_regions": self.problem.regions,
+                "records": self.problem.dataset.n, "suppressed": self.suppressed, "measures": dict(self.measures),
+                "seconds": self.seconds, "parameters": dict(self.aggregation.parameters),
+                "smallest_region_population": float(populations.min()),
+                "k_anonymous": guarantee.holds, "guarantee": guarantee.describe()}
+
+
+def anonymize(problem: GeoProblem, aggregation: Aggregation, k: int) -> GeoResult:
+    """The release of ``aggregation`` at ``k`` and its measures. ``seconds``: the aggregation's time plus the
+    release's (equivalence classes, suppression); loading the data and the points is not counted."""
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ConfigError(f"privacy.k must be a positive integer, got {k!r}")
+    start = time.perf_counter()
+    labels = region_labels(aggregation)
+    release = _release(problem, aggregation, labels, int(k))
+    seconds = aggregation.seconds + time.perf_counter() - start
+    kept = release.codes[~release.suppressed]
+    sizes = group_rows(kept).counts if kept.size else np.zeros(0, dtype=np.int64)
+    values = {"compactness": compactness(problem.points.xy, aggregation.groups),
+              "dm": discernibility(sizes, int(k)),
+              "geo_entropy": geo_entropy(problem.records, aggregation.groups)}
+    return GeoResult(problem, aggregation, tuple(labels), release, int(k), values, seconds)
+
+
+def run(problem: GeoProblem, spec: GeoSpec, k: int) -> GeoResult:
+    """Aggregate as ``spec`` says and anonymize at ``k``."""
+    return anonymize(problem, aggregate(problem, spec.method, sites=spec.sites, cutoff=spec.cutoff), k)
+
+
+def sweep(problem: GeoProblem, sites: Iterable[int], k: int) -> pd.DataFrame:
+    """VBAS for each number of sites: suppression against compactness (Croft 2015 §3.1's trade-off). Columns:
+    sites, regions, suppressed, compactness, dm, geo_entropy, seconds."""
+    rows = []
+    for s in sites:
+        result = anonymize(problem, aggregate(problem, "vbas", sites=int(s)), k)
+        rows.append({"sites": int(s), "regions": result.aggregation.regions, "suppressed": result.suppressed,
+                     **result.measures, "seconds": result.seconds})
+    return pd.DataFrame(rows, columns=["sites", "regions", "suppressed", "compactness", "dm", "geo_entropy",
+                                       "seconds"])
+
+
+def compare_methods(problem: GeoProblem, cutoff: float, k: int) -> tuple[GeoResult, GeoResult]:
+    """The paper's comparison (§3.1): GeoLeader-like at ``cutoff``, then VBAS with as many sites as GeoLeader-like
+    made regions. Returns (GeoLeader-like, VBAS)."""
+    leader = anonymize(problem, aggregate(problem, "geoleader", cutoff=cutoff), k)
+    voronoi = anonymize(problem, aggregate(problem, "vbas", sites=leader.aggregation.regions), k)
+    return leader, voronoi
