@@ -238,8 +238,19 @@ def sweep(problem: GeoProblem, sites: Iterable[int], k: int) -> pd.DataFrame:
 
 
 def compare_methods(problem: GeoProblem, cutoff: float, k: int) -> tuple[GeoResult, GeoResult]:
-    """The paper's comparison (§3.1): GeoLeader-like at ``cutoff``, then VBAS with as many sites as GeoLeader-like
-    made regions. Returns (GeoLeader-like, VBAS)."""
+    """The paper's comparison (§3.1): GeoLeader-like at ``cutoff``, then VBAS matched to the number of regions
+    GeoLeader-like made. A site whose Voronoi cell holds no region point gives no region, so VBAS starts with as
+    many sites as GeoLeader-like's regions and adds one at a time until it makes at least that many regions.
+    Returns (GeoLeader-like, VBAS)."""
     leader = anonymize(problem, aggregate(problem, "geoleader", cutoff=cutoff), k)
-    voronoi = anonymize(problem, aggregate(problem, "vbas", sites=leader.aggregation.regions), k)
-    return leader, voronoi
+    return leader, anonymize(problem, matched_vbas(problem, leader.aggregation.regions), k)
+
+
+def matched_vbas(problem: GeoProblem, regions: int) -> Aggregation:
+    """VBAS with the fewest sites (from ``regions`` up) that make at least ``regions`` aggregated regions."""
+    sites = regions
+    aggregation = aggregate(problem, "vbas", sites=sites)
+    while aggregation.regions < regions and sites < problem.regions:
+        sites += 1
+        aggregation = aggregate(problem, "vbas", sites=sites)
+    return aggregation

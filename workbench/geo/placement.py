@@ -112,7 +112,7 @@ def cells_per_row(row_population: np.ndarray, row_points: np.ndarray, s: int) ->
     return rc
 
 
-def _cells_of_row(population: np.ndarray, r_c: int) -> list[np.ndarray]:
+def cells_of_row(population: np.ndarray, r_c: int) -> list[np.ndarray]:
     """The r_c cells of one row (positions in x order): the walk, then splits of the largest cells."""
     ideal = round_half_up(float(population.sum()) / r_c)
     cells = walk(population, ideal, max_groups=r_c)
@@ -148,7 +148,7 @@ def balanced_density(xy: np.ndarray, population: np.ndarray, s: int) -> Placemen
         if count == 0:
             continue
         by_x = members[np.lexsort((members, xy[members, 1], xy[members, 0]))]  # x, then y, then input order
-        for cell in _cells_of_row(pop[by_x], count):
+        for cell in cells_of_row(pop[by_x], count):
             points = by_x[cell]
             cell_of[points] = len(sites)
             sites.append(xy[points].mean(axis=0))  # Eqs. 6-7
