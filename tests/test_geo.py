@@ -306,3 +306,18 @@ def test_points_errors_name_the_row_and_value(problem):
     more = _points([*((n, x, y) for n, (x, y) in zip(names, xy, strict=True)), ("ZZ9", 0, 0)])
     with pytest.raises(DataError, match=f"row {len(names) + 1}: region 'ZZ9' does not occur in data column"):
         engine.prepare(problem.dataset, "region", points_from_frame(more, "regions.csv"))
+
+
+# ---------------------------------------------------------------------------------------------- study
+def test_study_comparison_and_ratios(problem):
+    from workbench.geo import study
+
+    frame = problem.dataset.frame
+    cutoff = study.dynamic_cutoff(frame, ["sex", "age"], 4)
+    q = frame.groupby(["sex", "age"]).size().to_numpy() / len(frame)
+    from scipy.stats import binom
+    assert (q * binom.cdf(2, cutoff - 1, q)).sum() <= 0.01 < (q * binom.cdf(2, cutoff - 2, q)).sum()
+    table = study.comparison(problem.dataset, "region", problem.points, [(("sex", "age"), 2000)], 4)
+    assert table["method"].tolist() == ["geoleader", "vbas"] and list(table.columns) == study.COLUMNS
+    shares = study.ratios(table)
+    assert shares["compactness"].iloc[0] == pytest.approx(table.compactness.iloc[1] / table.compactness.iloc[0])
