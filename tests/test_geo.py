@@ -321,3 +321,20 @@ def test_study_comparison_and_ratios(problem):
     assert table["method"].tolist() == ["geoleader", "vbas"] and list(table.columns) == study.COLUMNS
     shares = study.ratios(table)
     assert shares["compactness"].iloc[0] == pytest.approx(table.compactness.iloc[1] / table.compactness.iloc[0])
+
+
+# ---------------------------------------------------------------------------------------------- voronoi (display)
+@pytest.mark.parametrize("n", [1, 2, 3, 25])
+def test_voronoi_cells_tile_the_box(n):
+    from workbench.geo.voronoi import cell_polygons
+
+    rng = np.random.default_rng(n)
+    sites = rng.uniform(0, 10, (n, 2))
+    cells = cell_polygons(sites, (-1, -1, 11, 11))
+    area = 0.0
+    for site, poly in cells.groupby("site"):
+        x, y = poly.sort_values("order")[["x", "y"]].to_numpy().T
+        area += 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+        inside = np.array([[x.mean(), y.mean()]])  # a convex polygon holds its vertices' mean
+        assert nearest_site(inside, sites).tolist() == [site]
+    assert area == pytest.approx(144.0)

@@ -12,6 +12,7 @@ from workbench.ui import (
     cached,
     compare_page,
     export,
+    geography,
     hierarchies,
     lattice,
     prefetch,
@@ -40,7 +41,7 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 
 
 UPLOADED = "uploaded"
-PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Risk", "Export", "Walkthrough"]
+PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Risk", "Geography", "Export", "Walkthrough"]
 PAGE_FUNCTIONS = {"Hierarchies": hierarchies.page, "Anonymize": anonymize.page, "Lattice": lattice.page,
                   "Compare": compare_page.page, "Risk": risk_page.page}  # the pages that work on the chosen dataset
 
@@ -103,6 +104,9 @@ def main() -> None:
         return
     if page == "Walkthrough":
         walkthrough.page()
+        return
+    if page == "Geography":  # works on the embedded province sample, whatever the dataset
+        geography.page()
         return
     if source.sample is None:
         upload.section()

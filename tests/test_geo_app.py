@@ -1,0 +1,23 @@
+"""The Geography page: both methods side by side on the province sample, their measures and the site sweep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def test_geography_page_shows_both_methods_and_the_sweep():
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.sidebar.radio[0].set_value("Geography").run()
+    assert not at.exception
+    titles = [s.value for s in at.subheader]
+    assert titles[:2] == ["VBAS", "GeoLeader-like"] and titles[2].startswith("VBAS: suppression against")
+    assert any("k-anonymous with k = 5" in m.value and "verified" in m.value for m in at.markdown)
+    measures = at.dataframe[0].value
+    assert list(measures["measure"])[:1] == ["Compactness"]
+    at.slider(key="geo_sites").set_value(10).run()
+    assert not at.exception
+    assert at.metric[0].value == "10" or int(at.metric[0].value) <= 10  # regions: at most the sites
