@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workbench.data import Dataset  # noqa: E402
+from workbench.experiments.croft_2015 import comparison, ratios, scenarios  # noqa: E402
 from workbench.geo.points import points_from_frame  # noqa: E402
-from workbench.geo.study import comparison, ratios, scenarios  # noqa: E402
 from workbench.samples import province  # noqa: E402
 
 K = 5

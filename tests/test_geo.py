@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from measures.geography import GEO_MEASURES, compactness, discernibility, geo_entropy
+from workbench import geography
 from workbench.data import Dataset
 from workbench.errors import ConfigError, DataError
 from workbench.geo import engine
@@ -209,7 +210,7 @@ def problem() -> engine.GeoProblem:
     return engine.prepare(dataset, "region", points_from_frame(points))
 
 
-def _reference(problem: engine.GeoProblem, result: engine.GeoResult) -> pd.DataFrame:
+def _reference(problem: engine.GeoProblem, result: geography.GeoResult) -> pd.DataFrame:
     """The release recomputed with pandas from the region map: aggregated region and each class's size."""
     frame = problem.dataset.frame
     region_map = dict(zip(result.region_map()["region"], result.region_map()["aggregated"], strict=True))
@@ -222,7 +223,7 @@ def _reference(problem: engine.GeoProblem, result: engine.GeoResult) -> pd.DataF
 def test_release_is_verified_k_anonymous_and_matches_a_direct_recomputation(problem, method, value):
     k = 4
     agg = engine.aggregate(problem, method, **({"sites": value} if method == "vbas" else {"cutoff": value}))
-    result = engine.anonymize(problem, agg, k)
+    result = geography.anonymize(problem, agg, k)
     assert result.guarantee.holds and result.release.engine == "geo"
     ref = _reference(problem, result)
     assert result.release.suppressed.tolist() == (ref["size"] < k).tolist()  # exactly the classes below k
@@ -249,7 +250,7 @@ def _compactness_loop(xy: np.ndarray, groups: np.ndarray) -> float:
 
 
 def test_region_map_is_a_partition(problem):
-    result = engine.anonymize(problem, engine.aggregate(problem, "vbas", sites=7), 3)
+    result = geography.anonymize(problem, engine.aggregate(problem, "vbas", sites=7), 3)
     region_map = result.region_map()
     assert sorted(region_map["region"]) == sorted(problem.points.names)
     assert region_map["region"].is_unique
@@ -257,20 +258,20 @@ def test_region_map_is_a_partition(problem):
 
 
 def test_geoleader_like_regions_exceed_the_cutoff(problem):
-    result = engine.anonymize(problem, engine.aggregate(problem, "geoleader", cutoff=2500), 3)
+    result = geography.anonymize(problem, engine.aggregate(problem, "geoleader", cutoff=2500), 3)
     per_region = result.region_table().groupby("aggregated")["population"].sum()
     assert (per_region > 2500).all()
     assert result.summary()["smallest_region_population"] == per_region.min()
 
 
 def test_compare_methods_matches_the_region_count(problem):
-    leader, voronoi = engine.compare_methods(problem, 3000, 3)
+    leader, voronoi = geography.compare_methods(problem, 3000, 3)
     assert voronoi.aggregation.parameters["sites"] >= leader.aggregation.regions
     assert voronoi.aggregation.regions == leader.aggregation.regions
 
 
 def test_sweep_trades_suppression_for_compactness(problem):
-    table = engine.sweep(problem, [2, 8, 32], 5)
+    table = geography.sweep(problem, [2, 8, 32], 5)
     assert table["sites"].tolist() == [2, 8, 32]
     assert table["compactness"].is_monotonic_decreasing  # more sites: smaller, more compact regions
     assert table["suppressed"].iloc[-1] >= table["suppressed"].iloc[0]
@@ -310,7 +311,7 @@ def test_points_errors_name_the_row_and_value(problem):
 
 # ---------------------------------------------------------------------------------------------- study
 def test_study_comparison_and_ratios(problem):
-    from workbench.geo import study
+    from workbench.experiments import croft_2015 as study
 
     frame = problem.dataset.frame
     cutoff = study.dynamic_cutoff(frame, ["sex", "age"], 4)

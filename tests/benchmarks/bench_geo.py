@@ -15,6 +15,7 @@ import platform
 import statistics
 import time
 
+from workbench import geography
 from workbench.data import Dataset
 from workbench.geo import engine
 from workbench.geo.points import points_from_frame
@@ -44,10 +45,10 @@ def main() -> None:
         problem = engine.prepare(dataset, "region", points_from_frame(points))
         _ = problem.other_codes
         timings["prepare"].append(time.perf_counter() - t)
-        result = engine.anonymize(problem, engine.aggregate(problem, "vbas", sites=args.sites), 5)
+        result = geography.anonymize(problem, engine.aggregate(problem, "vbas", sites=args.sites), 5)
         timings["vbas aggregation"].append(result.aggregation.seconds)
         timings["vbas run"].append(result.seconds)
-        leader = engine.anonymize(problem, engine.aggregate(problem, "geoleader", cutoff=cutoff), 5)
+        leader = geography.anonymize(problem, engine.aggregate(problem, "geoleader", cutoff=cutoff), 5)
         timings["geoleader-like aggregation"].append(leader.aggregation.seconds)
         timings["geoleader-like run"].append(leader.seconds)
     for name, values in timings.items():

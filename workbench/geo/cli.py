@@ -21,7 +21,7 @@ from workbench.errors import OutputError, WorkbenchError
 
 if TYPE_CHECKING:
     from workbench.config import Study
-    from workbench.geo.engine import GeoResult
+    from workbench.geography import GeoResult
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -70,7 +70,7 @@ def run(study: Study, args: argparse.Namespace) -> int:
     """Run ``workbench geo`` on a loaded study; returns the exit status."""
     from workbench.geo.config import geo_spec
     from workbench.geo.engine import load_problem
-    from workbench.geo.engine import run as run_geo
+    from workbench.geography import run as run_geo
     from workbench.output import check_folder
 
     spec = geo_spec(study.raw, study.source, study.base_dir)

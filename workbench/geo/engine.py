@@ -1,18 +1,20 @@
 """The geography engine: aggregate fine regions, then suppress every class still below k (Croft 2015 §3.3).
 
-``prepare`` joins a dataset to its region points once (``GeoProblem``); ``anonymize`` turns an ``Aggregation``
-(``workbench.geo.aggregation``: VBAS or GeoLeader-like) into a ``GeoResult``: a ``Release`` like the other engines'
-(the geographic column released as the aggregated region's id, every other quasi-identifier unchanged, the
-records of every equivalence class smaller than k suppressed, with no limit), the region map and the measures of
-§3.4 (``measures.geography``). The release is re-verified from the released table like any other
-(``Release.verify``): its dataset carries the aggregation as the geographic attribute's hierarchy (fine region →
-aggregated region → ``*``), so the verifier checks every released region id against the region map.
+``prepare`` joins a dataset to its region points once (``GeoProblem``); ``release`` turns an ``Aggregation``
+(``workbench.geo.aggregation``: VBAS or GeoLeader-like) into a ``GeoRelease``: a ``Release`` like the other
+engines' (the geographic column released as the aggregated region's id, every other quasi-identifier unchanged,
+the records of every equivalence class smaller than k suppressed, with no limit) and the region map. Like the
+other engines it never imports ``measures``: ``workbench.geography`` scores it (Croft 2015 §3.4).
+
+The release is re-verified from the released table like any other (``Release.verify``): its dataset carries the
+aggregation as the geographic attribute's hierarchy (fine region → aggregated region → ``*``), so the verifier
+checks every released region id against the region map.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -20,11 +22,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from measures.geography import compactness, discernibility, geo_entropy
 from workbench.data import Dataset
 from workbench.errors import ConfigError, DataError
 from workbench.geo.aggregation import Aggregation, geoleader_like, vbas
-from workbench.geo.config import METHOD_LABELS, GeoSpec
+from workbench.geo.config import GeoSpec
 from workbench.geo.points import RegionPoints, match_regions, points_from_frame, read_points
 from workbench.grouping import group_rows
 from workbench.hierarchy.tree import Hierarchy
@@ -156,15 +157,15 @@ def _release(problem: GeoProblem, aggregation: Aggregation, labels: Sequence[str
 
 
 @dataclass(frozen=True, eq=False)
-class GeoResult:
-    """An anonymized aggregation: the release, the region map and the measures of Croft 2015 §3.4."""
+class GeoRelease:
+    """An anonymized aggregation: the release and the region map (``workbench.geography.GeoResult`` adds the
+    measures)."""
 
     problem: GeoProblem
     aggregation: Aggregation
     labels: tuple[str, ...]
     release: Release
     k: int
-    measures: dict[str, float]
     seconds: float
 
     @property
@@ -179,6 +180,11 @@ class GeoResult:
     def guarantee(self) -> Guarantee:
         return self.release.verify()
 
+    def kept_class_sizes(self) -> np.ndarray:
+        """Sizes of the equivalence classes of the records that are not suppressed (each at least k)."""
+        kept = self.release.codes[~self.release.suppressed]
+        return group_rows(kept).counts if kept.size else np.zeros(0, dtype=np.int64)
+
     def region_map(self) -> pd.DataFrame:
         """``region, aggregated``: every fine region once, in the points file's order."""
         return pd.DataFrame({"region": list(self.problem.points.names),
@@ -191,63 +197,23 @@ class GeoResult:
         return self.region_map().assign(x=p.points.xy[:, 0], y=p.points.xy[:, 1], population=p.population,
                                         records=p.records, suppressed=suppressed)
 
-    def summary(self) -> dict[str, object]:
-        """The ``workbench geo --json`` object."""
-        guarantee = self.guarantee
-        populations = self.aggregation.populations(self.problem.population)
-        return {"method": self.method, "label": METHOD_LABELS[self.method], "k": self.k,
-                "regions": self.aggregation.regions, "fine_regions": self.problem.regions,
-                "records": self.problem.dataset.n, "suppressed": self.suppressed, "measures": dict(self.measures),
-                "seconds": self.seconds, "parameters": dict(self.aggregation.parameters),
-                "smallest_region_population": float(populations.min()),
-                "k_anonymous": guarantee.holds, "guarantee": guarantee.describe()}
 
-
-def anonymize(problem: GeoProblem, aggregation: Aggregation, k: int) -> GeoResult:
-    """The release of ``aggregation`` at ``k`` and its measures. ``seconds``: the aggregation's time plus the
-    release's (equivalence classes, suppression); loading the data and the points is not counted."""
+def release(problem: GeoProblem, aggregation: Aggregation, k: int) -> GeoRelease:
+    """The release of ``aggregation`` at ``k``. ``seconds``: the aggregation's time plus the release's (equivalence
+    classes, suppression); loading the data and the points is not counted."""
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise ConfigError(f"privacy.k must be a positive integer, got {k!r}")
     start = time.perf_counter()
     labels = region_labels(aggregation)
-    release = _release(problem, aggregation, labels, int(k))
-    seconds = aggregation.seconds + time.perf_counter() - start
-    kept = release.codes[~release.suppressed]
-    sizes = group_rows(kept).counts if kept.size else np.zeros(0, dtype=np.int64)
-    values = {"compactness": compactness(problem.points.xy, aggregation.groups),
-              "dm": discernibility(sizes, int(k)),
-              "geo_entropy": geo_entropy(problem.records, aggregation.groups)}
-    return GeoResult(problem, aggregation, tuple(labels), release, int(k), values, seconds)
-
-
-def run(problem: GeoProblem, spec: GeoSpec, k: int) -> GeoResult:
-    """Aggregate as ``spec`` says and anonymize at ``k``."""
-    return anonymize(problem, aggregate(problem, spec.method, sites=spec.sites, cutoff=spec.cutoff), k)
-
-
-def sweep(problem: GeoProblem, sites: Iterable[int], k: int) -> pd.DataFrame:
-    """VBAS for each number of sites: suppression against compactness (Croft 2015 §3.1's trade-off). Columns:
-    sites, regions, suppressed, compactness, dm, geo_entropy, seconds."""
-    rows = []
-    for s in sites:
-        result = anonymize(problem, aggregate(problem, "vbas", sites=int(s)), k)
-        rows.append({"sites": int(s), "regions": result.aggregation.regions, "suppressed": result.suppressed,
-                     **result.measures, "seconds": result.seconds})
-    return pd.DataFrame(rows, columns=["sites", "regions", "suppressed", "compactness", "dm", "geo_entropy",
-                                       "seconds"])
-
-
-def compare_methods(problem: GeoProblem, cutoff: float, k: int) -> tuple[GeoResult, GeoResult]:
-    """The paper's comparison (§3.1): GeoLeader-like at ``cutoff``, then VBAS matched to the number of regions
-    GeoLeader-like made. A site whose Voronoi cell holds no region point gives no region, so VBAS starts with as
-    many sites as GeoLeader-like's regions and adds one at a time until it makes at least that many regions.
-    Returns (GeoLeader-like, VBAS)."""
-    leader = anonymize(problem, aggregate(problem, "geoleader", cutoff=cutoff), k)
-    return leader, anonymize(problem, matched_vbas(problem, leader.aggregation.regions), k)
+    out = _release(problem, aggregation, labels, int(k))
+    return GeoRelease(problem, aggregation, tuple(labels), out, int(k),
+                      aggregation.seconds + time.perf_counter() - start)
 
 
 def matched_vbas(problem: GeoProblem, regions: int) -> Aggregation:
-    """VBAS with the fewest sites (from ``regions`` up) that make at least ``regions`` aggregated regions."""
+    """VBAS with the fewest sites (from ``regions`` up) that make at least ``regions`` aggregated regions (a site
+    whose Voronoi cell holds no region point gives no region): the paper's comparison matches the number of
+    regions GeoLeader made (§3.1)."""
     sites = regions
     aggregation = aggregate(problem, "vbas", sites=sites)
     while aggregation.regions < regions and sites < problem.regions:

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from measures.geography import GEO_MEASURES
+from workbench import geography
 from workbench.geo import engine
 from workbench.geo.config import METHOD_LABELS
 from workbench.geo.voronoi import cell_polygons
@@ -34,20 +35,20 @@ def _problem(roles: tuple[str, ...]) -> engine.GeoProblem:
 def _run(roles: tuple[str, ...], method: str, value: float, k: int) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     problem = _problem(roles)
     if method == "vbas":
-        result = engine.anonymize(problem, engine.aggregate(problem, "vbas", sites=int(value)), k)
+        result = geography.anonymize(problem, engine.aggregate(problem, "vbas", sites=int(value)), k)
         xy = problem.points.xy
         pad = 0.02 * float(np.ptp(xy, axis=0).max())
         box = (xy[:, 0].min() - pad, xy[:, 1].min() - pad, xy[:, 0].max() + pad, xy[:, 1].max() + pad)
         cells = cell_polygons(result.aggregation.sites, box)
     else:
-        result = engine.anonymize(problem, engine.aggregate(problem, "geoleader", cutoff=float(value)), k)
+        result = geography.anonymize(problem, engine.aggregate(problem, "geoleader", cutoff=float(value)), k)
         cells = pd.DataFrame(columns=["site", "order", "x", "y"])
     return result.summary(), result.region_table(), cells
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _sweep(roles: tuple[str, ...], k: int) -> pd.DataFrame:
-    return engine.sweep(_problem(roles), SWEEP_SITES, k)
+    return geography.sweep(_problem(roles), SWEEP_SITES, k)
 
 
 def _map(regions: pd.DataFrame, cells: pd.DataFrame) -> alt.Chart:

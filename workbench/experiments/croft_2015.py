@@ -7,7 +7,7 @@ of GeoLeader's).
 GeoLeader computes a dynamic population cut-off from the quasi-identifiers, by a formula the paper does not give.
 The stand-in here (``dynamic_cutoff``): the smallest population c at which a region of c people, drawn from the
 data's joint distribution of the scenario's other quasi-identifiers, expects at most ``share`` of its records in
-equivalence classes smaller than k (each class size binomial). studies/croft_2015.py writes the table;
+equivalence classes smaller than k (each class size binomial). ``studies/croft_2015.py`` writes the table;
 docs/geography.md says where this differs from the paper's setting.
 """
 
@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
+from workbench import geography
 from workbench.data import Dataset
 from workbench.geo import engine
 from workbench.geo.points import RegionPoints
@@ -78,7 +79,7 @@ def comparison(dataset: Dataset, attribute: str, points: RegionPoints,
         roles |= {c: "insensitive" for c in dataset.frame.columns if c not in roles}
         scenario = replace(dataset, roles=roles)
         problem = engine.prepare(scenario, attribute, points)
-        for result in engine.compare_methods(problem, float(cutoff), k):
+        for result in geography.compare_methods(problem, float(cutoff), k):
             assert result.guarantee.holds
             rows.append({"scenario": i, "quasi_identifiers": "+".join(columns), "cutoff": cutoff,
                          "method": result.method, "sites": result.aggregation.parameters.get("sites"),

@@ -1,0 +1,75 @@
+"""The geography engine scored: ``workbench.geo`` aggregates and releases, ``measures.geography`` measures
+(Croft, Shi, Sack & Corriveau 2015, §3.4), as ``workbench.objective`` joins the other engines to the measure
+registry. The CLI (``workbench geo``), the reproduction and the Geography page call these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+
+import pandas as pd
+
+from measures.geography import compactness, discernibility, geo_entropy
+from workbench.geo import engine
+from workbench.geo.aggregation import Aggregation
+from workbench.geo.config import METHOD_LABELS, GeoSpec
+from workbench.geo.engine import GeoProblem, GeoRelease
+
+
+@dataclass(frozen=True, eq=False)
+class GeoResult(GeoRelease):
+    """A geographic release with its measures: ``compactness`` (Eq. 8), ``dm`` (Eq. 9), ``geo_entropy``
+    (Eqs. 10–11); ``suppressed`` and ``seconds`` are attributes of the release."""
+
+    measures: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, object]:
+        """The ``workbench geo --json`` object."""
+        guarantee = self.guarantee
+        populations = self.aggregation.populations(self.problem.population)
+        return {"method": self.method, "label": METHOD_LABELS[self.method], "k": self.k,
+                "regions": self.aggregation.regions, "fine_regions": self.problem.regions,
+                "records": self.problem.dataset.n, "suppressed": self.suppressed, "measures": dict(self.measures),
+                "seconds": self.seconds, "parameters": dict(self.aggregation.parameters),
+                "smallest_region_population": float(populations.min()),
+                "k_anonymous": guarantee.holds, "guarantee": guarantee.describe()}
+
+
+def score(released: GeoRelease) -> dict[str, float]:
+    """The measures of Croft 2015 §3.4 of a geographic release."""
+    p, groups = released.problem, released.aggregation.groups
+    return {"compactness": compactness(p.points.xy, groups),
+            "dm": discernibility(released.kept_class_sizes(), released.k),
+            "geo_entropy": geo_entropy(p.records, groups)}
+
+
+def anonymize(problem: GeoProblem, aggregation: Aggregation, k: int) -> GeoResult:
+    """The release of ``aggregation`` at ``k`` (``workbench.geo.engine.release``) and its measures."""
+    released = engine.release(problem, aggregation, k)
+    values = {f.name: getattr(released, f.name) for f in fields(GeoRelease)}
+    return GeoResult(**values, measures=score(released))
+
+
+def run(problem: GeoProblem, spec: GeoSpec, k: int) -> GeoResult:
+    """Aggregate as ``spec`` says and anonymize at ``k``."""
+    return anonymize(problem, engine.aggregate(problem, spec.method, sites=spec.sites, cutoff=spec.cutoff), k)
+
+
+def sweep(problem: GeoProblem, sites: Iterable[int], k: int) -> pd.DataFrame:
+    """VBAS for each number of sites: suppression against compactness (Croft 2015 §3.1's trade-off). Columns:
+    sites, regions, suppressed, compactness, dm, geo_entropy, seconds."""
+    rows = []
+    for s in sites:
+        result = anonymize(problem, engine.aggregate(problem, "vbas", sites=int(s)), k)
+        rows.append({"sites": int(s), "regions": result.aggregation.regions, "suppressed": result.suppressed,
+                     **result.measures, "seconds": result.seconds})
+    return pd.DataFrame(rows, columns=["sites", "regions", "suppressed", "compactness", "dm", "geo_entropy",
+                                       "seconds"])
+
+
+def compare_methods(problem: GeoProblem, cutoff: float, k: int) -> tuple[GeoResult, GeoResult]:
+    """The paper's comparison (§3.1): GeoLeader-like at ``cutoff``, then VBAS matched to the number of regions
+    GeoLeader-like made (``engine.matched_vbas``). Returns (GeoLeader-like, VBAS)."""
+    leader = anonymize(problem, engine.aggregate(problem, "geoleader", cutoff=cutoff), k)
+    return leader, anonymize(problem, engine.matched_vbas(problem, leader.aggregation.regions), k)
