@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     alg.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     alg.add_argument("--json", action="store_true", help="print one JSON object per algorithm, one per line")
     _add_risk_parser(sub)
+    from workbench.report.cli import add_report_parser
+
+    add_report_parser(sub)
     return p
 
 
@@ -388,6 +391,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _compare(study, args)
         if args.command == "risk":
             return _risk(study, args)
+        if args.command == "report":
+            from workbench.report.cli import report_command
+
+            return report_command(study, args)
         if args.command == "algorithms":
             names = [a.strip() for a in args.algorithms.split(",") if a.strip()] if args.algorithms else None
             table = study_mod.compare_algorithms(study, names)

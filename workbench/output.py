@@ -32,7 +32,8 @@ from workbench.hierarchy.builders import MISSING
 
 MISSING_TOKEN = MISSING  # how an exported file writes a missing value (an empty cell): "(missing)"
 
-RELEASE_FILES = frozenset({"release.csv", "release.parquet", "release.xlsx", "provenance.json", "mappings.csv"})
+RELEASE_FILES = frozenset({"release.csv", "release.parquet", "release.xlsx", "provenance.json", "mappings.csv",
+                           "report.html", "report.pdf"})  # workbench report writes the last two
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 FORMULA_RULE = ("text cells beginning with =, +, -, @, tab or carriage return are prefixed with ' (OWASP CSV "
                 "injection); numbers such as -3 stay as they are")
