@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from workbench.comparison import Comparison
+    from workbench.alternatives import Comparison
     from workbench.release import Release
     from workbench.risk import RiskResult
     from workbench.study import Progress, RunResult

@@ -162,6 +162,11 @@ class RiskResult:
                 "population_size": None, "sampling_fraction": None},
         }
 
+    def _repr_html_(self) -> str:  # Jupyter: one figure per row, as `workbench risk` prints them (workbench.display)
+        from workbench.display import risk_html
+
+        return risk_html(self)
+
 
 # ---------------------------------------------------------------------------------------------- measures
 def _check_threshold(threshold: float) -> None:

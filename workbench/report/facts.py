@@ -194,7 +194,7 @@ def _costs(result: RunResult) -> pd.DataFrame:
 
 
 def _alternatives(result: RunResult, progress: Progress | None) -> dict[str, Any]:
-    from workbench.comparison import comparison
+    from workbench.alternatives import comparison
     from workbench.report.charts import pareto, svg
 
     try:
