@@ -24,8 +24,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workbench.compare import add_degradation, solutions, sweep
     from workbench.alternatives import Comparison, comparison
+    from workbench.compare import add_degradation, solutions, sweep
     from workbench.config import Study, load_study, study_from_dict
     from workbench.display import progress_bar
     from workbench.experiments.el_emam_2009 import el_emam_comparison
