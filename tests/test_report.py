@@ -201,6 +201,16 @@ def test_rich_display_shows_the_librarys_figures(teaching):
     assert c.chosen is not None and bool(c.marked().chosen[c.chosen])
 
 
+def test_the_text_form_in_jupyter_is_one_line(teaching):
+    from IPython.lib.pretty import pretty
+
+    study, result, report = teaching
+    assert pretty(result) == (f"RunResult(lattice / exhaustive, k = 3, {result.release.n} records, "
+                              f"{int(result.release.suppressed.sum())} suppressed, {result.release.classes} classes)")
+    assert pretty(result.release).startswith("Release(lattice / exhaustive")
+    assert "\n" not in pretty(wb.risk_of_release(result.release)) and pretty(report).startswith("Report(9 sections")
+
+
 def test_a_release_that_is_no_candidate_is_added_to_the_alternatives():
     """A non-monotone objective with suppression can choose a node that is not k-minimal: it is added, marked."""
     study = wb.load_study(TEACHING, ["privacy.max_suppression=0.3", "engine.objective=dm"])

@@ -58,6 +58,11 @@ class Comparison:
 
         return comparison_html(self)
 
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        from workbench.display import pretty
+
+        pretty(self, printer)
+
 
 def _chosen_row(table: pd.DataFrame, result: RunResult, ids: list[str]) -> tuple[pd.DataFrame, int | None]:
     """The row of the run's release in ``table``, appended (from the run's own scores) when it is not a

@@ -12,7 +12,7 @@ import html
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -166,6 +166,29 @@ def comparison_html(comparison: Comparison) -> str:
         x, y = comparison.measures[:2]
         body += svg(pareto(comparison.table, x, y, comparison.front))
     return _wrap(body)
+
+
+def summary_line(value: object) -> str:
+    """One line naming an object of the workbench (its text form in Jupyter, instead of a dataclass repr that
+    would print the whole dataset)."""
+    name = type(value).__name__
+    release = getattr(value, "release", value)
+    if name == "RiskResult":
+        pro = value.prosecutor  # type: ignore[attr-defined]
+        return (f"RiskResult({value.records:,} records, {value.classes:,} classes, "  # type: ignore[attr-defined]
+                f"prosecutor highest {percent(pro.highest)}, average {percent(pro.average)})")
+    if name == "Comparison":
+        return f"Comparison({len(value.table)} solutions under {', '.join(value.measures)})"  # type: ignore[attr-defined]
+    if release is None:
+        return f"{name}(no release)"
+    kept = int(release.n - release.suppressed.sum())
+    return (f"{name}({release.engine} / {release.algorithm}, k = {release.k}, {release.n:,} records, "
+            f"{release.n - kept:,} suppressed, {release.classes:,} classes)")
+
+
+def pretty(value: object, printer: Any) -> None:
+    """IPython's ``_repr_pretty_``: the one line of ``summary_line``."""
+    printer.text(summary_line(value))
 
 
 # ---------------------------------------------------------------------------------------------- progress

@@ -220,6 +220,11 @@ class Release:
 
         return release_html(self)
 
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (workbench.display)
+        from workbench.display import pretty
+
+        pretty(self, printer)
+
     def value_mappings(self) -> pd.DataFrame:
         """Per quasi-identifier, every (original, released) pair with its records (``workbench.export``)."""
         return export.value_mappings(self)

@@ -167,6 +167,11 @@ class RiskResult:
 
         return risk_html(self)
 
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (workbench.display)
+        from workbench.display import pretty
+
+        pretty(self, printer)
+
 
 # ---------------------------------------------------------------------------------------------- measures
 def _check_threshold(threshold: float) -> None:

@@ -151,6 +151,11 @@ class RunResult:
 
         return run_result_html(self)
 
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (workbench.display)
+        from workbench.display import pretty
+
+        pretty(self, printer)
+
     @property
     def k_anonymous(self) -> bool:
         """Admissible: every class of kept records has at least k of them AND the suppressed records are within

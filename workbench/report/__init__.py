@@ -50,6 +50,9 @@ class Report:
 
         return write_folder(out_dir, self.files(pdf), force=force)
 
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line
+        printer.text(f"Report({len(SECTIONS)} sections, {len(self.html):,} characters of HTML)")  # type: ignore[attr-defined]
+
     def _repr_html_(self) -> str:
         return f'<iframe srcdoc="{_attribute(self.html)}" style="width:100%;height:640px;border:1px solid #ccc">' \
                "</iframe>"
