@@ -199,9 +199,15 @@ def progress_bar(description: str = "working") -> Iterator[Progress]:
         with wb.progress_bar("comparing") as progress:
             wb.comparison(study, progress=progress)
     """
-    from tqdm.auto import tqdm
+    import warnings
 
-    bar = tqdm(total=1000, desc=description, bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():  # without ipywidgets, tqdm.auto draws text and warns once; text is fine
+        warnings.simplefilter("ignore", TqdmWarning)
+        from tqdm.auto import tqdm
+
+    bar = tqdm(total=1000, desc=description, bar_format="{desc}: {percentage:3.0f}%|{bar}|{postfix}")
 
     def report(fraction: float, text: str) -> None:
         bar.n = max(0, min(1000, round(1000 * fraction)))
