@@ -32,6 +32,8 @@ h1 { font-size: 22px; margin-bottom: 2px; } h2 { font-size: 17px; border-bottom:
 h3 { font-size: 14px; margin-bottom: 4px; }
 table { border-collapse: collapse; margin: 6px 0 12px 0; font-size: 12px; }
 th, td { border: 1px solid #ccc; padding: 2px 7px; text-align: left; vertical-align: top; }
+table.wide { font-size: 10.5px; } table.wide td, table.wide th { padding: 1px 4px; overflow-wrap: anywhere; }
+td.num { white-space: nowrap; } table.wide td.num { overflow-wrap: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: bold; padding: 3px 0; }
 .lead { color: #555; } .ok { color: #1a7f37; font-weight: bold; } .bad { color: #b42318; font-weight: bold; }
@@ -85,7 +87,9 @@ def _privacy(f: Facts) -> str:
            f"is in the data finds at least {k} matching rows and cannot tell which one is theirs."),
         _p(f"Suppression: up to {percent(p['max_suppression'])} of the records (at most {fmt(p['limit'])} of "
            f"{fmt(p['records'])}) may be suppressed, that is released with * in every quasi-identifier, when "
-           "that lets the others be generalized less."),
+           "that lets the others be generalized less." if p["engine"] == "lattice" else
+           "Suppression: the local engine suppresses no record; a value it must hide is generalized to the top of "
+           "its hierarchy, cell by cell."),
         _p(f"How the data is changed: {p['how']}. Algorithm: {p['algorithm']}."),
         _p(f"What it minimizes: {p['objective_name']} ({p['objective']}): {p['objective_plain']}"),
     ]
@@ -174,7 +178,8 @@ def _alternatives(f: Facts) -> str:
                     "that never improves by generalizing more, the best solution is one of them) and the local "
                     "engine's releases for the same k. chosen marks this release; pareto marks the solutions no other "
                     "solution beats under every measure at once."))
-    parts.append(table_html(a["table"], "The alternatives under every measure compared", max_rows=60))
+    parts.append(table_html(a["table"], "The alternatives under every measure compared", max_rows=60,
+                            css_class="wide"))
     parts.append(table_html(a["optimal_under"], "What each measure would choose", max_rows=80))
     if a["chart"]:
         x, y = a["axes"]
@@ -216,9 +221,10 @@ def render(f: Facts) -> str:
     title = f"De-identification report: {f.dataset['source']}"
     nav = "".join(f'<li><a href="#{sid}">{esc(name)}</a></li>' for sid, name in SECTIONS)
     body = "".join(f'<section id="{sid}"><h2>{esc(name)}</h2>{RENDERERS[sid](f)}</section>' for sid, name in SECTIONS)
-    lead = (f"k = {study.k}, at most {percent(study.max_suppression)} of the records suppressed, "
-            f"{study.engine} engine, {study.algorithm}. Written for a review board: each section says what was done "
-            "and what it means; the figures are the workbench's own.")
+    suppression = (f"at most {percent(study.max_suppression)} of the records suppressed"
+                   if study.engine == "lattice" else "no record suppressed")
+    lead = (f"k = {study.k}, {suppression}, {study.engine} engine, {study.algorithm}. Written for a review board: "
+            "each section says what was done and what it means; the figures are the workbench's own.")
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
