@@ -254,7 +254,7 @@ def dominated_by(table: pd.DataFrame, ids: list[str], row: int) -> list[str]:
             for i in table.index[better]]
 
 
-def _checks(result: RunResult, alternatives_error: str | None) -> list[dict[str, str]]:
+def _checks(result: RunResult) -> list[dict[str, str]]:
     """The checks done on the release: its verification from the released table, the privacy models, the
     columns that could give a quasi-identifier back, and how the written files are protected."""
     from workbench.dependencies import dependency_warnings
@@ -360,7 +360,7 @@ def gather(study: Study, result: RunResult, command: str, progress: Progress | N
     report(0.45, "comparing the alternatives")
     facts.alternatives = _alternatives(result, lambda f, text: report(0.45 + 0.45 * f, text))
     report(0.9, "listing the checks")
-    facts.checks = _checks(result, facts.alternatives.get("error"))
+    facts.checks = _checks(result)
     facts.provenance = _provenance(result, command)
     report(1.0, "done")
     return facts
