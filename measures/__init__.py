@@ -98,6 +98,13 @@ class Measure:
     def higher_is_better(self) -> bool:
         return self.direction is Direction.HIGHER
 
+    @property
+    def plain(self) -> str:
+        """The measure in one line of plain words (``measures/plain.py``), for readers who are not engineers."""
+        from measures.plain import PLAIN
+
+        return PLAIN[self.id]
+
     def node_lower_bound(self) -> Callable[[NodeClasses], float] | None:
         """A monotone lower bound of this measure at a lattice node and at all its generalizations (the
         branch-and-bound bound of Kohlmayer/Prasser 2016); a monotone measure is its own bound."""

@@ -40,7 +40,7 @@ def test_the_documented_example_runs():
 def test_every_third_party_import_is_a_declared_dependency():
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     names = {re.split(r"[<>=\[ ]", d)[0].lower().replace("-", "_") for d in declared}
-    module_of = {"scikit_learn": "sklearn", "tomli_w": "tomli_w"}
+    module_of = {"scikit_learn": "sklearn", "tomli_w": "tomli_w", "vl_convert_python": "vl_convert"}
     modules = {module_of.get(n, n) for n in names}
     stdlib = set(sys.stdlib_module_names)
     imported: set[str] = set()

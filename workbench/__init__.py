@@ -9,6 +9,11 @@ measure. The names a notebook needs::
     table, search = wb.lattice_overview(study)              # every lattice node with every measure
     wb.solutions(study, result.dataset)                     # both engines' solutions under every measure
     wb.risk_of_release(result.release).to_dict()            # re-identification risk of the release
+    wb.comparison(study, result=result)                     # the alternatives, the chosen release marked
+    wb.build_report(study, result).write("report")          # the ethics-board report (report.html)
+
+In Jupyter, a Release, RunResult, risk result and Comparison show as tables; ``with wb.progress_bar() as p:``
+gives a ``progress`` callback drawn as a bar for the long calls (run, comparison, sweep, add_degradation).
 
 Names are imported on first use, so ``import workbench`` (and the ``workbench`` command) stays quick.
 """
@@ -19,10 +24,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workbench.compare import solutions
+    from workbench.alternatives import Comparison, comparison
+    from workbench.compare import add_degradation, solutions, sweep
     from workbench.config import Study, load_study, study_from_dict
+    from workbench.display import progress_bar
+    from workbench.experiments.el_emam_2009 import el_emam_comparison
     from workbench.lattice_views import lattice_overview
     from workbench.release import Release
+    from workbench.report import Report, build_report
     from workbench.risk import risk_of_node, risk_of_release
     from workbench.samples import load_sample
     from workbench.study import RunResult, compare_algorithms, load_dataset, run
@@ -33,11 +42,16 @@ _EXPORTS = {
     "lattice_overview": "workbench.lattice_views", "compare_algorithms": "workbench.study",
     "solutions": "workbench.compare", "Release": "workbench.release", "load_sample": "workbench.samples",
     "risk_of_release": "workbench.risk", "risk_of_node": "workbench.risk",
+    "sweep": "workbench.compare", "add_degradation": "workbench.compare",
+    "comparison": "workbench.alternatives", "Comparison": "workbench.alternatives",
+    "build_report": "workbench.report", "Report": "workbench.report", "progress_bar": "workbench.display",
+    "el_emam_comparison": "workbench.experiments.el_emam_2009",
 }
 
 __all__ = [
-    "Release", "RunResult", "Study", "compare_algorithms", "lattice_overview", "load_dataset", "load_sample",
-    "load_study", "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict",
+    "Comparison", "Release", "Report", "RunResult", "Study", "add_degradation", "build_report", "compare_algorithms",
+    "comparison", "el_emam_comparison", "lattice_overview", "load_dataset", "load_sample", "load_study",
+    "progress_bar", "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict", "sweep",
 ]
 
 

@@ -63,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     alg.add_argument("--json", action="store_true", help="print one JSON object per algorithm, one per line")
     _add_risk_parser(sub)
     geo_cli.add_parser(sub)  # workbench geo (docs/geography.md)
+    from workbench.report.cli import add_report_parser
+
+    add_report_parser(sub)
     return p
 
 
@@ -392,6 +395,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _risk(study, args)
         if args.command == "geo":
             return geo_cli.run(study, args)
+        if args.command == "report":
+            from workbench.report.cli import report_command
+
+            return report_command(study, args)
         if args.command == "algorithms":
             names = [a.strip() for a in args.algorithms.split(",") if a.strip()] if args.algorithms else None
             table = study_mod.compare_algorithms(study, names)

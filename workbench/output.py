@@ -33,7 +33,7 @@ from workbench.hierarchy.builders import MISSING
 MISSING_TOKEN = MISSING  # how an exported file writes a missing value (an empty cell): "(missing)"
 
 RELEASE_FILES = frozenset({"release.csv", "release.parquet", "release.xlsx", "provenance.json", "mappings.csv",
-                           "region_map.csv"})
+                           "region_map.csv", "report.html", "report.pdf"})  # geo and report write the last three
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 FORMULA_RULE = ("text cells beginning with =, +, -, @, tab or carriage return are prefixed with ' (OWASP CSV "
                 "injection); numbers such as -3 stay as they are")

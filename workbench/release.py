@@ -215,6 +215,16 @@ class Release:
         return export.export_bytes(self, seed=seed, fmt=fmt, config=config, measures=measures,
                                    suppressed_policy=suppressed_policy, escape_formulas=escape_formulas)
 
+    def _repr_html_(self) -> str:  # Jupyter: guarantee, suppression and the first rows (workbench.display)
+        from workbench.display import release_html
+
+        return release_html(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (workbench.display)
+        from workbench.display import pretty
+
+        pretty(self, printer)
+
     def value_mappings(self) -> pd.DataFrame:
         """Per quasi-identifier, every (original, released) pair with its records (``workbench.export``)."""
         return export.value_mappings(self)

@@ -162,6 +162,16 @@ class RiskResult:
                 "population_size": None, "sampling_fraction": None},
         }
 
+    def _repr_html_(self) -> str:  # Jupyter: one figure per row, as `workbench risk` prints them (workbench.display)
+        from workbench.display import risk_html
+
+        return risk_html(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (workbench.display)
+        from workbench.display import pretty
+
+        pretty(self, printer)
+
 
 # ---------------------------------------------------------------------------------------------- measures
 def _check_threshold(threshold: float) -> None:

@@ -146,6 +146,16 @@ class RunResult:
                            if spec.kind == "risk" and spec.get("population")), None)
         return risk_of_release(self.release, population_size=population).to_dict()
 
+    def _repr_html_(self) -> str:  # Jupyter: the run's guarantee, scores and first rows (workbench.display)
+        from workbench.display import run_result_html
+
+        return run_result_html(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (workbench.display)
+        from workbench.display import pretty
+
+        pretty(self, printer)
+
     @property
     def k_anonymous(self) -> bool:
         """Admissible: every class of kept records has at least k of them AND the suppressed records are within

@@ -73,3 +73,15 @@ def finding_violations(df: pd.DataFrame, tolerance: float = 1e-9) -> pd.DataFram
     ola = df[df.algorithm == "ola"]
     off = ola[(ola.relative_loss_pct - 100.0).abs() > tolerance]
     return pd.concat([below, off])
+
+
+def el_emam_comparison(study: Study, dataset: Dataset | None = None, ks: Sequence[int] = KS,
+                       max_suppressions: Sequence[float] = MAX_SUPPRESSIONS, measures: Sequence[str] = MEASURES,
+                       algorithms: Sequence[str] = ALGORITHMS, datafly_runs: int = 10,
+                       progress: Progress | None = None) -> pd.DataFrame:
+    """``comparison`` on the study's data (loaded when ``dataset`` is not given): the public name
+    ``workbench.el_emam_comparison`` a notebook calls."""
+    from workbench.study import load_dataset
+
+    return comparison(study, dataset if dataset is not None else load_dataset(study), ks, max_suppressions,
+                      measures, algorithms, datafly_runs, progress)

@@ -18,6 +18,7 @@ from workbench.guarantees import guarantee_text
 from workbench.output import download_name
 from workbench.ui import guarantee
 from workbench.ui.cached import export_files
+from workbench.ui.report_section import report_section
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         "parquet": "application/octet-stream"}
@@ -68,3 +69,4 @@ def page() -> None:
     if fmt == "csv":
         st.caption("Text cells that a spreadsheet would read as a formula (beginning with =, +, -, @, tab or carriage "
                    "return) carry a leading ' in the CSV release; the provenance records it.")
+    report_section(last, raw)

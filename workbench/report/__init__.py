@@ -1,0 +1,79 @@
+"""The ethics-board report of a release: one self-contained HTML file (and optionally a PDF) that says, for a
+reader who is not an engineer, what data was de-identified, how, what risk is left, what it cost under every
+measure, which alternatives were weighed, what was checked, and how to reproduce it (docs/report.md).
+
+``build_report(study)`` runs the study (or takes a ``RunResult``) and returns a ``Report``; ``workbench report``
+and the app's Export page both call it. Charts are altair specs rendered to inline SVG by vl-convert; the PDF
+is WeasyPrint's rendering of the same HTML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.config import Study
+from workbench.data import Dataset
+from workbench.report.facts import Facts, default_command, gather
+from workbench.report.render import SECTIONS, render
+from workbench.study import Progress, RunResult
+
+__all__ = ["SECTIONS", "Report", "build_report"]
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """A built report: ``html`` (the page), ``facts`` (every figure it shows, as computed)."""
+
+    html: str
+    facts: Facts
+
+    def pdf(self) -> bytes:
+        """The page as a PDF (WeasyPrint; nothing is fetched: the page holds everything it shows)."""
+        from weasyprint import HTML
+
+        def refuse(url: str) -> dict[str, object]:
+            raise ValueError(f"the report fetches nothing, not {url!r}")
+
+        return HTML(string=self.html, url_fetcher=refuse).write_pdf()
+
+    def files(self, pdf: bool = False) -> dict[str, bytes]:
+        """``report.html`` (and ``report.pdf``) as bytes."""
+        out = {"report.html": self.html.encode("utf-8")}
+        if pdf:
+            out["report.pdf"] = self.pdf()
+        return out
+
+    def write(self, out_dir: str | Path, *, pdf: bool = False, force: bool = False) -> dict[str, Path]:
+        """Write the report into ``out_dir``, whole or not at all (``workbench.output.write_folder``)."""
+        from workbench.output import write_folder
+
+        return write_folder(out_dir, self.files(pdf), force=force)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line
+        printer.text(f"Report({len(SECTIONS)} sections, {len(self.html):,} characters of HTML)")  # type: ignore[attr-defined]
+
+    def _repr_html_(self) -> str:
+        return f'<iframe srcdoc="{_attribute(self.html)}" style="width:100%;height:640px;border:1px solid #ccc">' \
+               "</iframe>"
+
+
+def _attribute(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)
+
+
+def build_report(study: Study, result: RunResult | None = None, dataset: Dataset | None = None,
+                 command: str | None = None, progress: Progress | None = None) -> Report:
+    """The report of the study's release: ``result`` when given (the run it reports on), else ``run(study)``.
+    ``command`` is the command line printed under "Reproduce it" (default: ``workbench report`` of the study's
+    config file). ``progress(fraction, text)`` is told each phase."""
+    from workbench.study import run
+
+    report = progress or (lambda fraction, text: None)
+    if result is None:
+        result = run(study, dataset, progress=lambda f, text: report(0.3 * f, text))
+    facts = gather(study, result, command or default_command(study),
+                   progress=lambda f, text: report(0.3 + 0.7 * f, text))
+    return Report(render(facts), facts)

@@ -1,0 +1,366 @@
+"""What the ethics-board report says, gathered from the library: the same calls the CLI and the app make
+(``study.run``, ``risk``, ``verify``, the measure registry, ``comparison``, ``export.provenance_record``).
+``gather`` returns plain data; ``workbench.report.render`` turns it into HTML."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+
+import measures as M
+from workbench.config import Study, to_toml
+from workbench.data import Dataset
+from workbench.errors import WorkbenchError
+from workbench.study import Progress, RunResult
+
+ROLE_MEANING = {
+    "quasi": "could identify a person when combined with other data (a quasi-identifier): generalized or "
+             "suppressed in the release",
+    "sensitive": "what must not be learned about a person: released as it is, protected by the privacy models "
+                 "when any are configured",
+    "insensitive": "released as it is",
+    "identifying": "identifies a person directly: removed from the release",
+    "target": "the outcome an analysis of the release would predict: released as it is",
+}
+ROLE_ORDER = ("identifying", "quasi", "sensitive", "target", "insensitive")
+SAMPLE_ROWS = 10  # released rows shown
+TREE_LEAVES = 24  # a hierarchy is drawn from the lowest level with at most this many values
+PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "altair", "vl-convert-python")
+
+
+@dataclass
+class Facts:
+    """Every figure of the report, as the library computed it (tests compare them with direct calls)."""
+
+    study: Study
+    result: RunResult
+    command: str
+    dataset: dict[str, Any] = field(default_factory=dict)
+    hierarchies: list[dict[str, Any]] = field(default_factory=list)
+    privacy: dict[str, Any] = field(default_factory=dict)
+    risk: dict[str, Any] = field(default_factory=dict)
+    release: dict[str, Any] = field(default_factory=dict)
+    costs: pd.DataFrame = field(default_factory=pd.DataFrame)
+    alternatives: dict[str, Any] = field(default_factory=dict)
+    checks: list[dict[str, str]] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+def default_command(study: Study, overrides: Sequence[str] = (), out: str = "report") -> str:
+    """``workbench report CONFIG [--set ...] --out DIR`` for a study read from a file; for a config without a
+    file, the same with ``config.toml`` (the config the app's Export page downloads)."""
+    config = study.source if study.source.endswith(".toml") else "config.toml"
+    parts = ["workbench", "report", config, *(x for o in overrides for x in ("--set", o)), "--out", out]
+    return shlex.join(parts)
+
+
+def _dataset(dataset: Dataset) -> dict[str, Any]:
+    frame = dataset.frame
+    rows = [{"attribute": c, "role": dataset.roles.get(c, "insensitive"), "distinct values": int(frame[c].nunique()),
+             "what it means": ROLE_MEANING.get(dataset.roles.get(c, "insensitive"), "")} for c in frame.columns]
+    table = pd.DataFrame(rows)
+    order = {r: i for i, r in enumerate(ROLE_ORDER)}
+    table = table.sort_values("role", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    return {"source": dataset.source, "records": dataset.n, "columns": len(frame.columns), "attributes": table}
+
+
+def _hierarchies(study: Study, dataset: Dataset) -> list[dict[str, Any]]:
+    from workbench.report.charts import hierarchy_tree, svg
+
+    specs = {a.name: a for a in study.attributes}
+    out = []
+    for qi in dataset.quasi_identifiers:
+        h = dataset.hierarchies.get(qi)
+        spec = specs.get(qi)
+        entry: dict[str, Any] = {"attribute": qi, "height": None, "levels": None, "tree": None, "note": ""}
+        if spec is not None and spec.poset is not None and study.engine == "local":
+            entry["note"] = f"generalized by the local engine over a {spec.poset} poset"
+        if h is None:
+            out.append(entry)
+            continue
+        values = dataset.frame[qi].astype(str)
+        rows = []
+        for level in range(h.height + 1):
+            labels = list(dict.fromkeys(h.level_labels(level)))
+            rows.append({"level": level, "distinct values": len(labels),
+                         "examples": ", ".join(labels[:5]) + (", …" if len(labels) > 5 else "")})
+        entry["height"] = h.height
+        entry["levels"] = pd.DataFrame(rows)
+        try:
+            nodes, edges, lowest = h.tree_layout(values, max_leaves=TREE_LEAVES)
+            entry["tree"] = svg(hierarchy_tree(nodes, edges))
+            entry["tree_from_level"] = lowest
+        except WorkbenchError as exc:  # a hierarchy that is not a tree has no picture; its levels still show
+            entry["note"] = str(exc).splitlines()[0]
+        out.append(entry)
+    return out
+
+
+def _privacy(result: RunResult) -> dict[str, Any]:
+    study, release = result.study, result.release
+    n = result.dataset.n
+    limit = release.limit if release is not None else int(study.max_suppression * n)
+    if study.engine == "lattice":
+        from workbench.lattice.search import ALGORITHMS
+
+        spec = ALGORITHMS.get(study.algorithm)
+        how = ("full-domain generalization: every value of a quasi-identifier is generalized to the same level of "
+               "its hierarchy, and the records of groups that stay too small are suppressed")
+        algorithm = (f"{study.algorithm}, " + ("an optimal search" if spec.optimal else "a heuristic search")
+                     + f"; {spec.citation}") if spec else study.algorithm
+    else:
+        how = ("local recoding: the records are clustered and each cluster's values are generalized only as far "
+               "as that cluster needs")
+        algorithm = f"{study.algorithm} (Katirai 2006)"
+    objective = M.MEASURES.get(study.objective)
+    return {
+        "k": study.k, "max_suppression": study.max_suppression, "limit": limit, "records": n,
+        "engine": study.engine, "how": how, "algorithm": algorithm, "objective": study.objective,
+        "objective_name": objective.name if objective else study.objective,
+        "objective_plain": objective.plain if objective else "",
+        "models": [{"model": kind, "description": m["description"], "holds": m["holds"]}
+                   for kind, m in result.privacy_models().items()],
+    }
+
+
+def _population(study: Study) -> int | None:
+    return next((spec.get("population") for spec in study.privacy_models
+                 if spec.kind == "risk" and spec.get("population")), None)
+
+
+def _risk(result: RunResult) -> dict[str, Any]:
+    from workbench import risk
+    from workbench.report.charts import risk_histogram, svg
+
+    population = _population(result.study)
+    before = risk.risk_of_node(result.dataset, None, population_size=population)
+    records = [risk.record_risks(risk.node_class_sizes(result.dataset)).assign(table="input")]
+    after = None
+    if result.release is not None:
+        after = risk.risk_of_release(result.release, population_size=population)
+        records.append(risk.record_risks(risk.release_class_sizes(result.release)).assign(table="release"))
+    histogram = pd.concat(records, ignore_index=True)
+    return {"before": before.to_dict(), "after": after.to_dict() if after else None, "population": population,
+            "records": histogram, "chart": svg(risk_histogram(histogram)), "threshold": risk.DEFAULT_THRESHOLD}
+
+
+def _release(result: RunResult) -> dict[str, Any]:
+    from workbench.guarantees import guarantee_text, suppression_note, suppression_warning
+
+    release, study = result.release, result.study
+    if release is None:
+        return {}
+    guarantee = result.guarantee
+    assert guarantee is not None
+    suppressed = int(release.suppressed.sum())
+    table = release.table(study.suppressed)
+    sample = table.sample(n=min(SAMPLE_ROWS, len(table)), random_state=study.seed) if len(table) else table
+    levels = None
+    if release.transformation is not None:
+        levels = pd.DataFrame([
+            {"attribute": q, "level": v, "of": c.height,
+             "released as": "the original value" if v == 0 else
+             f"its top level ({c.labels[v][0]}): the value is withheld" if c.cardinality(v) == 1 else
+             f"level {v} of its hierarchy, e.g. {', '.join(list(c.labels[v])[:3])}"}
+            for q, v, c in zip(release.transformation, release.transformation.values(), release.dataset.encoded,
+                               strict=True)])
+    return {
+        "guarantee": guarantee.as_dict(), "describe": guarantee.describe(),
+        "meaning": guarantee_text(guarantee.kind).meaning, "k_anonymous": guarantee_text(guarantee.kind).k_anonymous,
+        "suppressed": suppressed, "suppressed_note": suppression_note(suppressed, release.n),
+        "suppressed_warning": suppression_warning(suppressed, release.n), "policy": study.suppressed,
+        "classes": release.classes, "smallest_class": release.smallest_class(), "levels": levels,
+        "sample": sample.reset_index(drop=True), "shown_rows": len(sample), "released_rows": len(table),
+    }
+
+
+def _costs(result: RunResult) -> pd.DataFrame:
+    """The release under every registered measure it can be scored by (those needing a target only with one)."""
+    from workbench.objective import score_release
+
+    if result.release is None:
+        return pd.DataFrame()
+    ids = [i for i, m in M.MEASURES.items() if not m.needs_target or result.study.target is not None]
+    scores = score_release(replace(result.study, compare=tuple(ids)), result.release)
+    return pd.DataFrame([{"measure": M.MEASURES[i].name, "id": i, "value": s.value, "normalized": s.normalized,
+                          "direction": str(s.direction), "what it means": M.MEASURES[i].plain}
+                         for i, s in scores.items()])
+
+
+def _alternatives(result: RunResult, progress: Progress | None) -> dict[str, Any]:
+    from workbench.alternatives import comparison
+    from workbench.report.charts import pareto, svg
+
+    try:
+        c = comparison(result.study, result.dataset, result, progress=progress)
+    except WorkbenchError as exc:
+        return {"error": str(exc).splitlines()[0]}
+    ids = list(c.measures)
+    table = c.marked()
+    out: dict[str, Any] = {"comparison": c, "table": table, "measures": ids, "optimal_under": c.optimal_under(),
+                           "chart": None, "why": why(result, c)}
+    if len(ids) >= 2 and len(c.table):
+        out["chart"] = svg(pareto(c.table, ids[0], ids[1], c.front))
+        out["axes"] = (ids[0], ids[1])
+    return out
+
+
+def why(result: RunResult, c: Any) -> list[str]:
+    """Why the chosen release, in sentences built from the run and the comparison."""
+    study = result.study
+    lines = []
+    objective = M.MEASURES.get(study.objective)
+    name = objective.name if objective else study.objective
+    if study.engine == "lattice":
+        proof = ""
+        if result.search is not None:
+            proof = (" It is proven optimal." if result.search.proven_optimal
+                     else " It is not proven optimal: the search is a heuristic.")
+        lines.append(f"The configured search ({study.algorithm}) chose the solution with the least {name} among the "
+                     f"solutions that meet the privacy model.{proof}")
+    else:
+        lines.append(f"The configured local algorithm ({study.algorithm}) clustered the records so as to keep the "
+                     f"{name} low while every cluster meets k.")
+    if c.chosen is not None:
+        others = len(c.table) - 1
+        dominating = dominated_by(c.table, list(c.measures), c.chosen)
+        if not dominating:
+            lines.append(f"None of the other {others} alternatives listed is at least as good under every measure "
+                         "compared and better under one: the release is on the Pareto front.")
+        else:
+            shown = ", ".join(dominating[:3]) + (", …" if len(dominating) > 3 else "")
+            lines.append(f"{len(dominating)} of the other {others} alternatives listed ({shown}) are at least as good "
+                         f"under every measure compared and better under one. The release was chosen for its {name} "
+                         "under the configured engine and privacy model, not for every measure; the table shows "
+                         "what each alternative would cost instead.")
+    return lines
+
+
+def dominated_by(table: pd.DataFrame, ids: list[str], row: int) -> list[str]:
+    """The rows of ``table`` at least as good as ``row`` under every measure and better under one (each measure
+    in its own direction), named ``engine algorithm solution``."""
+    from workbench.compare import as_loss
+
+    loss = pd.DataFrame({m: as_loss(table, m) for m in ids})
+    mine = loss.loc[row]
+    better = (loss <= mine).all(axis=1) & (loss < mine).any(axis=1)
+    return [f"{table.engine[i]} {table.solution[i]}" if table.engine[i] == "lattice" else f"local {table.algorithm[i]}"
+            for i in table.index[better]]
+
+
+def _checks(result: RunResult) -> list[dict[str, str]]:
+    """The checks done on the release: its verification from the released table, the privacy models, the
+    columns that could give a quasi-identifier back, and how the written files are protected."""
+    from workbench.dependencies import dependency_warnings
+
+    release, study = result.release, result.study
+    out = []
+    if release is not None:
+        g = result.guarantee
+        assert g is not None
+        state = "passed" if g.holds else "FAILED"
+        out += [
+            {"check": "each released value generalizes the record's original value", "result": state},
+            {"check": "suppressed records carry * in every quasi-identifier", "result": state},
+            {"check": (f"every group of identical released quasi-identifier rows has at least {release.k} records"
+                       if g.kind == "k-anonymity" else
+                       f"every released row matches at least {release.k} original records (k-ambiguity)"),
+             "result": state},
+            {"check": f"suppressed records within the limit ({g.suppressed:,} of at most {g.limit:,})",
+             "result": "passed" if g.suppressed <= g.limit else "FAILED"},
+        ]
+        for model, holds in g.models.items():
+            out.append({"check": f"privacy model: {model}", "result": "passed" if holds else "FAILED"})
+    warnings = dependency_warnings(result.dataset)
+    out.append({"check": "no released column gives a quasi-identifier back (a column whose every value occurs "
+                         "with one generalized value)",
+                "result": "passed" if not warnings else "WARNING: " + " | ".join(warnings)})
+    out.append({"check": "released rows are shuffled with the recorded seed before they are written, so their "
+                         "order cannot be matched to the input's (Sweeney's unsorted-matching attack)",
+                "result": f"done when written (seed {study.seed})"})
+    return out
+
+
+def _file_hash(study: Study) -> str | None:
+    if study.data_path is None:
+        return None
+    digest = hashlib.sha256()
+    with open(study.data_path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _versions() -> dict[str, str]:
+    out = {}
+    for name in ("k-anonymity-workbench", *PACKAGES):
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _provenance(result: RunResult, command: str) -> dict[str, Any]:
+    from workbench.export import provenance_record
+
+    study, release = result.study, result.release
+    record = {}
+    if release is not None:
+        assert result.guarantee is not None
+        record = provenance_record(release, seed=study.seed, config=dict(study.raw),
+                                   measures={i: s.value for i, s in result.scores.items()},
+                                   guarantee=result.guarantee, suppressed_policy=study.suppressed)
+    return {"record": record, "file_sha256": _file_hash(study), "data_path": str(study.data_path or ""),
+            "source": result.dataset.source, "versions": _versions() | dict(record.get("versions", {})),
+            "config_toml": to_toml(study.raw), "seed": study.seed, "search_seed": study.search_seed,
+            "command": command, "run_command": run_command(command)}
+
+
+def run_command(command: str) -> str:
+    """The ``workbench run`` that writes the reported release: the report's command with ``run`` for
+    ``report``, no ``--pdf``, and ``DIR-release`` for ``--out DIR``."""
+    parts = shlex.split(command)
+    out = []
+    for i, part in enumerate(parts):
+        if part == "--pdf":
+            continue
+        if i == 1 and part == "report":
+            part = "run"
+        elif i > 0 and parts[i - 1] == "--out":
+            part = f"{part.rstrip('/')}-release"
+        out.append(part)
+    return shlex.join(out)
+
+
+STEPS = ("the dataset", "the hierarchies", "the risk", "the release", "every measure", "the alternatives",
+         "the checks", "the provenance")
+
+
+def gather(study: Study, result: RunResult, command: str, progress: Progress | None = None) -> Facts:
+    """Every section's figures for the run's release."""
+    report = progress or (lambda fraction, text: None)
+    facts = Facts(study, result, command)
+    report(0.05, "describing the dataset")
+    facts.dataset = _dataset(result.dataset)
+    facts.privacy = _privacy(result)
+    report(0.1, "drawing the hierarchies")
+    facts.hierarchies = _hierarchies(study, result.dataset)
+    report(0.25, "assessing the risk")
+    facts.risk = _risk(result)
+    facts.release = _release(result)
+    report(0.35, "scoring the release under every measure")
+    facts.costs = _costs(result)
+    report(0.45, "comparing the alternatives")
+    facts.alternatives = _alternatives(result, lambda f, text: report(0.45 + 0.45 * f, text))
+    report(0.9, "listing the checks")
+    facts.checks = _checks(result)
+    facts.provenance = _provenance(result, command)
+    report(1.0, "done")
+    return facts

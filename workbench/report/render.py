@@ -1,0 +1,231 @@
+"""The report as one self-contained HTML page: inline CSS, charts as inline SVG, no script, and a content
+security policy that forbids fetching anything, so it opens offline and prints (WeasyPrint) as it shows.
+Every value that comes from the data or the config is escaped (``workbench.display``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from workbench.display import esc, fmt, pairs_html, percent, table_html
+from workbench.report.facts import Facts
+
+SECTIONS = (
+    ("dataset", "The dataset"),
+    ("hierarchies", "Quasi-identifiers and their hierarchies"),
+    ("privacy-model", "The privacy model"),
+    ("risk", "Re-identification risk before and after"),
+    ("release", "The chosen release"),
+    ("costs", "What it costs"),
+    ("alternatives", "The alternatives considered"),
+    ("checks", "Checks done"),
+    ("provenance", "Provenance"),
+)
+"""Section ids and titles, in the order of the report."""
+
+CSS = """
+@page { size: A4; margin: 16mm 14mm; }
+body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 13px; color: #222; max-width: 960px;
+       margin: 0 auto; padding: 12px 20px; line-height: 1.45; }
+h1 { font-size: 22px; margin-bottom: 2px; } h2 { font-size: 17px; border-bottom: 1px solid #bbb; margin-top: 28px; }
+h3 { font-size: 14px; margin-bottom: 4px; }
+table { border-collapse: collapse; margin: 6px 0 12px 0; font-size: 12px; }
+th, td { border: 1px solid #ccc; padding: 2px 7px; text-align: left; vertical-align: top; }
+table.wide { font-size: 10.5px; } table.wide td, table.wide th { padding: 1px 4px; overflow-wrap: anywhere; }
+td.num { white-space: nowrap; } table.wide td.num { overflow-wrap: normal; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: bold; padding: 3px 0; }
+.lead { color: #555; } .ok { color: #1a7f37; font-weight: bold; } .bad { color: #b42318; font-weight: bold; }
+.warn { background: #fff4e5; border-left: 4px solid #f79009; padding: 6px 10px; }
+pre { background: #f6f6f6; padding: 8px; font-size: 11px; white-space: pre-wrap; word-break: break-all; }
+figure { margin: 8px 0; } figcaption { color: #555; font-size: 12px; }
+svg { max-width: 100%; height: auto; }
+section { page-break-inside: auto; } nav ol { columns: 2; }
+"""
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+def _p(text: str, css: str = "") -> str:
+    return f'<p class="{css}">{esc(text)}</p>' if css else f"<p>{esc(text)}</p>"
+
+
+def _dataset(f: Facts) -> str:
+    d = f.dataset
+    counts = d["attributes"].role.value_counts()
+    roles = ", ".join(f"{n} {r}" for r, n in counts.items())
+    return (_p(f"The data comes from {d['source']}: {fmt(d['records'])} records with {d['columns']} columns "
+               f"({roles}). Each column has a role that decides what the release does with it.")
+            + table_html(d["attributes"], max_rows=200))
+
+
+def _hierarchies(f: Facts) -> str:
+    parts = [_p("A quasi-identifier is made less precise by climbing its hierarchy: level 0 is the value itself, "
+                "each level above merges values, and the top usually says nothing (*).")]
+    for h in f.hierarchies:
+        parts.append(f"<h3>{esc(h['attribute'])}</h3>")
+        if h["note"]:
+            parts.append(_p(h["note"]))
+        if h["levels"] is not None:
+            parts.append(table_html(h["levels"], f"{h['attribute']}: {h['height']} level(s) above the original value",
+                                    max_rows=50))
+        if h["tree"]:
+            start = h.get("tree_from_level", 0)
+            note = f" (drawn from level {start}, where it has few enough values)" if start else ""
+            parts.append(f"<figure>{h['tree']}<figcaption>The hierarchy of {esc(h['attribute'])} as a tree{esc(note)}"
+                         "</figcaption></figure>")
+    return "".join(parts)
+
+
+def _privacy(f: Facts) -> str:
+    p = f.privacy
+    k = p["k"]
+    parts = [
+        _p(f"k-anonymity with k = {k}: every combination of quasi-identifier values that appears in the release is "
+           f"shared by at least {k} records, so someone who knows a person's quasi-identifiers and that the person "
+           f"is in the data finds at least {k} matching rows and cannot tell which one is theirs."),
+        _p(f"Suppression: up to {percent(p['max_suppression'])} of the records (at most {fmt(p['limit'])} of "
+           f"{fmt(p['records'])}) may be suppressed, that is released with * in every quasi-identifier, when "
+           "that lets the others be generalized less." if p["engine"] == "lattice" else
+           "Suppression: the local engine suppresses no record; a value it must hide is generalized to the top of "
+           "its hierarchy, cell by cell."),
+        _p(f"How the data is changed: {p['how']}. Algorithm: {p['algorithm']}."),
+        _p(f"What it minimizes: {p['objective_name']} ({p['objective']}): {p['objective_plain']}"),
+    ]
+    if p["models"]:
+        models = pd.DataFrame([{"model": m["model"], "requirement": m["description"],
+                                "holds on the release": m["holds"]} for m in p["models"]])
+        parts.append(_p("Further privacy models, each re-checked on the release:") + table_html(models))
+    return "".join(parts)
+
+
+def _risk_rows(r: dict[str, Any] | None) -> list[str]:
+    if r is None:
+        return ["-"] * 7
+    pro = r["prosecutor"]
+    return [fmt(r["records"]), fmt(r["classes"]), percent(pro["highest"]), percent(pro["average"]),
+            f"{fmt(pro['records_at_risk_count'])} ({percent(pro['records_at_risk'])})", percent(r["marketer"]),
+            percent(r["sample_uniques"])]
+
+
+RISK_LABELS = ("records", "groups of identical quasi-identifier rows",
+               "highest risk of any record (1 / its group's size)", "average risk over the records",
+               "records at risk", "marketer risk (share re-identified on average)", "records alone in their group")
+
+
+def _risk(f: Facts) -> str:
+    r = f.risk
+    threshold = percent(r["threshold"])
+    table = pd.DataFrame({"figure": RISK_LABELS, "input": _risk_rows(r["before"]), "release": _risk_rows(r["after"])})
+    parts = [_p("Risk here is the chance that someone who knows a person's quasi-identifiers picks that person's row: "
+                f"1 divided by the size of the person's group of identical rows. A record is at risk when that "
+                f"chance exceeds {threshold} (a group under {round(1 / r['threshold'])} records)."),
+             table_html(table, "Re-identification risk (prosecutor model)")]
+    if r["population"]:
+        rows = []
+        for name in ("pitman", "zayatz", "snb", "dankar"):
+            rows.append({"estimate": name,
+                         "input": percent((r["before"]["population_uniques"] or {}).get(name)),
+                         "release": percent(((r["after"] or {}).get("population_uniques") or {}).get(name))})
+        parts.append(table_html(pd.DataFrame(rows), f"Estimated share of the population ({fmt(r['population'])} "
+                                                     "people) that is unique"))
+    parts.append(f"<figure>{r['chart']}<figcaption>How many records carry each level of risk, in the input and in "
+                 "the release (the suppressed records form one group of *).</figcaption></figure>")
+    return "".join(parts)
+
+
+def _release(f: Facts) -> str:
+    r = f.release
+    if not r:
+        return _p("No solution meets the privacy model with this configuration: there is no release.", "bad")
+    state = ('<span class="ok">verified</span>' if r["guarantee"]["holds"]
+             else '<span class="bad">DOES NOT hold</span>')
+    parts = [f"<p>Guarantee: {esc(r['guarantee']['kind'])}, {state}, re-checked from the released table itself. "
+             f"It means: {esc(r['meaning'])}.</p>",
+             _p(r["describe"]),
+             _p(f"Suppressed: {r['suppressed_note']}; they are "
+                + ("released with * in every quasi-identifier." if r["policy"] == "mark"
+                   else "left out of the release.")),
+             _p(f"The release has {fmt(r['classes'])} groups of identical quasi-identifier rows; the smallest holds "
+                f"{fmt(r['smallest_class'])} records.")]
+    if not r["k_anonymous"]:
+        parts.append(_p("This guarantee is weaker than k-anonymity.", "warn"))
+    if r["suppressed_warning"]:
+        parts.append(_p(r["suppressed_warning"], "warn"))
+    if r["levels"] is not None:
+        parts.append(table_html(r["levels"], "How each quasi-identifier is released"))
+    caption = f"{r['shown_rows']} released rows drawn at random (of {fmt(r['released_rows'])})"
+    parts.append(table_html(r["sample"], caption, max_rows=len(r["sample"]) or 1))
+    return "".join(parts)
+
+
+def _costs(f: Facts) -> str:
+    if f.costs.empty:
+        return _p("There is no release to measure.")
+    return (_p("Generalization and suppression make the data less precise. Each measure below counts that loss "
+               "in its own way; direction says whether lower or higher is better, and normalized puts the value "
+               "on a scale from 0 to 1 where the measure has one.")
+            + table_html(f.costs, "The release under every measure", max_rows=50))
+
+
+def _alternatives(f: Facts) -> str:
+    a = f.alternatives
+    if "error" in a:
+        return _p(f"The alternatives could not be compared: {a['error']}")
+    parts = [_p(line) for line in a["why"]]
+    parts.append(_p("Alternatives: the lattice engine's minimal solutions that meet the privacy model (for a measure "
+                    "that never improves by generalizing more, the best solution is one of them) and the local "
+                    "engine's releases for the same k. chosen marks this release; pareto marks the solutions no other "
+                    "solution beats under every measure at once."))
+    parts.append(table_html(a["table"], "The alternatives under every measure compared", max_rows=60,
+                            css_class="wide"))
+    parts.append(table_html(a["optimal_under"], "What each measure would choose", max_rows=80))
+    if a["chart"]:
+        x, y = a["axes"]
+        parts.append(f"<figure>{a['chart']}<figcaption>The alternatives under {esc(x)} and {esc(y)} (lower is better "
+                     "on both), the Pareto front marked.</figcaption></figure>")
+    return "".join(parts)
+
+
+def _checks(f: Facts) -> str:
+    rows = pd.DataFrame(f.checks)
+    return (_p("The release was checked from its own table before this report was written:")
+            + table_html(rows, max_rows=100))
+
+
+def _provenance(f: Facts) -> str:
+    p = f.provenance
+    record = p["record"]
+    pairs: list[tuple[str, object]] = [("created", record.get("created", "-")), ("input", p["source"])]
+    if p["file_sha256"]:
+        pairs.append(("input file SHA-256", p["file_sha256"]))
+    pairs.append(("input content SHA-256 (the table's values)", record.get("input", {}).get("content_sha256", "-")))
+    pairs += [("records", record.get("input", {}).get("records", "-")), ("shuffle seed", p["seed"]),
+              ("search seed", p["search_seed"])]
+    versions = pd.DataFrame({"package": list(p["versions"]), "version": list(p["versions"].values())})
+    return (pairs_html(pairs, "Where it comes from") + table_html(versions, "Versions", max_rows=50)
+            + "<h3>Reproduce it</h3>" + _p("This report:") + f"<pre>{esc(p['command'])}</pre>"
+            + _p("The release itself:") + f"<pre>{esc(p['run_command'])}</pre>"
+            + "<h3>The configuration</h3>" + f"<pre>{esc(p['config_toml'])}</pre>")
+
+
+RENDERERS = {"dataset": _dataset, "hierarchies": _hierarchies, "privacy-model": _privacy, "risk": _risk,
+             "release": _release, "costs": _costs, "alternatives": _alternatives, "checks": _checks,
+             "provenance": _provenance}
+
+
+def render(f: Facts) -> str:
+    """The whole page."""
+    study = f.study
+    title = f"De-identification report: {f.dataset['source']}"
+    nav = "".join(f'<li><a href="#{sid}">{esc(name)}</a></li>' for sid, name in SECTIONS)
+    body = "".join(f'<section id="{sid}"><h2>{esc(name)}</h2>{RENDERERS[sid](f)}</section>' for sid, name in SECTIONS)
+    suppression = (f"at most {percent(study.max_suppression)} of the records suppressed"
+                   if study.engine == "lattice" else "no record suppressed")
+    lead = (f"k = {study.k}, {suppression}, {study.engine} engine, {study.algorithm}. Written for a review board: "
+            "each section says what was done and what it means; the figures are the workbench's own.")
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
+            f"<h1>{esc(title)}</h1><p class=\"lead\">{esc(lead)}</p><nav><ol>{nav}</ol></nav>{body}</body></html>")

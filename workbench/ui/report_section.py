@@ -1,0 +1,45 @@
+"""Export page: the ethics-board report of the exported release (``workbench.report.build_report``, the function
+``workbench report`` calls), built on request and offered as one self-contained HTML file."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+REPORT_KEY = "report_html"  # st.session_state: (config JSON, report bytes) of the last report built
+
+
+def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
+    """A button that builds the report of the last run's release (with the Export page's seed) and a download
+    button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
+    from workbench.config import study_from_dict
+    from workbench.errors import WorkbenchError
+    from workbench.report import build_report
+    from workbench.ui.cached import error_result, run_result
+    from workbench.ui.export import download
+
+    st.subheader("Report for a review board")
+    st.caption("One HTML file that opens offline: the data and its roles, the hierarchies, the privacy model, the "
+               "risk before and after, the release, what it costs under every measure, the alternatives weighed, "
+               "the checks done and how to reproduce it (`workbench report` writes the same file).")
+    key = json.dumps(raw, sort_keys=True)
+    held = st.session_state.get(REPORT_KEY)
+    if st.button("Build the report"):
+        outcome = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
+                             dataset_key=last["dataset_key"])
+        if "error" not in outcome:
+            try:
+                with st.spinner("Building the report…"):
+                    report = build_report(study_from_dict(raw), outcome["result"])
+                held = (key, report.html.encode("utf-8"))
+                st.session_state[REPORT_KEY] = held
+            except WorkbenchError as exc:
+                outcome = error_result(exc)
+        if "error" in outcome:
+            st.error(outcome["error"])
+            return
+    if held is not None and held[0] == key:
+        download("Report (HTML)", held[1], "report.html", "text/html",
+                 help="opens offline in any browser; print it to PDF, or run `workbench report CONFIG --pdf`")
