@@ -1,4 +1,4 @@
-"""Antichain + prefix-tree store against a brute-force list (Kohlmayer/Prasser 2016)."""
+"""The antichain store and minimal_nodes against a brute-force list (Kohlmayer/Prasser 2016)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.lattice.antichain import DOWN, UP, AntichainStore
+from workbench.lattice.antichain import DOWN, UP, AntichainStore, minimal_nodes
 from workbench.lattice.space import Lattice
 
 
@@ -51,3 +51,14 @@ def test_store_matches_brute_force(heights, direction, data):
         assert len(stored) == len(store)
         for a, b in itertools.permutations(stored, 2):
             assert not below(a, b)  # an antichain
+
+
+@settings(max_examples=100, deadline=None)
+@given(heights=st.lists(st.integers(0, 3), min_size=1, max_size=4), data=st.data())
+def test_minimal_nodes_match_brute_force(heights, data):
+    nodes = list(Lattice(tuple(heights)).nodes())
+    chosen = data.draw(st.lists(st.sampled_from(nodes), max_size=20))
+    expected = {x for x in chosen if not any(y != x and Lattice.leq(y, x) for y in chosen)}
+    got = minimal_nodes(chosen)
+    assert set(got) == expected and len(got) == len(expected)
+    assert got == sorted(got, key=lambda n: (sum(n), n))

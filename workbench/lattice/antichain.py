@@ -1,35 +1,29 @@
-"""Antichain + prefix-tree store for predictive properties (Kohlmayer, Prasser et al. 2016, §"Antichains").
+"""Antichain store for predictive properties (Kohlmayer, Prasser et al. 2016, §"Antichains").
 
 A property that propagates **up** (to generalizations, P↑: "k-anonymous", "objective bound exceeded") is
 stored as the antichain of its minimal observed nodes; a node has the property when some stored node lies
 below it. A property that propagates **down** (P↓: "not k-anonymous") is stored as the antichain of its
-maximal observed nodes. The nodes live in a trie (depth i = level of attribute i) whose inner nodes carry
-the minimum and maximum rank below them, which prune the range queries: a query for stored nodes below x
-skips subtrees whose minimum rank exceeds rank(x), a query for stored nodes above x those whose maximum rank
-is below it. Memory depends on the
-number of stored nodes, never on the lattice size.
+maximal observed nodes. ARX keeps the antichain in a prefix tree; here it is one integer matrix (a row per
+stored node), and a query compares the node with every row at once in numpy, which for the antichains a search
+builds (at most a few thousand nodes) costs a few microseconds instead of a tree walk in Python. Memory
+depends on the number of stored nodes, never on the lattice size.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+
+import numpy as np
 
 from workbench.lattice.space import Node
 
 UP = "up"
 DOWN = "down"
-
-
-@dataclass
-class _TrieNode:
-    lo: int  # minimum rank of the stored nodes below (a lower bound: not raised after deletions)
-    hi: int  # maximum rank of the stored nodes below (an upper bound: not lowered after deletions)
-    children: dict[int, _TrieNode] = field(default_factory=dict)
+_FIRST_CAPACITY = 64
 
 
 class AntichainStore:
-    """Nodes with a predictive property, kept as an antichain in a prefix tree.
+    """Nodes with a predictive property, kept as an antichain (one row per stored node).
 
     ``covers(x)`` is true when x has the property by prediction: for an ``up`` store some stored y ≤ x,
     for a ``down`` store some stored y ≥ x (y = x included).
@@ -40,39 +34,22 @@ class AntichainStore:
             raise ValueError(f"direction must be {UP!r} or {DOWN!r}")
         self.width = width
         self.direction = direction
-        self._root = _TrieNode(lo=0, hi=0)
+        self._rows = np.zeros((_FIRST_CAPACITY, width), dtype=np.int32)
         self._size = 0
 
     def __len__(self) -> int:
         return self._size
 
-    def _reaches(self, child_level: int, x_level: int) -> bool:
-        """Can a stored node with this level at this depth be on the right side of x?"""
-        return child_level <= x_level if self.direction == UP else child_level >= x_level
-
-    def _may_cover(self, child: _TrieNode, rank: int) -> bool:
-        """May the subtree hold a node on the covering side of a node of this rank?"""
-        return child.lo <= rank if self.direction == UP else child.hi >= rank
-
-    def _may_be_subsumed(self, child: _TrieNode, rank: int) -> bool:
-        """May the subtree hold a node that a new node of this rank subsumes?"""
-        return child.hi >= rank if self.direction == UP else child.lo <= rank
+    def _below(self, x: np.ndarray) -> np.ndarray:
+        """Per stored row: does it lie on the covering side of x (≤ x for up, ≥ x for down)?"""
+        rows = self._rows[: self._size]
+        return (rows <= x).all(axis=1) if self.direction == UP else (rows >= x).all(axis=1)
 
     def covers(self, x: Node) -> bool:
         """Does x have the property by prediction (a stored node at or below/above it)?"""
         if not self._size:
             return False
-        rank = sum(x)
-
-        def walk(node: _TrieNode, depth: int) -> bool:
-            if depth == self.width:
-                return True
-            for level, child in node.children.items():
-                if self._reaches(level, x[depth]) and self._may_cover(child, rank) and walk(child, depth + 1):
-                    return True
-            return False
-
-        return walk(self._root, 0)
+        return bool(self._below(np.asarray(x, dtype=np.int32)).any())
 
     def insert(self, x: Node) -> bool:
         """Record that x has the property. Returns False (and stores nothing) when it was already covered;
@@ -80,47 +57,32 @@ class AntichainStore:
         x = tuple(x)
         if len(x) != self.width:
             raise ValueError(f"node {x} has {len(x)} levels, the store has width {self.width}")
-        if self.covers(x):
-            return False
-        self._remove_subsumed(x)
-        rank = sum(x)
-        node = self._root
-        for level in x:
-            child = node.children.get(level)
-            if child is None:
-                child = node.children[level] = _TrieNode(lo=rank, hi=rank)
-            child.lo, child.hi = min(child.lo, rank), max(child.hi, rank)
-            node = child
+        row = np.asarray(x, dtype=np.int32)
+        if self._size:
+            if self._below(row).any():
+                return False
+            rows = self._rows[: self._size]
+            subsumed = (rows >= row).all(axis=1) if self.direction == UP else (rows <= row).all(axis=1)
+            if subsumed.any():
+                kept = rows[~subsumed]
+                self._size = len(kept)
+                self._rows[: self._size] = kept
+        if self._size == len(self._rows):
+            grown = np.zeros((2 * len(self._rows), self.width), dtype=np.int32)
+            grown[: self._size] = self._rows[: self._size]
+            self._rows = grown
+        self._rows[self._size] = row
         self._size += 1
         return True
 
-    def _remove_subsumed(self, x: Node) -> None:
-        """Delete stored y that x subsumes: y ≥ x for an up store, y ≤ x for a down store."""
-
-        rank = sum(x)
-
-        def walk(node: _TrieNode, depth: int) -> int:
-            if depth == self.width:
-                return 1
-            removed = 0
-            for level in list(node.children):
-                child = node.children[level]
-                # y_depth on the subsumed side of x_depth, and a rank the subsumed nodes can have
-                if self._reaches(x[depth], level) and self._may_be_subsumed(child, rank):
-                    removed += walk(child, depth + 1)
-                    if depth + 1 == self.width or not child.children:
-                        del node.children[level]  # a leaf, or an inner node left without children
-            return removed
-
-        if self._size:
-            self._size -= walk(self._root, 0)
-
     def __iter__(self) -> Iterator[Node]:
-        def walk(node: _TrieNode, prefix: tuple[int, ...]) -> Iterator[Node]:
-            if len(prefix) == self.width:
-                yield prefix
-                return
-            for level in sorted(node.children):
-                yield from walk(node.children[level], (*prefix, level))
+        return iter(sorted(tuple(int(v) for v in r) for r in self._rows[: self._size]))
 
-        return walk(self._root, ())
+
+def minimal_nodes(nodes: list[Node]) -> list[Node]:
+    """The minimal nodes of a set (none lies above another of the set), in (rank, node) order."""
+    if not nodes:
+        return []
+    store = AntichainStore(len(nodes[0]), UP)
+    # in rank order a later node never lies below an earlier one, so nothing inserted is removed again
+    return [n for n in sorted(set(nodes), key=lambda n: (sum(n), n)) if store.insert(n)]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import heapq
 import time
-from operator import le
 
+from workbench.lattice.antichain import minimal_nodes
 from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude
 from workbench.lattice.space import Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
@@ -140,11 +140,7 @@ class _Flash:
     def k_minimal(self) -> list[Node]:
         """The minimal checked k-anonymous nodes (all k-minimal nodes are checked once every node is decided:
         nothing below a k-minimal node is k-anonymous, so nothing can predict it)."""
-        minimal: list[Node] = []
-        for node in sorted(self.checked_anonymous, key=lambda n: (sum(n), n)):
-            if not any(all(map(le, m, node)) for m in minimal):
-                minimal.append(node)
-        return minimal
+        return minimal_nodes(self.checked_anonymous)
 
 
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:

@@ -16,8 +16,8 @@ objective the best k-minimal node is the global optimum.
 from __future__ import annotations
 
 import time
-from operator import le
 
+from workbench.lattice.antichain import UP, AntichainStore
 from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude
 from workbench.lattice.space import Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
@@ -30,7 +30,7 @@ class _OLA:
     def __init__(self, space: TaggedLattice, deadline: float | None) -> None:
         self.space = space
         self.deadline = deadline
-        self.k_minimal: list[Node] = []
+        self.k_minimal = AntichainStore(len(space.lattice.heights), UP)
         self.visited: set[tuple[Node, Node]] = set()
         self.answers: dict[Node, bool] = {}  # space.status, asked once per node (the answer never changes)
         self.undecided = space.undecided
@@ -49,10 +49,7 @@ class _OLA:
 
     def add_k_minimal(self, node: Node) -> None:
         """AddKMinimal: refuse a node above a member; drop the members above it (CleanUp)."""
-        if any(all(map(le, m, node)) for m in self.k_minimal):
-            return
-        self.k_minimal = [m for m in self.k_minimal if not all(map(le, node, m))]
-        self.k_minimal.append(node)
+        self.k_minimal.insert(node)
 
     def out_of_time(self) -> bool:
         if not self.timed_out and self.deadline is not None and time.perf_counter() > self.deadline:
