@@ -14,7 +14,7 @@ from workbench.lattice.antichain import DOWN, UP, AntichainStore
 from workbench.lattice.evaluate import NodeEvaluation, NodeEvaluator
 from workbench.lattice.space import Lattice, Node
 from workbench.lattice.trace import CHECK, PREDICTED, PRUNED, Trace
-from workbench.lattice.undecided import UndecidedNodes
+from workbench.lattice.undecided import ANONYMOUS, UNDECIDED, UndecidedNodes
 
 
 class TaggedLattice:
@@ -31,6 +31,7 @@ class TaggedLattice:
         self._pending: list[NodeEvaluation] = []  # checked, not yet in the stores (filled on first prediction)
         self._predicted: set[Node] = set()
         self._undecided: UndecidedNodes | None = None
+        self._tagged = False  # facts learned otherwise are in the stores only
         self.trace = Trace()
         self._rollups0 = evaluator.rollups
         self.monotone = evaluator.admissibility.monotone  # may checks be propagated (predictive tagging)?
@@ -41,6 +42,9 @@ class TaggedLattice:
         e = self.evaluated.get(node)
         if e is not None:
             return e.k_anonymous
+        if self._undecided is not None and not self._tagged:  # the dense grid knows every check's closure
+            state = self._undecided.state(node)
+            return None if state == UNDECIDED else state == ANONYMOUS
         self._flush()
         if self._anonymous.covers(node):
             return True
@@ -93,6 +97,7 @@ class TaggedLattice:
 
     def tag(self, node: Node, k_anonymous: bool) -> None:
         """Record a k-anonymity fact learned otherwise (e.g. Incognito's subset property)."""
+        self._tagged = True
         (self._anonymous if k_anonymous else self._not_anonymous).insert(tuple(node))
 
     # ------------------------------------------------------------------ objective bound

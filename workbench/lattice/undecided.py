@@ -29,12 +29,18 @@ class Rows(NamedTuple):
         return slice(int(self.ranks.searchsorted(low, "left")), int(self.ranks.searchsorted(high, "right")))
 
 
+UNDECIDED, ANONYMOUS, NOT_ANONYMOUS = 0, 1, 2
+_COMPACT_EVERY = 32  # learned checks between two compactions of the rows
+
+
 class UndecidedNodes:
     """The nodes whose k-anonymity is still unknown, learned from check results alone: a k-anonymous check
     decides its up-set, a not-k-anonymous one its down-set (the closure ``space`` keeps in antichain stores).
 
-    Kept as a dense flag array plus the rows of the undecided nodes sorted by rank, so that "what is undecided
-    in [B, T]?" and "which nodes of rank r are undecided?" are vectorized queries on a slice.
+    Kept as a dense status grid (one byte per node: undecided, k-anonymous, not k-anonymous), in which the up-
+    or down-set of a node is a box that one slice assignment decides, plus the rows of the nodes sorted by rank
+    (compacted from time to time), so that "what is undecided in [B, T]?" and "which nodes of rank r are
+    undecided?" are vectorized queries on a slice.
     """
 
     def __init__(self, lattice: Lattice) -> None:
@@ -42,33 +48,52 @@ class UndecidedNodes:
         width = len(shape)
         self.strides = tuple(math.prod(shape[j + 1:]) for j in range(width))  # C order, as np.indices
         coords = np.indices(shape, dtype=np.int16).reshape(width, -1).T if width else np.zeros((1, 0), np.int16)
-        self.flags = np.ones(len(coords), dtype=bool)
+        self.status = np.zeros(len(coords), dtype=np.int8)
+        self._grid = self.status.reshape(shape) if width else self.status
         ranks = coords.sum(axis=1)
         order = np.argsort(ranks, kind="stable")
-        self.rows = Rows(coords[order], order, ranks[order])  # the undecided nodes
+        self.rows = Rows(coords[order], order, ranks[order])  # a superset of the undecided nodes
+        self._since_compaction = 0
 
     @staticmethod
     def fits(lattice: Lattice) -> bool:
         """Is the lattice small enough for dense arrays?"""
         return lattice.size <= DENSE_LIMIT
 
+    @property
+    def flags(self) -> np.ndarray:
+        """Per node (dense id): is it undecided?"""
+        return self.status == UNDECIDED
+
     def __len__(self) -> int:
-        return len(self.rows.ids)
+        return int(np.count_nonzero(self.status == UNDECIDED))
+
+    def state(self, node: Node) -> int:
+        """UNDECIDED, ANONYMOUS or NOT_ANONYMOUS."""
+        return int(self.status[sum(v * s for v, s in zip(node, self.strides, strict=True))])
 
     def __contains__(self, node: Node) -> bool:
-        return bool(self.flags[sum(v * s for v, s in zip(node, self.strides, strict=True))])
+        return self.state(node) == UNDECIDED
 
     def learn(self, node: Node, k_anonymous: bool) -> None:
         """A check found node k-anonymous (its generalizations are decided) or not (its specializations)."""
-        rows, rank = self.rows, sum(node)
-        part = rows.rank_range(rank, rank + len(self.flags)) if k_anonymous else rows.rank_range(-1, rank)
-        c = rows.coords[part]
-        hit = (c >= node if k_anonymous else c <= node).all(axis=1)
-        if hit.any():
-            keep = np.ones(len(rows.ids), dtype=bool)
-            keep[part] = ~hit
-            self.flags[rows.ids[~keep]] = False
-            self.rows = Rows(rows.coords[keep], rows.ids[keep], rows.ranks[keep])
+        if not node:
+            self.status[:] = ANONYMOUS if k_anonymous else NOT_ANONYMOUS
+            return
+        if k_anonymous:
+            self._grid[tuple(slice(v, None) for v in node)] = ANONYMOUS
+        else:
+            box = self._grid[tuple(slice(0, v + 1) for v in node)]
+            box[box == UNDECIDED] = NOT_ANONYMOUS
+        self._since_compaction += 1
+        if self._since_compaction >= _COMPACT_EVERY:
+            self._compact()
+
+    def _compact(self) -> None:
+        rows = self.rows
+        keep = self.status[rows.ids] == UNDECIDED
+        self.rows = Rows(rows.coords[keep], rows.ids[keep], rows.ranks[keep])
+        self._since_compaction = 0
 
     def within(self, bottom: Node, top: Node, rows: Rows | None = None) -> Rows | None:
         """The undecided nodes V with bottom ≤ V ≤ top (None if there are none), taken from ``rows``, a
@@ -78,9 +103,11 @@ class UndecidedNodes:
         if part.start == part.stop:
             return None
         c, ids = rows.coords[part], rows.ids[part]
-        hit = self.flags[ids] & ((c >= bottom) & (c <= top)).all(axis=1)
+        hit = (self.status[ids] == UNDECIDED) & ((c >= bottom) & (c <= top)).all(axis=1)
         return Rows(c[hit], ids[hit], rows.ranks[part][hit]) if hit.any() else None
 
     def at_rank(self, rank: int) -> list[Node]:
         """The undecided nodes of one rank."""
-        return [tuple(row) for row in self.rows.coords[self.rows.rank_range(rank, rank)].tolist()]
+        part = self.rows.rank_range(rank, rank)
+        open_ = self.status[self.rows.ids[part]] == UNDECIDED
+        return [tuple(row) for row in self.rows.coords[part][open_].tolist()]
