@@ -21,7 +21,6 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau
 
 import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study
@@ -316,6 +315,7 @@ def pareto_front(df: pd.DataFrame, measure_ids: Sequence[str]) -> np.ndarray:
 
 def rank_agreement(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
     """Kendall τ between the rankings of the candidates under each pair of measures (1: same order)."""
+    from scipy.stats import kendalltau  # scipy.stats takes 0.7 s to import: only when ranking
     ids = list(measure_ids)
     tau = pd.DataFrame(np.eye(len(ids)), index=ids, columns=ids)
     for a in range(len(ids)):

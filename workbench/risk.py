@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special, stats
 
 from workbench.grouping import group_rows
 
@@ -241,6 +240,8 @@ def solve_2d(fun: Equations, first: tuple[float, float], jac: Callable[[np.ndarr
     :data:`START_VALUES`; a root counts when both residuals are within :data:`ACCURACY` (ARX's test) and it is
     ``admissible`` (ARX's constraints). Each try is ``scipy.optimize.root`` (MINPACK hybrid Powell), at most
     :data:`ITERATIONS_PER_TRY` evaluations. None when no start value reaches a root."""
+    from scipy import optimize  # imported here: the estimators are the only users (0.2 s to import)
+
     def safe(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             out = np.asarray(fun(x), dtype=float)
@@ -314,6 +315,8 @@ def pitman_uniques(hist: Histogram, population_size: float) -> float:
     """Estimated number of population uniques under the Pitman model (ARX ``ModelPitman``): solve the
     likelihood equations for (theta, alpha) with theta >= 0 (ARX's constraint), then
     Gamma(theta+1)/Gamma(theta+alpha) * N^alpha, admissible in [0, N] (ARX ``getResult``). NaN when not solved."""
+    from scipy import special
+
     fun, jac = pitman_equations(hist)
     root = solve_2d(fun, pitman_start(hist), jac, admissible=lambda x: x[0] >= 0)
     if root is None:
@@ -341,9 +344,11 @@ def zayatz_uniques(hist: Histogram, population_size: float) -> float:
     n, u, c1 = hist.records, hist.classes, hist.classes_of_size(1)
     big_n = int(round(population_size))
     weights = hist.counts / u
-    pmf = stats.hypergeom.pmf(1, big_n, hist.sizes, n)
+    from scipy.stats import hypergeom  # scipy.stats takes 0.7 s to import: only for the Zayatz estimate
+
+    pmf = hypergeom.pmf(1, big_n, hist.sizes, n)
     denominator = float(np.sum(weights * pmf))
-    conditional = (c1 / u) * float(stats.hypergeom.pmf(1, big_n, 1, n)) / denominator
+    conditional = (c1 / u) * float(hypergeom.pmf(1, big_n, 1, n)) / denominator
     return c1 * conditional / (n / population_size)
 
 

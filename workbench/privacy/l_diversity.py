@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import digamma
 
 from workbench.privacy.base import ClassView, Extra, PrivacyModel
 
@@ -34,6 +33,8 @@ def grassberger_g(n: np.ndarray) -> np.ndarray:
     """Grassberger's G(n) = ψ(n) + ½(−1)^n (ψ((n+1)/2) − ψ(n/2)) (2003, eq. 35)."""
     n = np.asarray(n, dtype=float)
     sign = np.where(np.mod(n, 2) == 0, 1.0, -1.0)
+    from scipy.special import digamma  # imported here: Grassberger's estimate is its only user
+
     return digamma(n) + 0.5 * sign * (digamma((n + 1) / 2) - digamma(n / 2))
 
 
