@@ -1,4 +1,5 @@
-"""An uploaded table made ready by a loaded config, for the AppTests of pages that need the analyst's own data."""
+"""AppTest helpers: switching pages, and an uploaded table made ready by a loaded config for the pages that need
+the analyst's own data."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+def goto(at: AppTest, title: str) -> AppTest:
+    """Switch the app to a page by its title, as a click in the navigation does (call ``run()`` after)."""
+    from workbench.ui.main import page_file
+
+    return at.switch_page(str(page_file(title).relative_to(ROOT)))
 
 
 def ready_own_table(column: str, values: list[str], config_tail: str, seed: int, n: int) -> AppTest:

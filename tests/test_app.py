@@ -7,6 +7,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests._app import goto
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
@@ -36,7 +38,7 @@ def test_app_offers_the_embedded_adult_data():
     at.selectbox[0].select("adult9").run()
     assert not at.exception
     assert [m.value for m in at.metric] == ["30,162", "9", "12,960"]
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.button[0].click().run()
     assert not at.exception
     assert at.success and "k-anonymous with k = 5" in at.success[0].value
@@ -45,7 +47,7 @@ def test_app_offers_the_embedded_adult_data():
 def _anonymize(dataset: str = "registry") -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.selectbox[0].select(dataset).run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     assert not at.exception
     return at
 
@@ -81,7 +83,7 @@ def test_anonymize_without_a_solution_shows_a_message():
 def test_lattice_page_draws_the_lattice_and_the_trace():
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox[0].select("teaching").run()
-    at.sidebar.radio[0].set_value("Lattice").run()
+    goto(at, "Lattice").run()
     assert not at.exception
     chart = at.get("vega_lite_chart")[0]
     spec = chart.proto.spec
@@ -95,7 +97,7 @@ def test_lattice_page_draws_the_lattice_and_the_trace():
 def test_compare_page_tables_and_charts():
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox[0].select("teaching").run()
-    at.sidebar.radio[0].set_value("Compare").run()
+    goto(at, "Compare").run()
     assert not at.exception
     table = at.dataframe[0].value
     assert {"lattice", "local"} <= set(table["engine"]) and "entropy" in table.columns
@@ -106,7 +108,7 @@ def test_export_page_after_a_run():
     at = _anonymize("teaching")
     at.number_input[0].set_value(3).run()
     at.button[0].click().run()
-    at.sidebar.radio[0].set_value("Export").run()
+    goto(at, "Export").run()
     assert not at.exception
     assert at.success and "re-verification" in at.success[0].value
     labels = [b.proto.label for b in at.get("download_button")]
@@ -115,7 +117,7 @@ def test_export_page_after_a_run():
 
 def test_export_page_before_any_run_says_what_to_do():
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.sidebar.radio[0].set_value("Export").run()
+    goto(at, "Export").run()
     assert not at.exception and at.info and "Anonymize" in at.info[0].value
 
 
@@ -131,7 +133,7 @@ def test_the_same_run_twice_is_served_again_with_its_progress_bar():
 
 def test_walkthrough_page_steps_through_the_teaching_table():
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.sidebar.radio[0].set_value("Walkthrough").run()
+    goto(at, "Walkthrough").run()
     assert not at.exception
     titles = [s.value for s in at.subheader]
     assert titles[0].startswith("1. The original records") and len(titles) >= 4
@@ -142,7 +144,7 @@ def test_walkthrough_page_steps_through_the_teaching_table():
 
 def test_hierarchies_page_shows_an_embedded_dataset_read_only():
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     assert not at.exception
     assert at.success and "Valid: height 4" in at.success[0].value  # the registry's age hierarchy
     tree = json.loads(at.get("vega_lite_chart")[0].proto.spec)  # the hierarchy drawn as a tree
@@ -160,15 +162,15 @@ def test_default_flow_on_the_registry_in_one_session():
     compare -> export, with no exception, and the export re-verified."""
     at = AppTest.from_file(APP, default_timeout=240).run()
     assert at.selectbox(key="dataset").value == "registry"
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.button[0].click().run()
     assert not at.exception and "k-anonymous with k = 5" in at.success[0].value
-    at.sidebar.radio[0].set_value("Lattice").run()
+    goto(at, "Lattice").run()
     assert not at.exception
     assert "3,600 nodes" in " ".join(c.value for c in at.caption)
     assert len(at.get("vega_lite_chart")) >= 2  # the Hasse diagram and the selected node's class sizes
-    at.sidebar.radio[0].set_value("Compare").run()
+    goto(at, "Compare").run()
     assert not at.exception
     assert {"lattice", "local"} <= set(at.dataframe[0].value["engine"])
-    at.sidebar.radio[0].set_value("Export").run()
+    goto(at, "Export").run()
     assert not at.exception and "re-verification" in at.success[0].value

@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests._app import goto
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def _compare(dataset: str = "teaching") -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox(key="dataset").select(dataset).run()
-    at.sidebar.radio[0].set_value("Compare").run()
+    goto(at, "Compare").run()
     assert not at.exception
     return at
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+from tests._app import goto
 from tests.test_app_own_data import APP, _hierarchies, _uploaded, _with_roles
 
 
@@ -41,7 +42,7 @@ def test_data_page_warns_about_a_column_that_determines_a_generalized_quasi_iden
     to four (0213* and 0214* are both Cambridge)."""
     content = _table_with_town()
     at = _hierarchies(_with_roles(_uploaded(content), content))
-    at.sidebar.radio[0].set_value("Data").run()
+    goto(at, "Data").run()
     assert not at.exception
     [warning] = _dependency_warnings(at)
     assert warning.startswith("'town' (insensitive, released unchanged) determines quasi-identifier 'zip' at "

@@ -6,13 +6,15 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests._app import goto
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def _lattice_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox(key="dataset").select("teaching").run()
-    at.sidebar.radio[0].set_value("Lattice").run()
+    goto(at, "Lattice").run()
     assert not at.exception
     return at
 
@@ -156,7 +158,7 @@ def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
 
     at = AppTest.from_file(APP, default_timeout=300).run()
     at.selectbox(key="dataset").select("registry").run()
-    at.sidebar.radio[0].set_value("Lattice").run()
+    goto(at, "Lattice").run()
     at.selectbox(key="lat_obj").select("dm").run()
     at.slider(key="an_sup").set_value(5.0).run()
     assert not at.exception

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests._app import goto
 from workbench.config import config_bundle, read_config_bytes
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -49,7 +50,7 @@ def _with_roles(at: AppTest, content: bytes) -> AppTest:
 
 def _hierarchies(at: AppTest) -> AppTest:
     """Build age (intervals, the suggested builder for numbers) and zip (masking); import sex as ARX."""
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     for column, kind in (("age", "intervals"), ("zip", "masking")):
         at.selectbox(key="h_column").select(column).run()
         assert at.selectbox(key=f"kind:{column}").value == kind
@@ -77,19 +78,19 @@ def test_own_data_from_upload_to_export():
     at = _hierarchies(_with_roles(_uploaded(content), content))
     assert any("Every quasi-identifier has a valid hierarchy" in s.value for s in at.success)
     at.selectbox(key="dataset").select("uploaded").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.button[0].click().run()
     assert not at.exception
     assert at.success and "k-anonymous with k = 5" in at.success[0].value
     names = {m.label for m in at.metric}
     assert "Normalized mutual information" in names  # the target chosen on the Data page is used
-    at.sidebar.radio[0].set_value("Export").run()
+    goto(at, "Export").run()
     assert not at.exception
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Config with hierarchy files (zip)" in labels and "Value mappings (CSV)" in labels
-    at.sidebar.radio[0].set_value("Lattice").run()
+    goto(at, "Lattice").run()
     assert not at.exception and at.get("vega_lite_chart")
-    at.sidebar.radio[0].set_value("Compare").run()
+    goto(at, "Compare").run()
     assert not at.exception
     assert {"lattice", "local"} <= set(at.dataframe[0].value["engine"])  # both engines on the uploaded table
 
@@ -100,7 +101,7 @@ def test_local_engine_on_own_data_with_a_range_poset():
     at.selectbox(key="h_column").select("age").run()
     at.selectbox(key="poset:age").select("range").run()
     at.selectbox(key="dataset").select("uploaded").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.radio(key="an_engine").set_value("local").run()
     at.selectbox(key="an_local_alg").select("partition").run()
     at.button[0].click().run()
@@ -111,21 +112,21 @@ def test_local_engine_on_own_data_with_a_range_poset():
 def test_a_hierarchy_that_misses_values_is_reported_and_blocks_the_run():
     content = _table()
     at = _with_roles(_uploaded(content), content)
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     at.selectbox(key="h_column").select("zip").run()
     at.radio(key="mode:zip").set_value("Import an ARX file").run()
     at.file_uploader(key="arxfile:zip").upload("zip.csv", b"02139;0213*;*\n02138;0213*;*\n", "text/csv").run()
     assert not at.exception
     errors = " ".join(e.value for e in at.error)
     assert "has no row for 4 data value(s)" in errors and "'02141'" in errors
-    at.sidebar.radio[0].set_value("Anonymize").run()  # chosen but not ready: the page says why, runs nothing
+    goto(at, "Anonymize").run()  # chosen but not ready: the page says why, runs nothing
     assert not at.exception and "not ready yet" in at.warning[0].value and not at.button
 
 
 def test_a_builder_that_does_not_fit_says_why():
     content = _table()
     at = _with_roles(_uploaded(content), content)
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     at.text_input(key="widths:age").set_value("5, 7").run()
     assert not at.exception
     assert at.error and "multiple" in at.error[0].value
@@ -149,7 +150,7 @@ def test_a_config_bundle_loads_again_on_the_data_page():
     content = _table()
     at = _hierarchies(_with_roles(_uploaded(content), content))
     at.selectbox(key="dataset").select("uploaded").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.number_input(key="an_k").set_value(7).run()
     at.button[0].click().run()
     source_config = at.session_state["last_run"]["config"]
@@ -161,7 +162,7 @@ def test_a_config_bundle_loads_again_on_the_data_page():
     assert any(c.value == "config-bundle.zip is loaded." for c in fresh.caption)
     assert fresh.session_state["an_k"] == 7
     assert fresh.selectbox(key="dataset").value == "uploaded"  # ready: roles and all three hierarchies came back
-    fresh.sidebar.radio[0].set_value("Anonymize").run()
+    goto(fresh, "Anonymize").run()
     fresh.button[0].click().run()
     assert not fresh.exception and "k-anonymous with k = 7" in fresh.success[0].value
 
@@ -193,7 +194,7 @@ target = "diagnosis"
     assert at.multiselect(key=f"role:quasi:{sha}").value == ["sex", "age"]  # the config's order
     assert at.selectbox(key=f"role:target:{sha}").value == "diagnosis"
     assert at.selectbox(key="dataset").value == "uploaded"
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.button[0].click().run()
     assert not at.exception
     transformation = at.dataframe[0].value
@@ -213,7 +214,7 @@ target = "diagnosis"
 """)
     assert not at.exception
     assert any("objective 'nmi' is not offered" in w.value for w in at.warning)
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     assert at.number_input(key="an_k").value == 1001 and at.slider(key="an_sup").value == 50.0
     at.button[0].click().run()
     assert not at.exception and at.error and "1001" in at.error[0].value  # 300 records: a clear refusal
@@ -222,7 +223,7 @@ target = "diagnosis"
 def test_anonymize_settings_survive_the_engine_switch_and_other_pages():
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.selectbox(key="dataset").select("teaching").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.selectbox(key="an_alg").select("bnb").run()
     at.selectbox(key="an_obj").select("loss").run()
     at.slider(key="an_sup").set_value(15.0).run()
@@ -230,8 +231,8 @@ def test_anonymize_settings_survive_the_engine_switch_and_other_pages():
     at.radio(key="an_engine").set_value("local").run()
     at.selectbox(key="an_local_alg").select("partition").run()
     at.radio(key="an_engine").set_value("lattice").run()
-    at.sidebar.radio[0].set_value("Walkthrough").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Walkthrough").run()
+    goto(at, "Anonymize").run()
     assert not at.exception
     assert (at.selectbox(key="an_alg").value, at.selectbox(key="an_obj").value, at.slider(key="an_sup").value,
             at.number_input(key="an_k").value) == ("bnb", "loss", 15.0, 3)
@@ -242,7 +243,7 @@ def test_anonymize_settings_survive_the_engine_switch_and_other_pages():
 def test_anonymize_runs_overlapping_greedy_and_flash_with_a_non_monotone_objective():
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.selectbox(key="dataset").select("teaching").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.selectbox(key="an_obj").select("loss").run()  # Flash (the default) assumes a monotone objective
     assert at.selectbox(key="an_alg").value == "bnb" and not at.warning  # steered to an optimal search
     assert any("switched from flash to bnb" in i.value and "not monotone" in i.value for i in at.info)
@@ -262,7 +263,7 @@ def test_anonymize_runs_overlapping_greedy_and_flash_with_a_non_monotone_objecti
 def test_a_config_with_a_poset_file_says_the_app_uses_the_tree_poset():
     at, _ = _with_config('poset = "matrix"\nposet_file = "sex-poset.toml"\n')
     assert not at.exception and any("poset 'matrix' of 'sex'" in w.value for w in at.warning)
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     assert not at.exception  # the poset choice used to fail on a kind it does not list
     assert at.selectbox(key="poset:sex").value == "tree"
 
@@ -275,7 +276,7 @@ def _wide(quasi: int) -> tuple[AppTest, bytes]:
     at = _uploaded(content, "wide.csv")
     at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(
         [f"c{i}" for i in range(quasi)]).run()
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     for i in range(quasi):
         at.selectbox(key="h_column").select(f"c{i}").run()
         at.radio(key=f"mode:c{i}").set_value("Import an ARX file").run()
@@ -290,9 +291,9 @@ def test_a_huge_lattice_is_refused_by_the_whole_lattice_pages_and_searched_withi
     Flash within its time limit."""
     at, _ = _wide(12)
     for name in ("Lattice", "Compare"):
-        at.sidebar.radio[0].set_value(name).run()
+        goto(at, name).run()
         assert not at.exception and at.error and "531,441 nodes" in at.error[0].value
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     assert any("531,441 nodes" in c.value for c in at.caption)
     at.selectbox(key="an_alg").select("exhaustive").run()
     assert at.error and "no time limit" in at.error[0].value and not at.button
@@ -304,7 +305,7 @@ def test_a_huge_lattice_is_refused_by_the_whole_lattice_pages_and_searched_withi
 
 def test_pages_say_when_the_chosen_upload_is_not_ready():
     at = _uploaded(_table())  # no roles, no hierarchies yet: chosen in the Dataset box, not usable yet
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     assert not at.exception and "not ready yet" in at.warning[0].value and "Data page" in at.warning[0].value
     assert not any(c.value.startswith("Dataset: registry") for c in at.caption)
 
@@ -315,7 +316,7 @@ def test_the_dataset_box_names_the_table_just_uploaded_and_pages_say_when_it_is_
     first = _table()
     at = _hierarchies(_with_roles(_uploaded(first, "first.csv"), first))
     assert at.selectbox(key="dataset").value == "uploaded"
-    at.sidebar.radio[0].set_value("Data").run()
+    goto(at, "Data").run()
     second = _table(200, seed=9)
     at.file_uploader(key="data_upload").upload("second.csv", second, "text/csv").run()
     assert not at.exception
@@ -323,7 +324,7 @@ def test_the_dataset_box_names_the_table_just_uploaded_and_pages_say_when_it_is_
     assert box.value == "uploaded" and "second.csv" in box.options[box.index]
     assert not any("first.csv" in label for label in box.options)
     for page in ("Anonymize", "Lattice", "Compare"):
-        at.sidebar.radio[0].set_value(page).run()
+        goto(at, page).run()
         assert not at.exception
         assert at.warning and "second.csv" in at.warning[0].value and "Hierarchies page" in at.warning[0].value
         assert not any(c.value.startswith("Dataset: registry") for c in at.caption)
@@ -340,7 +341,7 @@ def test_accept_all_suggested_hierarchies_in_one_click_and_two_value_columns_go_
                             "outcome": rng.choice(["a", "b"], 400)}).to_csv(index=False).encode()
     at = _uploaded(content, "people.csv")
     at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(["age", "sex", "smoker"]).run()
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     assert not at.exception
     at.button(key="h_accept_all").click().run()
     assert not at.exception
@@ -348,7 +349,7 @@ def test_accept_all_suggested_hierarchies_in_one_click_and_two_value_columns_go_
     at.selectbox(key="h_column").select("sex").run()
     assert at.selectbox(key="kind:sex").value == "groupings" and at.number_input(key="depth:sex").value == 0
     assert any("Valid: height 1" in s.value for s in at.success)
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     assert not at.exception and any("has 24 nodes" in c.value for c in at.caption)
     at.button[0].click().run()
     assert not at.exception and "k-anonymous with k = 5" in at.success[0].value
@@ -363,7 +364,7 @@ def test_missing_values_are_labelled_and_placed_on_the_hierarchies_page():
     content = pd.DataFrame({"age": ages, "sex": rng.choice(["F", "M"], 300)}).to_csv(index=False).encode()
     at = _uploaded(content, "gaps.csv")
     at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(["age", "sex"]).run()
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     assert not at.exception
     assert any("40 record(s) with a missing value" in c.value and "own group '(missing)'" in c.value
                for c in at.caption)

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import workbench as wb
-from tests._app import ready_own_table
+from tests._app import goto, ready_own_table
 from workbench.samples import load_sample
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -40,7 +40,7 @@ def _shown(at: AppTest) -> tuple[dict[str, str], dict[str, str]]:
 def _risk_page(dataset: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.selectbox[0].select(dataset).run()
-    at.sidebar.radio[0].set_value("Risk").run()
+    goto(at, "Risk").run()
     assert not at.exception
     return at
 
@@ -55,11 +55,11 @@ def test_risk_page_shows_the_input_and_the_release_risk_as_counted(dataset: str)
     assert not shown_release and any("Run an anonymization" in i.value for i in at.info)
     assert len(at.get("vega_lite_chart")) == 1  # the record-level histogram
 
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.button[0].click().run()
     assert not at.exception and at.success
     config = at.session_state["last_run"]["config"]
-    at.sidebar.radio[0].set_value("Risk").run()
+    goto(at, "Risk").run()
     assert not at.exception
     result = wb.run(wb.study_from_dict(json.loads(config)))  # the same release, computed independently
     table = result.release.table("mark")  # suppressed records: '*' in every quasi-identifier, one class
@@ -92,7 +92,7 @@ def _own_table_with_a_sensitive_column() -> AppTest:
     """A small uploaded table, made ready by a loaded config: age and sex quasi-identifiers, diagnosis sensitive."""
     at = ready_own_table("diagnosis", ["flu", "asthma", "diabetes", "copd"],
                          '[attributes.diagnosis]\nrole = "sensitive"\n', seed=5, n=150)
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.selectbox(key="an_alg").select("flash").run()  # the loaded config chose exhaustive
     assert not at.exception
     return at
@@ -101,7 +101,7 @@ def _own_table_with_a_sensitive_column() -> AppTest:
 def test_models_are_offered_only_with_a_sensitive_attribute() -> None:
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.selectbox[0].select("teaching").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     assert not at.exception and not [c for c in at.checkbox if c.key == "an_ld"]
 
 
@@ -143,7 +143,7 @@ def test_chosen_models_survive_a_visit_to_another_page() -> None:
     at = _own_table_with_a_sensitive_column()
     at.checkbox(key="an_ld").check().run()
     at.number_input(key="an_ld_l").set_value(3.0).run()
-    at.sidebar.radio[0].set_value("Data").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Data").run()
+    goto(at, "Anonymize").run()
     assert not at.exception
     assert at.checkbox(key="an_ld").value is True and at.number_input(key="an_ld_l").value == 3.0

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests._app import goto
 from workbench import cli
 from workbench.config import (
     BUNDLE_MAX_MEMBER_BYTES,
@@ -41,7 +42,7 @@ def _load(toml: str, name: str = "study.toml") -> AppTest:
 
 
 def _anonymize(at: AppTest) -> AppTest:
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.button[0].click().run()
     assert not at.exception
     return at
@@ -86,7 +87,7 @@ def test_a_suppression_limit_off_the_slider_steps_is_refused_not_rounded() -> No
 def test_a_suppression_limit_on_the_slider_steps_is_applied_exactly() -> None:
     at = _load(TEACHING.format(data="", k=3, sup=0.07))
     assert not at.error
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     assert at.slider(key="an_sup").value == 7.0 and at.number_input(key="an_k").value == 3
 
 

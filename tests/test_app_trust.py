@@ -9,7 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests._app import ready_own_table
+from tests._app import goto, ready_own_table
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -17,7 +17,7 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 def _page(page: str, dataset: str = "teaching") -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox(key="dataset").select(dataset).run()
-    at.sidebar.radio[0].set_value(page).run()
+    goto(at, page).run()
     assert not at.exception
     return at
 
@@ -32,7 +32,7 @@ def test_overlapping_greedy_is_not_shown_or_exported_as_k_anonymous():
     assert not any("k-ambiguous" in s.value for s in at.success)  # never the k-anonymous green
     warning = next(w.value for w in at.warning if "k-ambiguous" in w.value)
     assert "NOT k-anonymous" in warning and "docs/releases.md" in warning
-    at.sidebar.radio[0].set_value("Export").run()
+    goto(at, "Export").run()
     assert not at.exception
     assert not at.get("download_button")  # nothing to download before the acknowledgement
     at.checkbox[0].check().run()
@@ -92,7 +92,7 @@ def test_intervals_builder_never_calls_a_hierarchy_with_ungrouped_text_valid():
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.file_uploader(key="data_upload").upload("ages.csv", content, "text/csv").run()
     at.multiselect(key=f"role:quasi:{hashlib.sha256(content).hexdigest()}").set_value(["age"]).run()
-    at.sidebar.radio[0].set_value("Hierarchies").run()
+    goto(at, "Hierarchies").run()
     assert not at.exception
     assert at.selectbox(key="kind:age").value == "intervals"
     assert at.checkbox(key="comma:age").value  # decimal commas read as numbers
@@ -115,7 +115,7 @@ def _ready_own_table() -> AppTest:
 
 def test_compare_solutions_never_keep_a_choice_their_options_lost():
     at = _ready_own_table()
-    at.sidebar.radio[0].set_value("Compare").run()
+    goto(at, "Compare").run()
     at.selectbox(key="cmp_cand").select("all").run()
     solutions = at.multiselect(key="cmp_deg_rows")
     last = solutions.options[-1]
@@ -135,12 +135,12 @@ def test_one_set_of_privacy_settings_for_every_page():
     at.number_input(key="an_k").set_value(3).run()
     at.slider(key="an_sup").set_value(5.0).run()
     for page in ("Lattice", "Compare"):
-        at.sidebar.radio[0].set_value(page).run()
+        goto(at, page).run()
         assert not at.exception
         assert (at.number_input(key="an_k").value, at.slider(key="an_sup").value) == (3, 5.0), page
         assert at.slider(key="an_sup").label == "Suppression limit (% of records)"  # one unit
     at.number_input(key="an_k").set_value(2).run()  # edited on Compare
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     assert at.number_input(key="an_k").value == 2 and at.number_input(key="an_k").proto.max > 1000
 
 
@@ -149,8 +149,8 @@ def test_results_are_kept_until_their_inputs_change():
     at.number_input(key="an_k").set_value(3).run()
     at.button[0].click().run()
     assert "k-anonymous with k = 3" in at.success[0].value
-    at.sidebar.radio[0].set_value("Lattice").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Lattice").run()
+    goto(at, "Anonymize").run()
     assert not at.exception and at.success and "k-anonymous with k = 3" in at.success[0].value  # still there
     at.number_input(key="an_k").set_value(2).run()  # an input changed: the old result is not shown as current
     assert not any("k = 3" in s.value for s in at.success)

@@ -6,12 +6,14 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests._app import goto
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def test_geography_page_shows_both_methods_and_the_sweep():
     at = AppTest.from_file(APP, default_timeout=180).run()
-    at.sidebar.radio[0].set_value("Geography").run()
+    goto(at, "Geography").run()
     assert not at.exception
     titles = [s.value for s in at.subheader]
     assert titles[:2] == ["VBAS", "GeoLeader-like"] and titles[2].startswith("VBAS: suppression against")

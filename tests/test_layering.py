@@ -90,3 +90,23 @@ def test_data_path_flows_one_way():
     for module, forbidden in later.items():
         imported = _imports(ROOT / "workbench" / f"{module}.py")
         assert not imported & {f"workbench.{m.replace('/', '.')}" for m in forbidden}, module
+
+
+# The library's public modules: what the app may import (the engines' packages, workbench.lattice and
+# workbench.local, and the measures' modules stay behind them). docs/architecture.md lists the same set.
+PUBLIC_MODULES = {
+    "workbench", "workbench.catalog", "workbench.compare", "workbench.config", "workbench.data",
+    "workbench.dependencies", "workbench.errors", "workbench.export", "workbench.geography", "workbench.guarantees",
+    "workbench.hierarchy", "workbench.lattice_views", "workbench.node_details", "workbench.output",
+    "workbench.policy", "workbench.report", "workbench.risk", "workbench.samples", "workbench.study",
+    "workbench.walkthrough", "measures",
+}
+
+
+def test_the_app_uses_only_the_public_library_modules():
+    """Pages and their helpers import workbench.ui, the public modules above and third-party packages, never an
+    engine's internals (a search registry, a poset, a measure's module): a rename inside an engine never breaks
+    the app."""
+    for path in _modules("workbench/ui"):
+        ours = {n for n in _imports(path) if _top(n) in ("workbench", "measures") and not n.startswith("workbench.ui")}
+        assert ours <= PUBLIC_MODULES, (path, sorted(ours - PUBLIC_MODULES))

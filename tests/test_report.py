@@ -14,6 +14,7 @@ import pytest
 
 import measures as M
 import workbench as wb
+from tests._app import goto
 from tests._cli import call
 from tests._server import CHROMIUM, FLAGS
 from workbench import compare, risk
@@ -285,10 +286,10 @@ def test_the_export_page_offers_the_report():
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.selectbox[0].select("teaching").run()
-    at.sidebar.radio[0].set_value("Anonymize").run()
+    goto(at, "Anonymize").run()
     at.number_input[0].set_value(3).run()
     at.button[0].click().run()
-    at.sidebar.radio[0].set_value("Export").run()
+    goto(at, "Export").run()
     assert not at.exception
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Report (HTML)" not in labels  # built on request only

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from tests._app import goto
 from tests.test_app import APP
 from workbench.walkthrough import steps
 
@@ -21,7 +22,7 @@ def test_steps_follow_the_paper():
 
 def test_walkthrough_page_renders():
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.sidebar.radio[0].set_value("Walkthrough").run()
+    goto(at, "Walkthrough").run()
     assert not at.exception
     assert len(at.subheader) == 5 and len(at.dataframe) == 5
     at.slider(key="walk_k").set_value(2).run()

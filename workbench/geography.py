@@ -1,6 +1,8 @@
 """The geography engine scored: ``workbench.geo`` aggregates and releases, ``measures.geography`` measures
 (Croft, Shi, Sack & Corriveau 2015, §3.4), as ``workbench.objective`` joins the other engines to the measure
-registry. The CLI (``workbench geo``), the reproduction and the Geography page call these functions.
+registry. The CLI (``workbench geo``), the reproduction and the Geography page call these functions; the page
+reads everything it needs from here (the engine's ``prepare`` and ``aggregate``, ``points_from_frame``,
+``cell_polygons``, ``METHOD_LABELS``, ``GEO_MEASURES``).
 """
 
 from __future__ import annotations
@@ -10,11 +12,16 @@ from dataclasses import dataclass, field, fields
 
 import pandas as pd
 
+from measures.geography import GEO_MEASURES as GEO_MEASURES
 from measures.geography import compactness, discernibility, geo_entropy
 from workbench.geo import engine
 from workbench.geo.aggregation import Aggregation
 from workbench.geo.config import METHOD_LABELS, GeoSpec
 from workbench.geo.engine import GeoProblem, GeoRelease
+from workbench.geo.engine import aggregate as aggregate
+from workbench.geo.engine import prepare as prepare
+from workbench.geo.points import points_from_frame as points_from_frame
+from workbench.geo.voronoi import cell_polygons as cell_polygons
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,13 +19,19 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from workbench import compare
-from workbench.config import study_from_dict
-from workbench.study import load_dataset
-from workbench.ui.source import Source
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests._app import goto  # noqa: E402
+from workbench import compare  # noqa: E402
+from workbench.config import study_from_dict  # noqa: E402
+from workbench.study import load_dataset  # noqa: E402
+from workbench.ui.source import Source  # noqa: E402
 
 
 def _timed(fn: Callable[[], object], runs: int) -> list[float]:
@@ -49,7 +55,7 @@ def app_interactions(runs: int) -> None:
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=600).run()
     at.selectbox(key="dataset").select("registry").run()
     start = time.perf_counter()
-    at.sidebar.radio[0].set_value("Compare").run()
+    goto(at, "Compare").run()
     print(f"{'page: first load (both engines)':<40} {time.perf_counter() - start:9.3f}", flush=True)
     assert not at.exception, at.exception
 

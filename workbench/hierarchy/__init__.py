@@ -1,0 +1,18 @@
+"""Generalization hierarchies: the tree (``tree.py``: ARX's file format, validation, levels) and the builders
+that make one from a column (``builders.py``: intervals, masking, dates, groupings, suggestions)."""
+
+from workbench.hierarchy.builders import (
+    BUILDER_KINDS,
+    DATE_LEVELS,
+    MISSING,
+    NOT_A_NUMBER,
+    build_hierarchy,
+    groupings_from_table,
+    missing_placement,
+    numeric_profile,
+    suggest_spec,
+)
+from workbench.hierarchy.tree import Hierarchy
+
+__all__ = ["BUILDER_KINDS", "DATE_LEVELS", "MISSING", "NOT_A_NUMBER", "Hierarchy", "build_hierarchy",
+           "groupings_from_table", "missing_placement", "numeric_profile", "suggest_spec"]

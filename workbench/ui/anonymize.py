@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import measures as M
+from workbench.catalog import ALGORITHMS
 from workbench.config import (
     DEFAULT_POPULATION_ESTIMATOR,
     ENTROPY_ESTIMATORS,
@@ -17,7 +18,6 @@ from workbench.config import (
     T_VARIANTS,
 )
 from workbench.guarantees import suppression_note, suppression_warning
-from workbench.lattice.search import ALGORITHMS
 from workbench.policy import PRUNING_SEARCHES, needs_monotone_waiver, search_refusal
 from workbench.ui import guarantee, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config

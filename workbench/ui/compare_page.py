@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from measures.degradation import CLASSIFIERS
+from workbench.catalog import CLASSIFIERS
 from workbench.errors import WorkbenchError
 from workbench.ui import state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables

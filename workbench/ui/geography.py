@@ -9,39 +9,35 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from measures.geography import GEO_MEASURES
 from workbench import geography
-from workbench.geo import engine
-from workbench.geo.config import METHOD_LABELS
-from workbench.geo.voronoi import cell_polygons
 
 SWEEP_SITES = (5, 10, 20, 40, 80, 120, 160, 200)
 
 
 @st.cache_resource(show_spinner=False)
-def _problem(roles: tuple[str, ...]) -> engine.GeoProblem:
+def _problem(roles: tuple[str, ...]) -> geography.GeoProblem:
     from workbench.data import Dataset
-    from workbench.geo.points import points_from_frame
+    from workbench.geography import points_from_frame
     from workbench.samples import province
 
     frame, points = province.generate()
     hierarchies = province.hierarchies(points)
     chosen = {"region": "quasi", **{q: "quasi" for q in roles}}
     dataset = Dataset.create(frame, chosen, {q: hierarchies[q] for q in chosen})
-    return engine.prepare(dataset, "region", points_from_frame(points, "province points"))
+    return geography.prepare(dataset, "region", points_from_frame(points, "province points"))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _run(roles: tuple[str, ...], method: str, value: float, k: int) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     problem = _problem(roles)
     if method == "vbas":
-        result = geography.anonymize(problem, engine.aggregate(problem, "vbas", sites=int(value)), k)
+        result = geography.anonymize(problem, geography.aggregate(problem, "vbas", sites=int(value)), k)
         xy = problem.points.xy
         pad = 0.02 * float(np.ptp(xy, axis=0).max())
         box = (xy[:, 0].min() - pad, xy[:, 1].min() - pad, xy[:, 0].max() + pad, xy[:, 1].max() + pad)
-        cells = cell_polygons(result.aggregation.sites, box)
+        cells = geography.cell_polygons(result.aggregation.sites, box)
     else:
-        result = geography.anonymize(problem, engine.aggregate(problem, "geoleader", cutoff=float(value)), k)
+        result = geography.anonymize(problem, geography.aggregate(problem, "geoleader", cutoff=float(value)), k)
         cells = pd.DataFrame(columns=["site", "order", "x", "y"])
     return result.summary(), result.region_table(), cells
 
@@ -98,16 +94,17 @@ def page(source: object = None) -> None:
     for column, method, value in ((left, "vbas", sites), (right, "geoleader", cutoff)):
         summary, regions, cells = _run(roles, method, value, k)
         with column:
-            st.subheader(METHOD_LABELS[method])
+            st.subheader(geography.METHOD_LABELS[method])
             st.write(summary["guarantee"])
             metrics = st.columns(3)
             metrics[0].metric("regions", summary["regions"])
             metrics[1].metric("suppressed", f"{summary['suppressed']:,}")
             metrics[2].metric("seconds", f"{summary['seconds']:.3f}")
             st.altair_chart(_map(regions, cells), use_container_width=True)
-            st.dataframe(pd.DataFrame([{"measure": GEO_MEASURES[m].name, "value": v,
-                                        "formula": GEO_MEASURES[m].formula, "source": GEO_MEASURES[m].source}
-                                       for m, v in summary["measures"].items()]), hide_index=True)
+            measures = geography.GEO_MEASURES
+            st.dataframe(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,
+                                        "source": measures[m].source} for m, v in summary["measures"].items()]),
+                         hide_index=True)
     st.subheader("VBAS: suppression against compactness as the number of sites grows")
     table = _sweep(roles, k)
     st.altair_chart(_sweep_chart(table), use_container_width=True)

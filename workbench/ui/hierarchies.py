@@ -10,17 +10,17 @@ import pandas as pd
 import streamlit as st
 
 from workbench.errors import WorkbenchError
-from workbench.hierarchy.builders import (
+from workbench.hierarchy import (
     BUILDER_KINDS,
     DATE_LEVELS,
     MISSING,
     NOT_A_NUMBER,
+    Hierarchy,
     groupings_from_table,
     missing_placement,
     numeric_profile,
     suggest_spec,
 )
-from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
 from workbench.ui import state, upload
 from workbench.ui.charts import hierarchy_tree_chart

@@ -10,9 +10,9 @@ from typing import Any
 import streamlit as st
 
 import measures as M
+from workbench.catalog import ALGORITHMS
 from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
-from workbench.lattice.search import ALGORITHMS
 from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import needs_monotone_waiver
 from workbench.ui import state

@@ -1,49 +1,25 @@
-"""The Streamlit workbench: page navigation and the choice of dataset (an embedded sample or the session's own
-uploaded table, once every quasi-identifier has a hierarchy)."""
+"""The Streamlit workbench: page navigation (st.navigation, one URL per page) and the choice of dataset (an
+embedded sample or the session's own uploaded table, once every quasi-identifier has a hierarchy)."""
 
 from __future__ import annotations
 
-import pandas as pd
+from pathlib import Path
+
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
-from workbench.ui import (
-    anonymize,
-    cached,
-    compare_page,
-    export,
-    geography,
-    hierarchies,
-    lattice,
-    prefetch,
-    state,
-    upload,
-    walkthrough,
-)
-from workbench.ui import risk as risk_page
+from workbench.ui import prefetch, state, upload
 from workbench.ui.source import Source
-
-
-@st.cache_data(show_spinner=False)
-def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    sample = load_sample(name)
-    rows = []
-    for column in sample.frame.columns:
-        h = sample.hierarchies.get(column)
-        rows.append({
-            "attribute": column,
-            "role": sample.roles.get(column, "insensitive"),
-            "distinct values": int(sample.frame[column].nunique()),
-            "missing values": int((sample.frame[column] == "").sum()),
-            "hierarchy height": h.height if h is not None else None,
-        })
-    return sample.frame.head(20), pd.DataFrame(rows), sample.description
-
 
 UPLOADED = "uploaded"
 PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Risk", "Geography", "Export", "Walkthrough"]
-PAGE_FUNCTIONS = {"Hierarchies": hierarchies.page, "Anonymize": anonymize.page, "Lattice": lattice.page,
-                  "Compare": compare_page.page, "Risk": risk_page.page}  # the pages that work on the chosen dataset
+NEEDS_READY = ("Anonymize", "Lattice", "Compare", "Risk")  # pages that need a hierarchy for every quasi-identifier
+PAGE_DIR = Path(__file__).resolve().parent / "pages"
+
+
+def page_file(title: str) -> Path:
+    """The script of a page (``workbench/ui/pages/<title>.py``), which st.navigation runs and serves at /<title>."""
+    return PAGE_DIR / f"{title.lower()}.py"
 
 
 def _sample_source(name: str) -> Source:
@@ -87,43 +63,15 @@ def main() -> None:
     name = st.selectbox("Dataset", names, index=names.index("registry"), key="dataset",
                         format_func=lambda n: (own.label if own else pending_label) if n == UPLOADED
                         else f"{n}: {SAMPLES[n]}")
-    page = st.sidebar.radio("Page", PAGES)
+    pg = st.navigation([st.Page(page_file(title), title=title, url_path=title.lower(), default=title == "Data")
+                        for title in PAGES])
     if name == UPLOADED and own is None:  # chosen, but some quasi-identifier has no usable hierarchy yet
-        if page in PAGE_FUNCTIONS and page != "Hierarchies":
+        if pg.title in NEEDS_READY:
             st.warning(upload.not_ready_message(ws))
             return
         source = Source(label=pending_label)
     else:
         source = own if name == UPLOADED and own is not None else _sample_source(name)
         prefetch.start(source)
-    if page in PAGE_FUNCTIONS:
-        PAGE_FUNCTIONS[page](source)
-        return
-    if page == "Export":
-        export.page()
-        return
-    if page == "Walkthrough":
-        walkthrough.page()
-        return
-    if page == "Geography":  # works on the embedded province sample, whatever the dataset
-        geography.page()
-        return
-    if source.sample is None:
-        upload.section()
-        return
-    preview, attributes, description = _sample_summary(name)
-    st.write(description)
-    quasi = attributes[attributes["role"] == "quasi"]
-    nodes = cached.lattice_size(source)  # policy.lattice_size, as the Anonymize page shows it
-    cols = st.columns(3)
-    cols[0].metric("records", f"{len(load_sample(name).frame):,}")
-    cols[1].metric("quasi-identifiers", len(quasi))
-    cols[2].metric("lattice nodes", f"{nodes:,}")
-    st.subheader("Attributes")
-    st.dataframe(attributes, hide_index=True)
-    upload.dependency_warnings(source)
-    st.subheader("First rows")
-    st.dataframe(preview, hide_index=True)
-    st.info("From a shell: `workbench run sample_configs/registry.toml` finds the optimal k-anonymous "
-            "generalization of this registry.")
-    upload.section()
+    state.set_current(source, name)
+    pg.run()

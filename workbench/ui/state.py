@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from workbench.guarantees import SUPPRESSION_DEFAULT_MAX_PERCENT
+from workbench.ui.source import Source
 
 K = "an_k"  # k, on every page
 SUPPRESSION = "an_sup"  # the suppression limit, percent of records, on every page
@@ -85,3 +86,22 @@ def keep_valid(key: str, options: list[object], multiple: bool = False) -> None:
             st.session_state[key] = kept
     elif stored is not None and stored not in options:
         del st.session_state[key]
+
+
+SOURCE = "current_source"  # the dataset the pages work on, chosen in the Dataset box before the page runs
+
+
+def set_current(source: Source, dataset: str) -> None:
+    """Record the dataset the page about to run works on (main.py, before ``st.navigation``'s page runs)."""
+    st.session_state[SOURCE] = source
+    st.session_state["current_dataset"] = dataset
+
+
+def current_source() -> Source:
+    """The dataset the current page works on."""
+    return st.session_state[SOURCE]
+
+
+def current_dataset() -> str:
+    """The Dataset box's choice for the current page."""
+    return st.session_state["current_dataset"]

@@ -15,8 +15,7 @@ import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study, read_config_bytes
 from workbench.data import Dataset, encoding_note, profile, read_table_bytes
 from workbench.errors import WorkbenchError
-from workbench.hierarchy.builders import build_hierarchy
-from workbench.hierarchy.tree import Hierarchy
+from workbench.hierarchy import Hierarchy, build_hierarchy
 from workbench.ui import cached, state
 from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source

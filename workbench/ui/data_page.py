@@ -1,0 +1,51 @@
+"""The Data page: the chosen embedded sample (its attributes, size and first rows) and the upload of your own
+table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from workbench.samples import load_sample
+from workbench.ui import cached, upload
+from workbench.ui.source import Source
+
+
+@st.cache_data(show_spinner=False)
+def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    sample = load_sample(name)
+    rows = []
+    for column in sample.frame.columns:
+        h = sample.hierarchies.get(column)
+        rows.append({
+            "attribute": column,
+            "role": sample.roles.get(column, "insensitive"),
+            "distinct values": int(sample.frame[column].nunique()),
+            "missing values": int((sample.frame[column] == "").sum()),
+            "hierarchy height": h.height if h is not None else None,
+        })
+    return sample.frame.head(20), pd.DataFrame(rows), sample.description
+
+
+
+def page(source: Source, name: str) -> None:
+    """Draw the page for the dataset ``name`` (an embedded sample) or, for your own table, the upload section."""
+    if source.sample is None:
+        upload.section()
+        return
+    preview, attributes, description = _sample_summary(name)
+    st.write(description)
+    quasi = attributes[attributes["role"] == "quasi"]
+    nodes = cached.lattice_size(source)  # policy.lattice_size, as the Anonymize page shows it
+    cols = st.columns(3)
+    cols[0].metric("records", f"{len(load_sample(name).frame):,}")
+    cols[1].metric("quasi-identifiers", len(quasi))
+    cols[2].metric("lattice nodes", f"{nodes:,}")
+    st.subheader("Attributes")
+    st.dataframe(attributes, hide_index=True)
+    upload.dependency_warnings(source)
+    st.subheader("First rows")
+    st.dataframe(preview, hide_index=True)
+    st.info("From a shell: `workbench run sample_configs/registry.toml` finds the optimal k-anonymous "
+            "generalization of this registry.")
+    upload.section()
