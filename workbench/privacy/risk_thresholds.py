@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from workbench.population_uniques import population_uniques
 from workbench.privacy.base import PrivacyModel
-from workbench.risk import Histogram, population_uniques
+from workbench.risk import Histogram
 
 MODELS = ("average", "sample_uniqueness", "population_uniqueness")
 
