@@ -9,15 +9,25 @@ source). Every problem raises ConfigError with one line that names the file, the
 from __future__ import annotations
 
 import copy
-import io
 import tomllib
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import measures as M
+from workbench.config_privacy import (  # noqa: F401  (the choices are re-exported for the front ends)
+    DEFAULT_POPULATION_ESTIMATOR,
+    ENTROPY_ESTIMATORS,
+    L_VARIANTS,
+    POPULATION_ESTIMATORS,
+    PRIVACY_MODELS,
+    RISK_MODELS,
+    T_VARIANTS,
+    PrivacyModelSpec,
+    privacy_models_of,
+)
+from workbench.config_privacy import need as _need
 from workbench.data import ROLES
 from workbench.errors import ConfigError
 from workbench.geo.config import parse_geo
@@ -52,7 +62,6 @@ _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
 MAX_K = 2**53 - 1  # beyond it a JSON reader (the provenance, the app's widgets) no longer holds k exactly
 POSET_KINDS = tuple(POSETS)
 LOCAL_OBJECTIVES = tuple(i for i, m in M.MEASURES.items() if m.guides_local)
-_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
 
 
 @dataclass(frozen=True)
@@ -196,106 +205,11 @@ def validate(study: Study) -> None:
         raise ConfigError(f"{where}: release.format must be csv, parquet or xlsx, got {study.release_format!r}")
 
 
-def _type_ok(value: Any, types: tuple[type, ...]) -> bool:
-    if isinstance(value, bool):
-        return bool in types
-    return isinstance(value, types)
-
-
-def _need(where: str, value: Any, types: tuple[type, ...]) -> None:
-    if not _type_ok(value, types):
-        want = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
-        raise ConfigError(f"{where} must be {want}, got {value!r}")
-
-
 def to_toml(raw: Mapping[str, Any]) -> str:
     """A config mapping as TOML text, loadable again by ``load_study`` (paths stay as written)."""
     import tomli_w
 
     return tomli_w.dumps(dict(raw))
-
-
-def config_bundle(raw: Mapping[str, Any], files: Mapping[str, str]) -> bytes:
-    """A zip of ``config.toml`` and the files it names (e.g. ``hierarchies/age.csv``): unpacked next to the
-    data file, ``workbench run config.toml`` runs it, and the app's Data page loads it again."""
-    import zipfile
-
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("config.toml", to_toml(raw))
-        for name, text in files.items():
-            z.writestr(name, text)
-    return buffer.getvalue()
-
-
-# what a config bundle (zip) may hold; checked from its directory before anything is decompressed
-BUNDLE_MAX_MEMBERS = 256
-BUNDLE_MAX_MEMBER_BYTES = 16 * 2**20  # a hierarchy file of every postal code of a country is about 2 MB
-BUNDLE_MAX_TOTAL_BYTES = 64 * 2**20
-MAX_CONFIG_BYTES = 1 * 2**20  # a TOML config
-
-
-def _check_bundle(z: Any, name: str) -> None:
-    """Raise ConfigError when a bundle holds too many members or, uncompressed, too many bytes."""
-    infos = z.infolist()
-    if len(infos) > BUNDLE_MAX_MEMBERS:
-        raise ConfigError(f"{name}: the bundle holds {len(infos):,} files, more than {BUNDLE_MAX_MEMBERS}")
-    for info in infos:
-        limit = MAX_CONFIG_BYTES if info.filename == "config.toml" else BUNDLE_MAX_MEMBER_BYTES
-        if info.file_size > limit:
-            raise ConfigError(f"{name}: {info.filename} is {info.file_size:,} bytes uncompressed, more than "
-                              f"{limit:,}")
-    total = sum(info.file_size for info in infos)
-    if total > BUNDLE_MAX_TOTAL_BYTES:
-        raise ConfigError(f"{name}: the bundle holds {total:,} bytes uncompressed, more than "
-                          f"{BUNDLE_MAX_TOTAL_BYTES:,}")
-
-
-def _read_member(z: Any, member: str) -> bytes:
-    """A member's bytes, never more than its declared size allows (zipfile stops at the declared size)."""
-    info = z.getinfo(member)
-    with z.open(info) as handle:
-        data = handle.read(info.file_size + 1)
-    if len(data) > info.file_size:
-        raise ConfigError(f"{member}: larger than the bundle declares")
-    return data
-
-
-def read_config_bytes(content: bytes, name: str) -> tuple[Study, dict[str, str]]:
-    """A config uploaded as TOML text or as a ``config_bundle`` zip: the validated Study and the bundle's
-    other files by path (hierarchy files). A bundle is bounded (``BUNDLE_MAX_*``, checked before reading).
-    Raises ConfigError naming the file and what is wrong."""
-    import zipfile
-
-    files: dict[str, str] = {}
-    if len(content) > MAX_CONFIG_BYTES and not name.lower().endswith(".zip"):
-        raise ConfigError(f"{name}: a config of {len(content):,} bytes is larger than {MAX_CONFIG_BYTES:,}")
-    if name.lower().endswith(".zip"):
-        try:
-            with zipfile.ZipFile(io.BytesIO(content)) as z:
-                names = z.namelist()
-                _check_bundle(z, name)  # from the zip's directory, before anything is decompressed
-                if "config.toml" not in names:
-                    held = ", ".join(names) or "nothing"
-                    raise ConfigError(f"{name}: the bundle has no config.toml (it holds {held})")
-                text = _read_member(z, "config.toml")
-                files = {n: _read_member(z, n).decode("utf-8-sig") for n in names
-                         if n != "config.toml" and not n.endswith("/")}
-        except zipfile.BadZipFile:
-            raise ConfigError(f"{name}: not a zip file") from None
-        except (NotImplementedError, RuntimeError, EOFError, OSError, zlib.error) as exc:  # encrypted, unknown method
-            raise ConfigError(f"{name}: cannot read the bundle: {exc}") from None
-        except UnicodeDecodeError:
-            raise ConfigError(f"{name}: a file in the bundle is not UTF-8 text") from None
-    else:
-        text = content
-    try:
-        raw = tomllib.loads(text.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ConfigError(f"{name}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{name}: not valid TOML: {exc}") from None
-    return study_from_dict(raw, ".", name), files
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
@@ -362,7 +276,7 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         _need(f"{where}: [{section}]", table, (dict,))
         for key, value in table.items():
             if section == "privacy" and key in PRIVACY_MODELS:
-                continue  # a [privacy.MODEL] sub-table, validated by _privacy_models
+                continue  # a [privacy.MODEL] sub-table, validated by privacy_models_of
             if key not in keys:
                 known = [*keys, *PRIVACY_MODELS] if section == "privacy" else list(keys)
                 raise ConfigError(f"{where}: unknown key {section}.{key}; known: {', '.join(known)}")
@@ -414,7 +328,7 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     seed = release.get("seed", 0)
     fmt = release.get("format", "csv")
 
-    privacy_models = _privacy_models(privacy, where, base)
+    privacy_models = privacy_models_of(privacy, where, base)
 
     return Study(
         source=source, base_dir=base, data_path=data_path, separator=data.get("separator"),
@@ -427,134 +341,3 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         release_format=fmt, escape_formulas=release.get("escape_formulas", True), raw=copy.deepcopy(dict(raw)),
         privacy_models=privacy_models,
     )
-
-
-# ---------------------------------------------------------------------------------------------- privacy models
-# [privacy.MODEL] sub-tables: key -> accepted types (workbench.privacy builds the models from the specs)
-PRIVACY_MODELS: dict[str, dict[str, tuple[type, ...]]] = {
-    "l_diversity": {"attribute": (str,), "variant": (str,), "l": (int, float), "c": (int, float),
-                    "estimator": (str,)},
-    "t_closeness": {"attribute": (str,), "variant": (str,), "t": (int, float)},
-    "delta_presence": {"subset": (str,), "delta_min": (int, float), "delta_max": (int, float)},
-    "risk": {"model": (str,), "threshold": (int, float), "estimator": (str,), "population": (int, float)},
-}
-L_VARIANTS = ("distinct", "entropy", "recursive")
-T_VARIANTS = ("equal", "hierarchical", "ordered")
-ENTROPY_ESTIMATORS = ("shannon", "grassberger")
-RISK_MODELS = ("average", "sample_uniqueness", "population_uniqueness")
-POPULATION_ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
-DEFAULT_POPULATION_ESTIMATOR = "dankar"  # Dankar et al. 2012's decision rule, as ARX
-
-
-@dataclass(frozen=True)
-class PrivacyModelSpec:
-    """One validated ``[privacy.MODEL]`` table: ``kind`` is the table's name, ``params`` its keys with defaults
-    filled in (``subset`` resolved against the config's folder, or ``"research_subset"`` for an embedded
-    sample's own research subset)."""
-
-    kind: str
-    params: Mapping[str, Any]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.params.get(key, default)
-
-
-def _privacy_models(privacy: Mapping[str, Any], where: str, base: Path) -> tuple[PrivacyModelSpec, ...]:
-    """Validate the ``[privacy.MODEL]`` sub-tables (keys, types, ranges); what needs the data (the attribute's
-    role, its hierarchy, the subset's rows) is checked when the models are built (``workbench.privacy``)."""
-    specs = []
-    for kind, keys in PRIVACY_MODELS.items():
-        if kind not in privacy:
-            continue
-        table = privacy[kind]
-        _need(f"{where}: [privacy.{kind}]", table, (dict,))
-        for key, value in table.items():
-            if key not in keys:
-                raise ConfigError(f"{where}: unknown key privacy.{kind}.{key}; known: {', '.join(keys)}")
-            _need(f"{where}: privacy.{kind}.{key}", value, keys[key])
-        check = _PRIVACY_CHECKS[kind]
-        specs.append(PrivacyModelSpec(kind, check(dict(table), f"{where}: privacy.{kind}", base)))
-    return tuple(specs)
-
-
-def _required(table: Mapping[str, Any], key: str, where: str) -> Any:
-    if key not in table:
-        raise ConfigError(f"{where} needs '{key}'")
-    return table[key]
-
-
-def _choice(table: Mapping[str, Any], key: str, options: Sequence[str], default: str | None, where: str) -> str:
-    value = table.get(key, default) if default is not None else _required(table, key, where)
-    if value not in options:
-        raise ConfigError(f"{where}.{key} {value!r} is not one of {', '.join(options)}")
-    return value
-
-
-def _only_for(table: Mapping[str, Any], key: str, allowed: bool, what: str, where: str) -> None:
-    if key in table and not allowed:
-        raise ConfigError(f"{where}.{key} applies to {what} only")
-
-
-def _check_l_diversity(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
-    _required(table, "attribute", where)
-    variant = _choice(table, "variant", L_VARIANTS, "distinct", where)
-    l_value = _required(table, "l", where)
-    if variant != "entropy" and not (isinstance(l_value, int) or float(l_value).is_integer()):
-        raise ConfigError(f"{where}.l must be a whole number for {variant} l-diversity, got {l_value}")
-    if not l_value >= 1:
-        raise ConfigError(f"{where}.l must be at least 1, got {l_value}")
-    _only_for(table, "c", variant == "recursive", "variant = 'recursive'", where)
-    _only_for(table, "estimator", variant == "entropy", "variant = 'entropy'", where)
-    out = {"attribute": table["attribute"], "variant": variant, "l": l_value}
-    if variant == "recursive":
-        c = _required(table, "c", where)
-        if not c > 0:
-            raise ConfigError(f"{where}.c must be positive, got {c}")
-        out["c"] = float(c)
-    if variant == "entropy":
-        out["estimator"] = _choice(table, "estimator", ENTROPY_ESTIMATORS, "shannon", where)
-    return out
-
-
-def _fraction(table: Mapping[str, Any], key: str, where: str) -> float:
-    value = float(_required(table, key, where))
-    if not 0.0 < value <= 1.0:
-        raise ConfigError(f"{where}.{key} must be in (0, 1], got {value}")
-    return value
-
-
-def _check_t_closeness(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
-    _required(table, "attribute", where)
-    variant = _choice(table, "variant", T_VARIANTS, "equal", where)
-    return {"attribute": table["attribute"], "variant": variant, "t": _fraction(table, "t", where)}
-
-
-def _check_delta_presence(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
-    subset = _required(table, "subset", where)
-    low, high = float(table.get("delta_min", 0.0)), float(_required(table, "delta_max", where))
-    if not 0.0 <= low <= high <= 1.0:
-        raise ConfigError(f"{where}: need 0 <= delta_min <= delta_max <= 1, got delta_min = {low}, "
-                          f"delta_max = {high}")
-    if high == 0.0:
-        raise ConfigError(f"{where}.delta_max must be in (0, 1], got {high}")
-    path: str | Path = subset if subset == "research_subset" else base / subset
-    return {"subset": path, "delta_min": low, "delta_max": high}
-
-
-def _check_risk(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
-    model = _choice(table, "model", RISK_MODELS, None, where)
-    out: dict[str, Any] = {"model": model, "threshold": _fraction(table, "threshold", where)}
-    population = model == "population_uniqueness"
-    _only_for(table, "estimator", population, "model = 'population_uniqueness'", where)
-    _only_for(table, "population", population, "model = 'population_uniqueness'", where)
-    if population:
-        out["estimator"] = _choice(table, "estimator", POPULATION_ESTIMATORS, DEFAULT_POPULATION_ESTIMATOR, where)
-        size = _required(table, "population", where)
-        if not size >= 1:
-            raise ConfigError(f"{where}.population must be a number of people (at least 1), got {size}")
-        out["population"] = float(size)
-    return out
-
-
-_PRIVACY_CHECKS = {"l_diversity": _check_l_diversity, "t_closeness": _check_t_closeness,
-                   "delta_presence": _check_delta_presence, "risk": _check_risk}

@@ -309,7 +309,8 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
     a zip bundle of the config with the hierarchy files it names."""
-    from workbench.config import config_bundle, to_toml
+    from workbench.config import to_toml
+    from workbench.config_bundle import config_bundle
 
     raw = json.loads(config_json)
     outcome = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),

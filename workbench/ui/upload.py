@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
-from workbench.config import LOCAL_OBJECTIVES, Study, read_config_bytes
+from workbench.config import LOCAL_OBJECTIVES, Study
+from workbench.config_bundle import read_config_bytes
 from workbench.data import Dataset, encoding_note, profile, read_table_bytes
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import Hierarchy, build_hierarchy
