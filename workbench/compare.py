@@ -35,6 +35,17 @@ from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, check_measures, local_weigh, target_codes
 from workbench.privacy.build import admissibility_for
 from workbench.release import Release, _column_code_space, column_shares
+from workbench.solution_ranking import (  # noqa: F401  (re-exported: workbench.compare is where callers find them)
+    OPTIMUM,
+    as_loss,
+    global_vs_local,
+    measure_directions,
+    node_of,
+    normalized,
+    optimal_under,
+    pareto_front,
+    rank_agreement,
+)
 from workbench.study import Progress, evaluator_for, local_release
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
@@ -284,50 +295,6 @@ def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top
     return _table(rows, study.compare)
 
 
-def as_loss(df: pd.DataFrame, measure_id: str) -> pd.Series:
-    """The measure's values oriented as a loss (negated when higher is better, e.g. ``nmi``)."""
-    values = df[measure_id].astype(float)
-    higher = M.MEASURES[measure_id].higher_is_better if measure_id in M.MEASURES else False
-    return -values if higher else values
-
-
-def normalized(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
-    """Each measure rescaled to [0, 1] over the candidates (0 = the best candidate, 1 = the worst)."""
-    out = df.copy()
-    for m in measure_ids:
-        col = as_loss(df, m)
-        span = col.max() - col.min()
-        out[f"{m}_norm"] = (col - col.min()) / span if span > 0 else 0.0
-    return out
-
-
-def pareto_front(df: pd.DataFrame, measure_ids: Sequence[str]) -> np.ndarray:
-    """Mask of the solutions no other solution dominates (at least as good under every measure, better
-    under one; each measure in its own direction)."""
-    values = np.column_stack([as_loss(df, m).to_numpy() for m in measure_ids]) if len(df) else np.zeros((0, 0))
-    keep = np.ones(len(values), dtype=bool)
-    for i in range(len(values)):
-        no_worse = (values <= values[i]).all(axis=1)
-        better = (values < values[i]).any(axis=1)
-        keep[i] = not (no_worse & better).any()
-    return keep
-
-
-def rank_agreement(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
-    """Kendall τ between the rankings of the candidates under each pair of measures (1: same order)."""
-    from scipy.stats import kendalltau  # scipy.stats takes 0.7 s to import: only when ranking
-    ids = list(measure_ids)
-    tau = pd.DataFrame(np.eye(len(ids)), index=ids, columns=ids)
-    for a in range(len(ids)):
-        for b in range(a + 1, len(ids)):
-            value = kendalltau(as_loss(df, ids[a]), as_loss(df, ids[b])).statistic if len(df) > 1 else np.nan
-            tau.iloc[a, b] = tau.iloc[b, a] = value
-    return tau
-
-
-OPTIMUM = "optimum"  # the ``algorithm`` of a lattice_optima row in optimal_under
-
-
 def optimum_solutions(study: Study, dataset: Dataset, optima: pd.DataFrame) -> pd.DataFrame:
     """The solutions-table rows (same columns, every measure of ``[measures].compare``) of the distinct nodes
     of a ``lattice_optima`` table, with ``algorithm`` "optimum": the true optima next to the candidates."""
@@ -339,70 +306,6 @@ def optimum_solutions(study: Study, dataset: Dataset, optima: pd.DataFrame) -> p
     values = _node_values(study, dataset, evaluator, nodes, ids)
     return _table([{"k": study.k, "engine": "lattice", "algorithm": OPTIMUM, "solution": label,
                     **{m: v[m] for m in ids}} for label, v in zip(labels, values, strict=True)], ids)
-
-
-def node_of(dataset: Dataset, solution: str) -> Node:
-    """The level vector of a lattice solution label ``"qi=level,..."``."""
-    levels = dict(part.split("=", 1) for part in solution.split(","))
-    return tuple(int(levels[q]) for q in dataset.quasi_identifiers)
-
-
-def _scope(engine: str, algorithm: str) -> str:
-    return f"best of the candidates ({algorithm})" if engine == "lattice" else "the release"
-
-
-def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str], optima: pd.DataFrame | None = None) -> pd.DataFrame:
-    """For each measure, the solution it would choose: the lattice engine's optimum over every k-anonymous
-    node (from ``optima``, a ``lattice_optima`` table, when given), the best of the lattice candidates in
-    ``df``, and each local-engine release's best (ties: the first listed). ``scope`` says what each row is the
-    best of: a row restricted to the candidate set says so, because for a non-monotone measure the best
-    k-minimal node can be far from the optimum. ``best_overall``: the best value of the measure's rows."""
-    rows = []
-    optimum = optima.set_index("measure") if optima is not None and len(optima) else None
-    for m in measure_ids:
-        mine = []
-        if optimum is not None and m in optimum.index:
-            o = optimum.loc[m]
-            mine.append({"measure": m, "engine": "lattice", "scope": o.searched, "algorithm": OPTIMUM,
-                         "solution": o.solution, "value": o.value})
-        loss = as_loss(df, m)
-        for (engine, algorithm), part in df.groupby(["engine", "algorithm"], sort=True):
-            best = loss[part.index].idxmin()
-            mine.append({"measure": m, "engine": engine, "scope": _scope(str(engine), str(algorithm)),
-                         "algorithm": algorithm, "solution": df.solution[best], "value": df[m][best]})
-        oriented = as_loss(pd.DataFrame({m: [r["value"] for r in mine]}), m) if mine else pd.Series(dtype=float)
-        for r, v in zip(mine, oriented, strict=True):
-            r["best_overall"] = bool(v == oriented.min())
-        rows += mine
-    return pd.DataFrame(rows, columns=["measure", "engine", "scope", "algorithm", "solution", "value", "best_overall"])
-
-
-def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]) -> pd.DataFrame:
-    """The best lattice solution under ``objective`` next to each local-engine release (``df``: one k), one
-    row per measure: ``measure``, ``direction``, each solution's raw value, its normalized value (0 = the best
-    of every candidate in ``df``, 1 = the worst) and ``better``: the shown solution(s) best under the measure
-    ("tie" when all are equal). The columns are named ``lattice`` and the local algorithms."""
-    if df.k.nunique() > 1:
-        raise ValueError("global_vs_local compares the solutions of one k")
-    shown: dict[str, int] = {}
-    lattice = df[df.engine == "lattice"]
-    if len(lattice):
-        shown["lattice"] = int(as_loss(lattice, objective).idxmin())  # ties: the first listed, as optimal_under
-    for i, row in df[df.engine == "local"].iterrows():
-        shown.setdefault(str(row.algorithm), int(i))
-    norm = normalized(df, measure_ids)
-    directions = measure_directions(measure_ids)
-    rows = []
-    for m in measure_ids:
-        loss = as_loss(df, m)
-        best = min(loss[i] for i in shown.values()) if shown else np.nan
-        winners = [name for name, i in shown.items() if loss[i] == best]
-        row: dict[str, object] = {"measure": m, "direction": directions.get(m, M.Direction.LOWER.value)}
-        row |= {name: df.loc[i, m] for name, i in shown.items()}
-        row |= {f"{name} (normalized)": norm.loc[i, f"{m}_norm"] for name, i in shown.items()}
-        row["better"] = "tie" if len(winners) == len(shown) > 1 else ", ".join(winners)
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "k_minimal",
@@ -424,11 +327,6 @@ def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "
         if progress:
             progress((i + 1) / len(grid), f"k = {k}, max_suppression = {sup:g} done")
     return pd.concat(frames, ignore_index=True)
-
-
-def measure_directions(measure_ids: Sequence[str]) -> dict[str, str]:
-    """Each registered measure's direction, as its text (``measures.Direction``)."""
-    return {m: M.MEASURES[m].direction.value for m in measure_ids if m in M.MEASURES}
 
 
 def _releases_of(study: Study, dataset: Dataset, df: pd.DataFrame, rows: Sequence[int]) -> list[Release]:
