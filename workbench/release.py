@@ -19,10 +19,10 @@ from measures import ColumnDomain, Generalized, GeneralizedColumn
 from workbench import export
 from workbench.data import Dataset, EncodedColumn
 from workbench.errors import ConfigError
-from workbench.grouping import class_sizes, group_rows
+from workbench.grouping import group_rows
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
-from workbench.privacy.base import Admissibility, ClassView, limit_of
+from workbench.privacy.base import Admissibility, limit_of
 from workbench.verify import SUPPRESSED, Guarantee, verify_release
 
 
@@ -79,14 +79,8 @@ class Release:
             heights.append(np.full(dataset.n, v, dtype=np.int64))
             codes.append(offsets[v] + level_code)
         codes_arr = np.stack(codes, axis=1) if codes else np.zeros((dataset.n, 0), dtype=np.int64)
-        rule = admissibility if admissibility is not None and admissibility.models else None
-        if rule is None:
-            suppressed = class_sizes(codes_arr) < k
-        else:
-            groups = group_rows(codes_arr, with_inverse=True)
-            assert groups.inverse is not None
-            view = ClassView.from_records(groups.inverse, groups.size, rule.extras)
-            suppressed = rule.outcome(view).suppress[groups.inverse]
+        rule = admissibility if admissibility is not None else Admissibility(k, max_suppression, dataset.n)
+        suppressed = rule.suppressed_records(codes_arr)
         return cls(
             dataset=dataset,
             labels=pd.DataFrame(labels, index=dataset.frame.index),

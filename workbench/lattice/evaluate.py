@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.data import EncodedColumn
-from workbench.grouping import class_sizes, distinct_rows, group_rows
+from workbench.grouping import class_sizes, distinct_rows
 from workbench.lattice.space import Lattice, Node
 from workbench.privacy.base import Admissibility, ClassView, Outcome
 
@@ -236,14 +236,9 @@ class NodeEvaluator:
 
     def suppressed_mask(self, node: Node) -> np.ndarray:
         """Per record: is it suppressed at ``node`` (in a class smaller than k or violating a privacy model)?"""
-        if self.admissibility.plain:
-            return self.record_class_sizes(node) < self.k
         codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)], axis=1) \
             if self.columns else np.zeros((self.n, 0), dtype=np.int64)
-        groups = group_rows(codes, self.cardinalities(node), with_inverse=True)
-        assert groups.inverse is not None
-        view = ClassView.from_records(groups.inverse, groups.size, self.extras)
-        return self.admissibility.outcome(view).suppress[groups.inverse]
+        return self.admissibility.suppressed_records(codes, self.cardinalities(node))
 
     def record_class_sizes(self, node: Node) -> np.ndarray:
         """Per record: the size of its equivalence class at ``node``."""

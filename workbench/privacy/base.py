@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.grouping import distinct_rows
+from workbench.grouping import class_sizes, distinct_rows, group_rows
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,16 @@ class Admissibility:
             for e in m.extras:
                 seen.setdefault(e.name, e)
         self.extras = tuple(seen.values())
+
+    def suppressed_records(self, codes: np.ndarray, cards: Sequence[int] | None = None) -> np.ndarray:
+        """Per record of a table of class codes (one column per quasi-identifier, ``cards`` their code counts):
+        is it suppressed, being in a class smaller than k or violating a privacy model (``outcome``)? The rule
+        a node's evaluation and its Release share."""
+        if self.plain:
+            return class_sizes(codes, cards) < self.k
+        groups = group_rows(codes, cards, with_inverse=True)
+        assert groups.inverse is not None
+        return self.outcome(ClassView.from_records(groups.inverse, groups.size, self.extras)).suppress[groups.inverse]
 
     def within(self, suppressed: int) -> bool:
         """Is this many suppressed records within the limit?"""
