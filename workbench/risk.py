@@ -290,14 +290,15 @@ def risk_of_node(dataset: Dataset, node: Sequence[int] | None = None, threshold:
 
 def node_class_sizes(dataset: Dataset, node: Sequence[int] | None = None) -> np.ndarray:
     """One size per equivalence class of a lattice node's generalized table before suppression (``node`` None:
-    the input, all levels 0), from the node's frequency set."""
-    from workbench.lattice.evaluate import NodeEvaluator
-
+    the input, all levels 0), grouped from the records (``workbench.grouping``)."""
     columns = dataset.encoded
     node = tuple(node) if node is not None else tuple(0 for _ in columns)
     if len(node) != len(columns):
         raise ValueError(f"node {node} has {len(node)} levels for {len(columns)} quasi-identifiers")
-    return np.asarray(NodeEvaluator(columns, 1, 0.0).direct(node).counts, dtype=np.int64)
+    if not columns:
+        return np.array([dataset.n], dtype=np.int64) if dataset.n else np.zeros(0, dtype=np.int64)
+    codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(columns, node, strict=True)], axis=1)
+    return group_rows(codes, [c.cardinality(v) for c, v in zip(columns, node, strict=True)]).counts
 
 
 def record_risks(class_sizes: Sequence[int] | np.ndarray) -> pd.DataFrame:
