@@ -288,13 +288,12 @@ def test_degradation_summary_reshapes_the_chosen_rows():
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), sup=st.sampled_from([0.0, 0.1, 0.5]))
 def test_node_view_is_the_releases_view(seed, k, sup):
     """The lattice rows' view of a node equals Release.from_node(...).view() array for array."""
-    from workbench.release import Release, _column_code_space
+    from workbench.release import Release
 
     study, ds = _random_study(seed, k, sup)
     ev = NodeEvaluator(ds.encoded, k, sup)
-    spaces = [_column_code_space(c) for c in ds.encoded]
     for node in ev.lattice.nodes():
-        mine = compare._node_view(ds, ev, spaces, node)
+        mine = compare._node_view(ds, ev, node)
         reference = Release.from_node(ds, node, k, sup).view()
         assert mine.k == reference.k and (mine.suppressed == reference.suppressed).all()
         for a, b in zip(mine.columns, reference.columns, strict=True):

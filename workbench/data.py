@@ -209,6 +209,16 @@ class EncodedColumn:
         return self.level_codes.shape[1] - 1
 
     @cached_property
+    def code_space(self) -> tuple[np.ndarray, np.ndarray]:
+        """The column-wide code space of all levels: each level's offset in it, and every code's leaf count
+        (how many original values it covers)."""
+        sizes = [self.cardinality(lv) for lv in range(self.height + 1)]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        leaf_count = np.concatenate([np.bincount(self.level_codes[:, lv], minlength=sizes[lv])
+                                     for lv in range(self.height + 1)])
+        return offsets, leaf_count
+
+    @cached_property
     def counts(self) -> np.ndarray:
         """Records per original value."""
         return np.bincount(self.codes, minlength=self.level_codes.shape[0])

@@ -26,20 +26,19 @@ from workbench.privacy.base import Admissibility, limit_of
 from workbench.verify import SUPPRESSED, Guarantee, verify_release
 
 
-def _column_code_space(col: EncodedColumn) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets of each level in a column-wide code space, and the leaf-set size of every code."""
-    sizes = [col.cardinality(lv) for lv in range(col.height + 1)]
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    leaf_count = np.concatenate([np.bincount(col.level_codes[:, lv], minlength=sizes[lv])
-                                 for lv in range(col.height + 1)])
-    return offsets, leaf_count
-
-
 def column_shares(col: EncodedColumn) -> dict[str, object]:
-    """The domain shares of a column's code space (``_column_code_space`` order), as GeneralizedColumn keywords."""
+    """The domain shares of a column's code space (``EncodedColumn.code_space`` order), as GeneralizedColumn
+    keywords."""
     if col.shares is None:
         return {}
     return {"share": np.concatenate(col.shares), "share_domain": col.share_domain}
+
+
+def generalized_column(col: EncodedColumn, codes: np.ndarray, heights: np.ndarray) -> GeneralizedColumn:
+    """One column of the cell view the measures read: the records' original codes, their released ``codes`` in
+    the column-wide code space and the ``heights`` of their cells."""
+    return GeneralizedColumn(col.name, col.codes, codes, heights, col.height, col.code_space[1],
+                             **column_shares(col))
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +73,7 @@ class Release:
         labels, heights, codes = {}, [], []
         for col, v in zip(columns, node, strict=True):
             level_code = col.level_codes[col.codes, v]
-            offsets, _ = _column_code_space(col)
+            offsets = col.code_space[0]
             labels[col.name] = np.asarray(col.labels[v], dtype=object)[level_code]
             heights.append(np.full(dataset.n, v, dtype=np.int64))
             codes.append(offsets[v] + level_code)
@@ -142,12 +141,8 @@ class Release:
         """The cell-level view that measures consume."""
         if self.view_columns is not None:
             return Generalized(self.view_columns, self.suppressed, self.k)
-        cols = []
-        for j, col in enumerate(self.dataset.encoded):
-            _, leaf_count = _column_code_space(col)
-            cols.append(GeneralizedColumn(col.name, col.codes, self.codes[:, j], self.heights[:, j],
-                                          col.height, leaf_count, **column_shares(col)))
-        return Generalized(tuple(cols), self.suppressed, self.k)
+        return Generalized(tuple(generalized_column(col, self.codes[:, j], self.heights[:, j])
+                                 for j, col in enumerate(self.dataset.encoded)), self.suppressed, self.k)
 
     def domains(self) -> tuple[ColumnDomain, ...]:
         return tuple(c.column_domain() for c in self.dataset.encoded)
