@@ -1,4 +1,5 @@
-"""The ``workbench`` command: ``run`` and ``measure``.
+"""The ``workbench`` command: the parser, ``run``, ``measure`` and ``algorithms`` (``compare``, ``risk``, ``report`` and
+``geo`` in their own modules).
 
 Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong. ``run``
 warns on stderr (and under ``"warnings"`` in its JSON) when a released column determines a quasi-identifier.
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.cli_compare import compare_command
+from workbench.cli_risk import add_risk_parser, risk_command
 from workbench.errors import OutputError, VerificationError, WorkbenchError
 from workbench.geo import cli as geo_cli
 
@@ -61,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     alg.add_argument("--algorithms", default=None, metavar="A,B,...", help="default: every lattice algorithm")
     alg.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     alg.add_argument("--json", action="store_true", help="print one JSON object per algorithm, one per line")
-    _add_risk_parser(sub)
+    add_risk_parser(sub)
     geo_cli.add_parser(sub)  # workbench geo (docs/geography.md)
     from workbench.report.cli import add_report_parser
 
@@ -113,181 +116,6 @@ def _check_out(out: Path, force: bool) -> None:
         check_folder(out, force=force)
     except OutputError as exc:
         raise WorkbenchError(f"--out {exc}") from None
-
-
-def _compare(study: Study, args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from workbench import compare
-    from workbench.errors import ConfigError
-    from workbench.study import load_dataset
-
-    try:
-        ks = [int(k) for k in args.k.split(",")] if args.k else [study.k]
-    except ValueError:
-        raise WorkbenchError(f"--k {args.k!r}: expected integers separated by commas") from None
-    try:
-        sups = [float(x) for x in args.max_suppression.split(",")] if args.max_suppression else None
-    except ValueError:
-        raise WorkbenchError(f"--max-suppression {args.max_suppression!r}: expected fractions separated by "
-                             "commas") from None
-    for option, text, key, values in (("--k", args.k, "k", ks), ("--max-suppression", args.max_suppression,
-                                                                  "max_suppression", sups or ())):
-        for value in values:  # each study of the sweep is validated as a config's would be
-            try:
-                replace(study, **{key: value})
-            except ConfigError as exc:
-                raise WorkbenchError(f"{option} {text!r}: {str(exc).removeprefix(f'{study.source}: ')}") from None
-    dataset = load_dataset(study)
-    table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
-    ids = [m for m in study.compare if m != "degradation"]
-    if "degradation" in study.compare:
-        classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
-        table = compare.add_degradation(
-            table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
-            progress=lambda f, text: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
-    last_k, last_sup = ks[-1], (sups[-1] if sups else study.max_suppression)
-    last = table[table.k == last_k]
-    if "max_suppression" in last.columns:
-        last = last[last.max_suppression == last_sup]
-    last = last.reset_index(drop=True)
-    # each measure's optimum over every k-anonymous node, not only over the candidates listed above
-    optima = compare.lattice_optima(replace(study, k=last_k, max_suppression=last_sup), dataset, ids)
-    chosen = compare.optimal_under(last, ids, optima)
-    print(f"\noptimal under each measure (k = {last_k}, max_suppression = {last_sup:g}); scope: the set each row "
-          "is the best of")
-    print(chosen.to_string(index=False, float_format=lambda v: f"{v:.10g}"))
-    if args.out:
-        from workbench.ui import charts
-
-        out = args.out
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-            table.to_csv(out / "solutions.csv", index=False)
-            front = compare.pareto_front(last, ids)
-            compare.normalized(last, ids).assign(pareto=front).to_csv(out / "normalized.csv", index=False)
-            compare.rank_agreement(last, ids).to_csv(out / "rank_agreement.csv")
-            chosen.to_csv(out / "optimal_under.csv", index=False)
-            if len(ids) >= 2:
-                charts.pareto_chart(last, ids[0], ids[1], front).save(str(out / "pareto.html"))
-            charts.rank_heatmap(compare.rank_agreement(last, ids)).save(str(out / "rank_agreement.html"))
-            charts.sweep_chart(table, ids).save(str(out / "sweep.html"))
-        except OSError as exc:
-            raise WorkbenchError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
-        print(f"wrote        {out}/solutions.csv and the tables and charts beside it")
-    return 0
-
-
-# ---------------------------------------------------------------------------------------------- risk
-def _add_risk_parser(sub: argparse._SubParsersAction) -> None:
-    from workbench.risk import DEFAULT_THRESHOLD
-
-    risk = sub.add_parser("risk", help="re-identification risk of the input or of a lattice node (before suppression)")
-    risk.add_argument("config", type=Path)
-    risk.add_argument("--node", action="append", default=[], metavar="QI=LEVEL,...",
-                      help="a lattice node's generalized table before suppression (default: the input, all levels 0)")
-    risk.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
-    risk.add_argument("--json", action="store_true", help="print one JSON object (one per --node, one per line)")
-    risk.add_argument("--population", type=_population_size, default=None, metavar="N",
-                      help="population size, for the population-uniqueness estimates (Pitman, Zayatz, SNB, Dankar)")
-    risk.add_argument("--threshold", type=_risk_threshold, default=DEFAULT_THRESHOLD, metavar="T",
-                      help=f"a record is at risk when 1/|class| > T (default {DEFAULT_THRESHOLD:g}: classes under 5)")
-
-
-def _population_size(text: str) -> int:
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of people") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: the population size must be at least 1")
-    return value
-
-
-def _risk_threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the threshold must be in (0, 1], e.g. 0.2")
-    return value
-
-
-def _percent(share: float | None) -> str:
-    """A share as a percentage with four significant digits (``64.66 %``, ``0.0123 %``, ``100 %``)."""
-    if share is None:
-        return "-"
-    return "0 %" if share == 0 else f"{100 * share:.4g} %"
-
-
-def _format_risk(what: str, r: dict[str, object]) -> str:
-    pro, pop, jou = r["prosecutor"], r["population_uniques"], r["journalist"]
-    assert isinstance(pro, dict) and isinstance(pop, dict)
-    lines = [f"risk of      {what}",
-             f"records      {r['records']:,} in {r['classes']:,} equivalence classes",
-             f"prosecutor   highest {_percent(pro['highest'])}, average {_percent(pro['average'])}",
-             f"at risk      {pro['records_at_risk_count']:,} records ({_percent(pro['records_at_risk'])}) in classes "
-             f"whose risk 1/size exceeds {_percent(pro['threshold'])}",
-             f"marketer     {_percent(r['marketer'])} of the records re-identified on average",
-             "journalist   " + (f"highest {_percent(jou['highest'])}, average {_percent(jou['average'])}"
-                                if isinstance(jou, dict) else "- (needs a population table)"),
-             f"uniques      {_percent(r['sample_uniques'])} of the records are alone in their class"]
-    if pop["population_size"] is None:
-        lines.append("population   - (give --population N for Pitman, Zayatz, SNB and Dankar's estimates)")
-    else:
-        lines.append(f"population   {pop['population_size']:,} people, sampling fraction "
-                     f"{_percent(pop['sampling_fraction'])}: estimated share of the population that is unique")
-        model = pop["dankar_model"]
-        chosen = f" ({model})" if model not in (None, "none") else ""
-        estimates = [f"{name} {_percent(pop[key]) if pop[key] is not None else 'no estimate (not solved)'}"
-                     for name, key in (("Pitman", "pitman"), ("Zayatz", "zayatz"), ("SNB", "snb"))]
-        lines.append(f"  {', '.join(estimates)}; Dankar's rule {_percent(pop['dankar'])}{chosen}")
-    return "\n".join(lines)
-
-
-def _risk_population(study: Study, given: int | None) -> int | None:
-    """``--population``, else ``[privacy.risk] population`` when the config has one."""
-    if given is not None:
-        return given
-    table = study.raw.get("privacy", {}).get("risk", {})
-    value = table.get("population") if isinstance(table, dict) else None
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise WorkbenchError(f"{study.source}: privacy.risk.population must be a positive whole number, got {value!r}")
-    return value
-
-
-def _risk(study: Study, args: argparse.Namespace) -> int:
-    """``workbench risk``: the input (all levels 0) or each ``--node``'s generalized table before suppression."""
-    from workbench import risk as risk_mod
-    from workbench.lattice_views import parse_node
-    from workbench.study import load_dataset
-
-    dataset = load_dataset(study)
-    population = _risk_population(study, args.population)
-    if population is not None and population < dataset.n:
-        raise WorkbenchError(f"--population {population:,} is smaller than the {dataset.n:,} records of the data")
-    names = dataset.quasi_identifiers
-    targets: list[tuple[str, tuple[int, ...] | None]] = [("input (every quasi-identifier at level 0)", None)]
-    if args.node:
-        heights = [c.height for c in dataset.encoded]
-        targets = []
-        for text in args.node:
-            node = parse_node(text, names, heights)
-            label = ", ".join(f"{q}={v}" for q, v in zip(names, node, strict=True))
-            targets.append((f"node {label} (before suppression)", node))
-    for i, (what, node) in enumerate(targets):
-        if node is None:
-            result = risk_mod.risk_of_frame(dataset.frame, names, args.threshold, population)
-        else:
-            result = risk_mod.risk_of_node(dataset, node, args.threshold, population)
-        summary = result.to_dict()
-        if args.json:
-            print(json.dumps(summary))
-        else:
-            print(("\n" if i else "") + _format_risk(what, summary))
-    return 0
 
 
 def _proof(result: RunResult) -> str:
@@ -390,9 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"wrote        {p}")
             return 0
         if args.command == "compare":
-            return _compare(study, args)
+            return compare_command(study, args)
         if args.command == "risk":
-            return _risk(study, args)
+            return risk_command(study, args)
         if args.command == "geo":
             return geo_cli.run(study, args)
         if args.command == "report":

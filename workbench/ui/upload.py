@@ -22,7 +22,7 @@ from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
 
 MAX_MB = 200  # a data table; .streamlit/config.toml's server.maxUploadSize bounds every upload request as well
-MAX_CONFIG_MB = 64  # a config or a config bundle (its contents are bounded by workbench.config's BUNDLE_MAX_*)
+MAX_CONFIG_MB = 64  # a config or a config bundle (its contents are bounded by workbench.config_bundle's BUNDLE_MAX_*)
 MAX_HIERARCHY_MB = 16  # an ARX hierarchy file
 
 

@@ -1,0 +1,77 @@
+"""``workbench compare``: every candidate of both engines under every measure, over k (and suppression) sweeps,
+with the optima, the Pareto front, the rank agreement and, when asked, model degradation."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.config import Study
+
+
+def compare_command(study: Study, args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from workbench import compare
+    from workbench.errors import ConfigError
+    from workbench.study import load_dataset
+
+    try:
+        ks = [int(k) for k in args.k.split(",")] if args.k else [study.k]
+    except ValueError:
+        raise WorkbenchError(f"--k {args.k!r}: expected integers separated by commas") from None
+    try:
+        sups = [float(x) for x in args.max_suppression.split(",")] if args.max_suppression else None
+    except ValueError:
+        raise WorkbenchError(f"--max-suppression {args.max_suppression!r}: expected fractions separated by "
+                             "commas") from None
+    for option, text, key, values in (("--k", args.k, "k", ks), ("--max-suppression", args.max_suppression,
+                                                                  "max_suppression", sups or ())):
+        for value in values:  # each study of the sweep is validated as a config's would be
+            try:
+                replace(study, **{key: value})
+            except ConfigError as exc:
+                raise WorkbenchError(f"{option} {text!r}: {str(exc).removeprefix(f'{study.source}: ')}") from None
+    dataset = load_dataset(study)
+    table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
+    ids = [m for m in study.compare if m != "degradation"]
+    if "degradation" in study.compare:
+        classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
+        table = compare.add_degradation(
+            table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
+            progress=lambda f, text: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    last_k, last_sup = ks[-1], (sups[-1] if sups else study.max_suppression)
+    last = table[table.k == last_k]
+    if "max_suppression" in last.columns:
+        last = last[last.max_suppression == last_sup]
+    last = last.reset_index(drop=True)
+    # each measure's optimum over every k-anonymous node, not only over the candidates listed above
+    optima = compare.lattice_optima(replace(study, k=last_k, max_suppression=last_sup), dataset, ids)
+    chosen = compare.optimal_under(last, ids, optima)
+    print(f"\noptimal under each measure (k = {last_k}, max_suppression = {last_sup:g}); scope: the set each row "
+          "is the best of")
+    print(chosen.to_string(index=False, float_format=lambda v: f"{v:.10g}"))
+    if args.out:
+        from workbench.ui import charts
+
+        out = args.out
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            table.to_csv(out / "solutions.csv", index=False)
+            front = compare.pareto_front(last, ids)
+            compare.normalized(last, ids).assign(pareto=front).to_csv(out / "normalized.csv", index=False)
+            compare.rank_agreement(last, ids).to_csv(out / "rank_agreement.csv")
+            chosen.to_csv(out / "optimal_under.csv", index=False)
+            if len(ids) >= 2:
+                charts.pareto_chart(last, ids[0], ids[1], front).save(str(out / "pareto.html"))
+            charts.rank_heatmap(compare.rank_agreement(last, ids)).save(str(out / "rank_agreement.html"))
+            charts.sweep_chart(table, ids).save(str(out / "sweep.html"))
+        except OSError as exc:
+            raise WorkbenchError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
+        print(f"wrote        {out}/solutions.csv and the tables and charts beside it")
+    return 0

@@ -1,0 +1,124 @@
+"""``workbench risk``: re-identification risk of the input or of a lattice node's generalized table (prosecutor,
+journalist, marketer, sample and population uniques), as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.config import Study
+
+
+def add_risk_parser(sub: argparse._SubParsersAction) -> None:
+    from workbench.risk import DEFAULT_THRESHOLD
+
+    risk = sub.add_parser("risk", help="re-identification risk of the input or of a lattice node (before suppression)")
+    risk.add_argument("config", type=Path)
+    risk.add_argument("--node", action="append", default=[], metavar="QI=LEVEL,...",
+                      help="a lattice node's generalized table before suppression (default: the input, all levels 0)")
+    risk.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
+    risk.add_argument("--json", action="store_true", help="print one JSON object (one per --node, one per line)")
+    risk.add_argument("--population", type=_population_size, default=None, metavar="N",
+                      help="population size, for the population-uniqueness estimates (Pitman, Zayatz, SNB, Dankar)")
+    risk.add_argument("--threshold", type=_risk_threshold, default=DEFAULT_THRESHOLD, metavar="T",
+                      help=f"a record is at risk when 1/|class| > T (default {DEFAULT_THRESHOLD:g}: classes under 5)")
+
+
+def _population_size(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of people") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: the population size must be at least 1")
+    return value
+
+
+def _risk_threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the threshold must be in (0, 1], e.g. 0.2")
+    return value
+
+
+def _percent(share: float | None) -> str:
+    """A share as a percentage with four significant digits (``64.66 %``, ``0.0123 %``, ``100 %``)."""
+    if share is None:
+        return "-"
+    return "0 %" if share == 0 else f"{100 * share:.4g} %"
+
+
+def _format_risk(what: str, r: dict[str, object]) -> str:
+    pro, pop, jou = r["prosecutor"], r["population_uniques"], r["journalist"]
+    assert isinstance(pro, dict) and isinstance(pop, dict)
+    lines = [f"risk of      {what}",
+             f"records      {r['records']:,} in {r['classes']:,} equivalence classes",
+             f"prosecutor   highest {_percent(pro['highest'])}, average {_percent(pro['average'])}",
+             f"at risk      {pro['records_at_risk_count']:,} records ({_percent(pro['records_at_risk'])}) in classes "
+             f"whose risk 1/size exceeds {_percent(pro['threshold'])}",
+             f"marketer     {_percent(r['marketer'])} of the records re-identified on average",
+             "journalist   " + (f"highest {_percent(jou['highest'])}, average {_percent(jou['average'])}"
+                                if isinstance(jou, dict) else "- (needs a population table)"),
+             f"uniques      {_percent(r['sample_uniques'])} of the records are alone in their class"]
+    if pop["population_size"] is None:
+        lines.append("population   - (give --population N for Pitman, Zayatz, SNB and Dankar's estimates)")
+    else:
+        lines.append(f"population   {pop['population_size']:,} people, sampling fraction "
+                     f"{_percent(pop['sampling_fraction'])}: estimated share of the population that is unique")
+        model = pop["dankar_model"]
+        chosen = f" ({model})" if model not in (None, "none") else ""
+        estimates = [f"{name} {_percent(pop[key]) if pop[key] is not None else 'no estimate (not solved)'}"
+                     for name, key in (("Pitman", "pitman"), ("Zayatz", "zayatz"), ("SNB", "snb"))]
+        lines.append(f"  {', '.join(estimates)}; Dankar's rule {_percent(pop['dankar'])}{chosen}")
+    return "\n".join(lines)
+
+
+def _risk_population(study: Study, given: int | None) -> int | None:
+    """``--population``, else ``[privacy.risk] population`` when the config has one."""
+    if given is not None:
+        return given
+    table = study.raw.get("privacy", {}).get("risk", {})
+    value = table.get("population") if isinstance(table, dict) else None
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise WorkbenchError(f"{study.source}: privacy.risk.population must be a positive whole number, got {value!r}")
+    return value
+
+
+def risk_command(study: Study, args: argparse.Namespace) -> int:
+    """``workbench risk``: the input (all levels 0) or each ``--node``'s generalized table before suppression."""
+    from workbench import risk as risk_mod
+    from workbench.lattice_views import parse_node
+    from workbench.study import load_dataset
+
+    dataset = load_dataset(study)
+    population = _risk_population(study, args.population)
+    if population is not None and population < dataset.n:
+        raise WorkbenchError(f"--population {population:,} is smaller than the {dataset.n:,} records of the data")
+    names = dataset.quasi_identifiers
+    targets: list[tuple[str, tuple[int, ...] | None]] = [("input (every quasi-identifier at level 0)", None)]
+    if args.node:
+        heights = [c.height for c in dataset.encoded]
+        targets = []
+        for text in args.node:
+            node = parse_node(text, names, heights)
+            label = ", ".join(f"{q}={v}" for q, v in zip(names, node, strict=True))
+            targets.append((f"node {label} (before suppression)", node))
+    for i, (what, node) in enumerate(targets):
+        if node is None:
+            result = risk_mod.risk_of_frame(dataset.frame, names, args.threshold, population)
+        else:
+            result = risk_mod.risk_of_node(dataset, node, args.threshold, population)
+        summary = result.to_dict()
+        if args.json:
+            print(json.dumps(summary))
+        else:
+            print(("\n" if i else "") + _format_risk(what, summary))
+    return 0
