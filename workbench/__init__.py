@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workbench.alternatives import Comparison, comparison
-    from workbench.compare import add_degradation, solutions, sweep
+    from workbench.compare import solutions, sweep
     from workbench.config import Study, load_study, study_from_dict
     from workbench.display import progress_bar
     from workbench.experiments.el_emam_2009 import el_emam_comparison
     from workbench.lattice_views import lattice_overview
+    from workbench.model_degradation import add_degradation
     from workbench.release import Release
     from workbench.report import Report, build_report
     from workbench.risk import risk_of_node, risk_of_release
@@ -42,7 +43,7 @@ _EXPORTS = {
     "lattice_overview": "workbench.lattice_views", "compare_algorithms": "workbench.study",
     "solutions": "workbench.compare", "Release": "workbench.release", "load_sample": "workbench.samples",
     "risk_of_release": "workbench.risk", "risk_of_node": "workbench.risk",
-    "sweep": "workbench.compare", "add_degradation": "workbench.compare",
+    "sweep": "workbench.compare", "add_degradation": "workbench.model_degradation",
     "comparison": "workbench.alternatives", "Comparison": "workbench.alternatives",
     "build_report": "workbench.report", "Report": "workbench.report", "progress_bar": "workbench.display",
     "el_emam_comparison": "workbench.experiments.el_emam_2009",

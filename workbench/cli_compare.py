@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def compare_command(study: Study, args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from workbench import compare
+    from workbench import compare, model_degradation
     from workbench.errors import ConfigError
     from workbench.study import load_dataset
 
@@ -41,7 +41,7 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
     ids = [m for m in study.compare if m != "degradation"]
     if "degradation" in study.compare:
         classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
-        table = compare.add_degradation(
+        table = model_degradation.add_degradation(
             table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
             progress=lambda f, text: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
