@@ -12,6 +12,9 @@ measure. The names a notebook needs::
     wb.comparison(study, result=result)                     # the alternatives, the chosen release marked
     wb.build_report(study, result).write("report")          # the ethics-board report (report.html)
 
+    @wb.measure(id="my_precision", monotone=True)           # a measure of your own (docs/measures.md)
+    def my_precision(view) -> float: ...
+
 In Jupyter, a Release, RunResult, risk result and Comparison show as tables; ``with wb.progress_bar() as p:``
 gives a ``progress`` callback drawn as a bar for the long calls (run, comparison, sweep, add_degradation).
 
@@ -30,6 +33,13 @@ if TYPE_CHECKING:
     from workbench.display import progress_bar
     from workbench.experiments.el_emam_2009 import el_emam_comparison
     from workbench.lattice_views import lattice_overview
+    from workbench.plugins import (
+        load_server_measures,
+        measure,
+        registered_within,
+        unregister_measure,
+        user_measures,
+    )
     from workbench.release import Release
     from workbench.report import Report, build_report
     from workbench.risk import risk_of_node, risk_of_release
@@ -46,12 +56,17 @@ _EXPORTS = {
     "comparison": "workbench.alternatives", "Comparison": "workbench.alternatives",
     "build_report": "workbench.report", "Report": "workbench.report", "progress_bar": "workbench.display",
     "el_emam_comparison": "workbench.experiments.el_emam_2009",
+    "measure": "workbench.plugins", "unregister_measure": "workbench.plugins",
+    "user_measures": "workbench.plugins", "registered_within": "workbench.plugins",
+    "load_server_measures": "workbench.plugins",
 }
 
 __all__ = [
     "Comparison", "Release", "Report", "RunResult", "Study", "add_degradation", "build_report", "compare_algorithms",
-    "comparison", "el_emam_comparison", "lattice_overview", "load_dataset", "load_sample", "load_study",
-    "progress_bar", "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict", "sweep",
+    "comparison", "el_emam_comparison", "lattice_overview", "load_dataset", "load_sample", "load_server_measures",
+    "load_study", "measure",
+    "progress_bar", "registered_within", "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict",
+    "sweep", "unregister_measure", "user_measures",
 ]
 
 
