@@ -7,6 +7,7 @@ measure. The names a notebook needs::
     result = wb.run(study)                                  # RunResult: release, guarantee, scores
     result.release.table()                                  # the released table (a Release)
     table, search = wb.lattice_overview(study)              # every lattice node with every measure
+    wb.explore(study).as_dict()                             # each measure's monotonicity, optimum, Kendall τ
     wb.solutions(study, result.dataset)                     # both engines' solutions under every measure
     wb.risk_of_release(result.release).to_dict()            # re-identification risk of the release
     wb.comparison(study, result=result)                     # the alternatives, the chosen release marked
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from workbench.config import Study, load_study, study_from_dict
     from workbench.display import progress_bar
     from workbench.experiments.el_emam_2009 import el_emam_comparison
+    from workbench.exploration import Exploration, explore
     from workbench.lattice_views import lattice_overview
     from workbench.plugins import (
         load_server_measures,
@@ -59,14 +61,15 @@ _EXPORTS = {
     "measure": "workbench.plugins", "unregister_measure": "workbench.plugins",
     "user_measures": "workbench.plugins", "registered_within": "workbench.plugins",
     "load_server_measures": "workbench.plugins",
+    "explore": "workbench.exploration", "Exploration": "workbench.exploration",
 }
 
 __all__ = [
-    "Comparison", "Release", "Report", "RunResult", "Study", "add_degradation", "build_report", "compare_algorithms",
-    "comparison", "el_emam_comparison", "lattice_overview", "load_dataset", "load_sample", "load_server_measures",
-    "load_study", "measure",
-    "progress_bar", "registered_within", "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict",
-    "sweep", "unregister_measure", "user_measures",
+    "Comparison", "Exploration", "Release", "Report", "RunResult", "Study", "add_degradation", "build_report",
+    "compare_algorithms", "comparison", "el_emam_comparison", "explore", "lattice_overview", "load_dataset",
+    "load_sample", "load_server_measures", "load_study", "measure", "progress_bar", "registered_within",
+    "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict", "sweep", "unregister_measure",
+    "user_measures",
 ]
 
 
