@@ -50,7 +50,7 @@ from workbench.solution_ranking import (  # noqa: F401  (re-exported: workbench.
 from workbench.study import Progress, evaluator_for, local_release
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
-COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition")  # the local releases a comparison lists by default
+COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition", "mondrian")  # the local releases a comparison lists by default
 
 
 def _local_study(study: Study, algorithm: str) -> Study:
