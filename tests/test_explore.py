@@ -156,3 +156,16 @@ def test_the_text_output():
     status, out, err = call("explore", ROOT / "sample_configs" / "teaching.toml")
     assert status == 0, err
     assert "admissible nodes" in out and "Kendall tau-b" in out and "dm_star" in out
+
+
+def test_the_two_measure_pareto_front_is_the_general_one():
+    import pandas as pd
+
+    from workbench import compare
+    from workbench.exploration import pareto_2d
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(0, 30))
+        df = pd.DataFrame({"dm": rng.integers(0, 6, n).astype(float), "nmi": rng.integers(0, 6, n).astype(float)})
+        assert (pareto_2d(df, "dm", "nmi") == compare.pareto_front(df, ["dm", "nmi"])).all()

@@ -68,6 +68,10 @@ class Exploration:
                                   "kendall_tau": tau}
         return out | ({"sample": self.sample} if self.sample else {})
 
+    def pareto(self, x: str, y: str) -> np.ndarray:
+        """Mask of the table's nodes on the Pareto front of measures ``x`` and ``y`` (``pareto_2d``)."""
+        return pareto_2d(self.table, x, y)
+
     def flagged(self) -> list[str]:
         """The measures declared monotone that break monotonicity on this lattice."""
         return [m for m, f in self.measures.items() if f["declared_monotone"] is True and int(f["violations"]) > 0]
@@ -243,3 +247,26 @@ def _kendall(table: pd.DataFrame, ids: Sequence[str]) -> pd.DataFrame:
         if finite.size < 2 or finite.min() == finite.max():
             tau.loc[m, m] = np.nan
     return tau
+
+
+def pareto_2d(table: pd.DataFrame, x: str, y: str) -> np.ndarray:
+    """Mask of the rows no other row dominates under two measures (each oriented as a loss: at least as good
+    under both, better under one), by one sort and a sweep: O(n log n) over every admissible node."""
+    sx = -1.0 if M.MEASURES[x].higher_is_better else 1.0
+    sy = -1.0 if M.MEASURES[y].higher_is_better else 1.0
+    a, b = sx * table[x].to_numpy(dtype=float), sy * table[y].to_numpy(dtype=float)
+    keep = np.zeros(len(table), dtype=bool)
+    best = np.inf
+    order = np.lexsort((b, a))  # by x, then y
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and a[order[j + 1]] == a[order[i]]:
+            j += 1
+        group_best = b[order[i]]  # the lowest y among the rows of this x
+        if group_best < best:
+            for r in order[i:j + 1]:
+                keep[r] = b[r] == group_best
+            best = group_best
+        i = j + 1
+    return keep
