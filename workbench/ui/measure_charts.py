@@ -19,8 +19,9 @@ def measure_scatter(table: pd.DataFrame, x: str, y: str, front: object, optima: 
         x=alt.X(f"{x}:Q", title=x, scale=alt.Scale(zero=False)),
         y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(zero=False)),
         tooltip=["node", alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g"), "role"])
-    points = base.mark_point(filled=True).encode(
-        color=alt.Color("role:N", sort=order, title=None),
+    palette = ["#b0b0b0", "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"][:len(order)]
+    points = base.mark_point(filled=True, opacity=0.85).encode(
+        color=alt.Color("role:N", sort=order, title=None, scale=alt.Scale(domain=order, range=palette)),
         size=alt.condition("datum.role == 'admissible'", alt.value(30), alt.value(120)))
     front_line = base.transform_filter("datum.pareto").mark_line(color="#888", strokeDash=[4, 3])
     return alt.layer(front_line, points).properties(width=460, height=340)

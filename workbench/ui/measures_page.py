@@ -106,7 +106,7 @@ def page(source: Source) -> None:
     mask = front(config_json, x, y, dataset_key=source.dataset_key)
     if "front" in mask:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}
-        st.altair_chart(measure_scatter(e.table, x, y, mask["front"], chosen), width="content")
+        st.altair_chart(measure_scatter(e.table, x, y, mask["front"], chosen), width="stretch")
         st.caption(f"Lower-left is better when both are losses. Optimum of {x}: {e.optima.get(x)}; of {y}: "
                    f"{e.optima.get(y)}. The dashed line joins the {int(mask['front'].sum())} nodes of the Pareto "
                    "front: no other admissible node is at least as good under both and better under one.")
