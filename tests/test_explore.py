@@ -152,10 +152,26 @@ def test_a_user_measure_declared_monotone_that_is_not_is_flagged(tmp_path):
         assert data["kendall_tau"]["dm"]["height"] == data["kendall_tau"]["height"]["dm"]
 
 
-def test_the_text_output():
+def test_the_text_output_and_degradation_left_out():
     status, out, err = call("explore", ROOT / "sample_configs" / "teaching.toml")
     assert status == 0, err
     assert "admissible nodes" in out and "Kendall tau-b" in out and "dm_star" in out
+    status, out, err = call("explore", ROOT / "sample_configs" / "teaching.toml", "--json", "--set",
+                            'measures.compare=["dm","precision","degradation"]')
+    assert status == 0, err
+    assert set(json.loads(out)["measures"]) == {"dm", "precision"}
+
+
+def test_a_failing_user_measure_is_one_line_naming_it():
+    with wb.registered_within():
+        @wb.measure(id="always_nan")
+        def always_nan(view) -> float:
+            return float("nan")
+
+        status, out, err = call("explore", ROOT / "sample_configs" / "teaching.toml", "--set",
+                                'measures.compare=["dm","always_nan"]')
+        assert status == 2 and out == "" and "always_nan" in err and "returned nan on node" in err
+        assert len(err.strip().splitlines()) == 1
 
 
 def test_the_two_measure_pareto_front_is_the_general_one():

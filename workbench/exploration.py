@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -90,6 +90,7 @@ def explore(study: Study, dataset: Dataset | None = None, max_nodes: int = MAX_N
     ids = [m for m in study.compare if m != "degradation"]
     if not ids:
         raise ConfigError("explore: [measures].compare names no measure")
+    study = replace(study, compare=tuple(ids))
     check_measures(study)
     dataset = dataset or load_dataset(study)
     evaluator = evaluator_for(study, dataset)
