@@ -56,7 +56,8 @@ def test_solutions_table_contract_and_derived_tables():
 
     assert tau.loc["dm", "entropy"] == pytest.approx(kendalltau(df.dm, df.entropy).statistic, nan_ok=True)
     best = compare.optimal_under(df, ids)
-    assert len(best) == 3 * len(ids)  # one row per measure and solution set: k-minimal candidates, greedy, partition
+    # one row per measure and solution set: k-minimal candidates, and each local release (greedy, partition, mondrian)
+    assert len(best) == (1 + len(compare.COMPARED_LOCAL_ALGORITHMS)) * len(ids)
     for _, row in best.iterrows():
         assert row.value == df[(df.engine == row.engine) & (df.algorithm == row.algorithm)][row.measure].min()
         assert row.best_overall == (row.value == df[row.measure].min())

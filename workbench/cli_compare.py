@@ -10,14 +10,18 @@ from typing import TYPE_CHECKING
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from workbench.config import Study
+    from workbench.data import Dataset
 
 
 def compare_command(study: Study, args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from workbench import compare, model_degradation
+    from workbench import compare
     from workbench.errors import ConfigError
+    from workbench.plugins import collecting_failures
     from workbench.study import load_dataset
 
     try:
@@ -37,7 +41,21 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
             except ConfigError as exc:
                 raise WorkbenchError(f"{option} {text!r}: {str(exc).removeprefix(f'{study.source}: ')}") from None
     dataset = load_dataset(study)
-    table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
+    with collecting_failures() as failures:  # a failing user measure: NaN in its cells, its error below
+        table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
+        result = _report(study, args, dataset, table, ks, sups)
+    for failure in failures:
+        print(f"workbench: error: {failure} (its cells are left empty; the rest of the comparison stands)",
+              file=sys.stderr)
+    return 2 if failures else result
+
+
+def _report(study: Study, args: argparse.Namespace, dataset: Dataset, table: pd.DataFrame, ks: list[int],
+            sups: list[float] | None) -> int:
+    from dataclasses import replace
+
+    from workbench import compare, model_degradation
+
     ids = [m for m in study.compare if m != "degradation"]
     if "degradation" in study.compare:
         classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())

@@ -33,6 +33,7 @@ from workbench.lattice_views import lattice_table
 from workbench.local import LOCAL_ALGORITHMS
 from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, check_measures, local_weigh, target_codes
+from workbench.plugins import at
 from workbench.release import Release, generalized_column
 from workbench.solution_ranking import (  # noqa: F401  (re-exported: workbench.compare is where callers find them)
     OPTIMUM,
@@ -48,7 +49,7 @@ from workbench.solution_ranking import (  # noqa: F401  (re-exported: workbench.
 from workbench.study import Progress, evaluator_for, local_release
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
-COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition")  # the local releases a comparison lists by default
+COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition", "mondrian")  # the local releases a comparison lists by default
 
 
 def _local_study(study: Study, algorithm: str) -> Study:
@@ -167,7 +168,8 @@ def _node_values(study: Study, dataset: Dataset, evaluator: NodeEvaluator, nodes
         values = {m: s.value for m, s in M.score_node(scorer.view(node), fast).items()} if fast else {}
         if cell:
             view = _node_view(dataset, evaluator, node)
-            values |= {m: s.value for m, s in M.score(view, cell, target, _options(study)).items()}
+            with at(f"node {_solution_label(dataset, node)}"):  # named in a user measure's error
+                values |= {m: s.value for m, s in M.score(view, cell, target, _options(study)).items()}
         out.append(values)
         if progress:
             progress.tick()
@@ -223,8 +225,10 @@ def lattice_optima(study: Study, dataset: Dataset, measure_ids: Sequence[str] | 
         pool = admissible if m in every else minimal
         sign = -1.0 if M.MEASURES[m].higher_is_better else 1.0
         searched[m] = (EVERY_NODE if m in every else K_MINIMAL_NODES, {n: sign * scored[n][m] for n in pool})
-    chosen = {m: best_of(values) for m, (_, values) in searched.items()}
-    distinct = list(dict.fromkeys(chosen.values()))
+    # a user measure that failed on a node scores NaN there (inside plugins.collecting_failures)
+    chosen = {m: best_of({n: v for n, v in values.items() if v == v}) for m, (_, values) in searched.items()}
+    ids = [m for m in ids if chosen[m] is not None]
+    distinct = list(dict.fromkeys(chosen[m] for m in ids))
     reported = dict(zip(distinct, _node_values(study, dataset, evaluator, distinct, ids), strict=True))
     rows = [{"measure": m, "solution": _solution_label(dataset, chosen[m]), "value": reported[chosen[m]][m],
              "searched": searched[m][0], "nodes": len(searched[m][1])} for m in ids]
@@ -254,7 +258,8 @@ def _local_rows(study: Study, dataset: Dataset, algorithms: Sequence[str],
     target = target_codes(study, dataset)
     rows = []
     for algorithm, release in local_releases(study, dataset, algorithms, progress):
-        scores = M.score(release.view(), ids, target, _options(study))
+        with at(f"the {algorithm} release"):  # named in a user measure's error
+            scores = M.score(release.view(), ids, target, _options(study))
         rows.append({"k": study.k, "engine": "local", "algorithm": algorithm, "solution": algorithm,
                      **{m: scores[m].value for m in ids}})
     return rows
