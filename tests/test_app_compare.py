@@ -3,6 +3,7 @@ side by side, each measure's choice, the k sweep and model degradation, on the t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,32 @@ def test_each_measures_choice_is_the_optimum_over_every_node_and_says_which_rows
         candidates = rows[rows.algorithm == "k_minimal"].iloc[0]
         assert candidates.scope == "best of the candidates (k_minimal)"
     assert any("restricted to the candidate set" in c.value for c in at.caption)
+
+
+def test_every_solution_shows_its_suppressed_records_and_their_share():
+    """The raw and normalized tables carry each solution's suppressed records and their percent of the records,
+    labelled for reading; the lattice rows' counts are those of a brute-force count of the records in classes
+    smaller than k (teaching table, k = 3, 30 % limit, every k-anonymous node), the local rows' are 0."""
+    from tests._reference_measures import node_of, reference_measures
+    from workbench.config import load_study
+    from workbench.study import load_dataset
+
+    at = _compare()
+    at.number_input(key="an_k").set_value(3).run()
+    at.checkbox(key="sup_override").check().run()
+    at.slider(key="an_sup").set_value(30.0).run()
+    at.selectbox(key="cmp_cand").select("all").run()
+    assert not at.exception
+    raw = at.dataframe[0].value
+    dataset = load_dataset(load_study(Path(APP).parent / "sample_configs" / "teaching.toml"))
+    lattice = raw[raw.engine == "lattice"]
+    expected = [reference_measures(dataset, node_of(dataset, s), 3)[0] for s in lattice.solution]
+    assert list(lattice.suppressed) == expected and max(expected) > 0
+    assert list(lattice.suppressed_pct) == pytest.approx([100 * s / 10 for s in expected])
+    assert (raw[raw.engine == "local"].suppressed == 0).all()
+    normalized = _frame(at, "pareto")
+    assert list(normalized.suppressed) == list(raw.suppressed) and set(normalized.pareto) <= {"yes", "no"}
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["suppressed"]["label"] == "suppressed records"
+    assert config["suppressed_pct"]["type_config"]["format"] == "%.1f %%"
+    assert config["entropy"]["label"] == "Non-uniform entropy, lower is better"

@@ -18,7 +18,7 @@ import streamlit as st
 
 from workbench.catalog import CLASSIFIERS
 from workbench.errors import WorkbenchError
-from workbench.ui import state
+from workbench.ui import format, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.source import Source
@@ -84,10 +84,10 @@ def analysis(config_json: str, local_json: str | None, candidates: str, dataset_
             return local
         parts.append(local["table"])
     table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution")]
+    ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS)]
     norm = compare.normalized(table, ids)
     pareto = compare.pareto_front(table, ids)
-    normalized = norm[["engine", "algorithm", "solution"]].assign(
+    normalized = norm[["engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS]].assign(
         **{m: norm[f"{m}_norm"] for m in ids}, pareto=pareto)
     return {"table": table, "ids": ids, "normalized": normalized, "pareto": pareto,
             "optimal": compare.optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
@@ -106,8 +106,11 @@ def side_by_side(config_json: str, local_json: str | None, candidates: str, obje
         return data
     table = pd.concat([data["optimum_rows"], data["table"]], ignore_index=True)  # optima first: they win ties
     lattice = table[table.engine == "lattice"]
-    chosen = str(lattice.solution[compare.as_loss(lattice, objective).idxmin()]) if len(lattice) else None
-    return {"table": compare.global_vs_local(table, objective, data["ids"]), "lattice_solution": chosen}
+    best = compare.as_loss(lattice, objective).idxmin() if len(lattice) else None
+    return {"table": compare.global_vs_local(table, objective, data["ids"]),
+            "lattice_solution": str(lattice.solution[best]) if best is not None else None,
+            "lattice_suppressed": (int(lattice.suppressed[best]), float(lattice.suppressed_pct[best]))
+            if best is not None else None}
 
 
 @dual_cache(max_entries=64)
@@ -164,6 +167,8 @@ def _label(row: pd.Series) -> str:
 
 
 DEFAULT_K = state.DEFAULT_K
+LABELS = {"suppressed": "suppressed records", "suppressed_pct": "suppressed (% of records)", "pareto": "Pareto front",
+          "best_overall": "best overall"}
 
 
 def prefetch(source: Source) -> None:
@@ -200,7 +205,7 @@ def page(source: Source) -> None:
     if local_json is not None:
         early = st.empty()
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
-            st.dataframe(lattice["table"], hide_index=True, width="stretch")
+            format.show(lattice["table"], labels=LABELS)
             with st.spinner("Local engine: Greedy and Partition clustering (about 3 s on 20,000 records)…"):
                 local = local_rows(local_json, dataset_key=key)
         early.empty()
@@ -219,10 +224,13 @@ def page(source: Source) -> None:
         return
 
     raw_tab, norm_tab = st.tabs(["Raw values", "Normalized (0 = best, 1 = worst over these candidates)"])
-    raw_tab.dataframe(table, hide_index=True, width="stretch")
-    norm_tab.dataframe(data["normalized"], hide_index=True, width="stretch")
-    norm_tab.caption("Each measure rescaled over the candidates in its own direction (nmi: higher is better); "
-                     "pareto: no other candidate is at least as good under every measure and better under one.")
+    format.show(table, raw_tab, labels=LABELS)
+    raw_tab.caption("suppressed: the records a solution releases with * in every quasi-identifier, and their "
+                    "percent of all records (the local engine suppresses none).")
+    format.show(data["normalized"], norm_tab, labels=LABELS)
+    norm_tab.caption("Each measure rescaled over the candidates in its own direction (Normalized mutual information: "
+                     "higher is better); Pareto front: no other candidate is at least as good under every measure and "
+                     "better under one.")
 
     st.subheader("Pareto front of two measures")
     left, right = st.columns(2)
@@ -246,13 +254,15 @@ def page(source: Source) -> None:
         if "error" in pair:
             st.error(pair["error"])
         else:
-            st.caption(f"lattice = {pair['lattice_solution']}: the best full-domain generalization under {objective} "
-                       f"over every {k}-anonymous node (within the suppression limit), not only the candidates; "
-                       "normalized over the candidates and the optima")
-            st.dataframe(pair["table"], hide_index=True, width="stretch")
+            records, pct = pair["lattice_suppressed"]
+            st.caption(f"lattice = {pair['lattice_solution']}: the best full-domain generalization under "
+                       f"{format.measure_label(objective)} over every {k}-anonymous node (within the suppression "
+                       f"limit), not only the candidates; it suppresses {format.number(records)} records "
+                       f"({pct:.1f} %), the local releases none. Normalized over the candidates and the optima.")
+            format.show(pair["table"], labels=LABELS)
 
     st.subheader("Which solution each measure would choose")
-    st.dataframe(data["optimal"], hide_index=True, width="stretch")
+    format.show(data["optimal"], labels=LABELS)
     st.caption(f"scope: what each row is the best of. *every k-anonymous node*: the lattice optimum over all "
                f"{k}-anonymous nodes within the suppression limit (a monotone measure without a lattice fast path "
                f"is searched over the k-minimal nodes, which provably holds its optimum). *best of the candidates "
@@ -308,5 +318,5 @@ def page(source: Source) -> None:
         st.error(result["error"])
         return
     summary = result["summary"]
-    st.dataframe(summary, hide_index=True, width="stretch")
+    format.show(summary, labels=LABELS)
     st.altair_chart(degradation_chart(summary), width="content")
