@@ -65,6 +65,11 @@ def percent(share: float) -> str:
     return f"{100 * share:.1f} %"
 
 
+def count_share(count: int, total: int) -> str:
+    """A count with its share of ``total``, short enough for a metric: ``"372 (1.9 %)"``."""
+    return f"{count:,} ({percent(count / total if total else 0.0)})"
+
+
 def measure_label(measure_id: str) -> str:
     """A measure's full name and direction, ``"Precision (Prec), lower is better"``; an unknown id as it is."""
     m = M.MEASURES.get(measure_id)
@@ -125,5 +130,5 @@ def show(frame: pd.DataFrame, container: Any = None, labels: dict[str, str] | No
     target.dataframe(table(frame), column_config=column_config(frame, labels), **kwargs)
 
 
-__all__ = ["MISSING_TOKEN", "column_config", "column_format", "measure_label", "number", "percent", "show", "table",
-           "yes_no"]
+__all__ = ["MISSING_TOKEN", "column_config", "column_format", "count_share", "measure_label", "number", "percent",
+           "show", "table", "yes_no"]

@@ -5,6 +5,7 @@ a band of heights, or one row per height instead of a picture."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, MutableMapping
 from typing import Any
 
 import streamlit as st
@@ -15,13 +16,15 @@ from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import needs_monotone_waiver
-from workbench.ui import state
+from workbench.ui import format, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
-from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
+from workbench.ui.charts import NODE_PICK, hasse_chart, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
 
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
+NODE = "lat_node"  # st.session_state key: the open node (its select box)
+CHART = "lat_hasse"  # st.session_state key: the Hasse diagram's selection event
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
 
 
@@ -147,10 +150,12 @@ def page(source: Source) -> None:
     views = ["Hasse diagram", "Per height"]
     view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
     picture = st.container()
-    for key in ("lat_node", "lat_compare"):
+    for key in (NODE, "lat_compare"):
         state.keep_valid(key, labels)
-    label = st.selectbox("Node", labels, index=default, key="lat_node",
-                         help="Open a node: its classes, suppressed records and what each attribute costs")
+    st.session_state.setdefault(NODE, labels[default])
+    label = st.selectbox("Node", labels, key=NODE,
+                         help="Open a node: its classes, suppressed records and what each attribute costs. A click "
+                              "on a node of the Hasse diagram opens it too.")
     with picture:
         if view == "Per height":
             _by_height(config, table_config, color, source)
@@ -189,7 +194,30 @@ def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str) -> None:
     else:
         edges = neighbour_edges(shown, data["names"], label)
         st.caption("Edges drawn for the selected node only (its direct specializations and generalizations).")
-    st.altair_chart(hasse_chart(shown, edges, color), width="stretch")
+    st.altair_chart(hasse_chart(shown, edges, color, label), width="stretch", key=CHART, selection_mode=NODE_PICK,
+                    on_select=lambda: open_clicked_node(st.session_state, set(shown["node"])))
+    st.caption("Click a node to open it (or choose it in the list below the diagram); the diamond is the optimum.")
+
+
+def clicked_node(event: Mapping[str, Any] | None, labels: Collection[str]) -> str | None:
+    """The node a click on the Hasse diagram selected: Streamlit's selection event
+    ``{"selection": {NODE_PICK: [{"node": "age=1,sex=0"}]}}``; None when it names none of ``labels`` (a click
+    beside the nodes, on an edge, or a cleared selection)."""
+    selection = event.get("selection") if isinstance(event, Mapping) else None
+    points = selection.get(NODE_PICK) if isinstance(selection, Mapping) else None
+    for point in points if isinstance(points, list) else []:
+        node = point.get("node") if isinstance(point, Mapping) else None
+        if isinstance(node, str) and node in labels:
+            return node
+    return None
+
+
+def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]) -> None:
+    """The diagram's ``on_select`` callback (it runs before the page, so it may set the select box): open the
+    clicked node."""
+    node = clicked_node(session.get(CHART), labels)
+    if node is not None:
+        session[NODE] = node
 
 
 def _by_height(config: str, table_config: str, color: str, source: Source) -> None:
@@ -209,14 +237,14 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         st.error(result["error"])
         return
     d = result["details"]
-    a, b, c, e = st.columns(4)
-    a.metric("classes (all records)", f"{d.classes:,}",
+    a, b, c, e = st.columns([1.2, 2, 1, 1])
+    a.metric("classes (all records)", format.number(d.classes),
              help="equivalence classes over all records, before those smaller than k are suppressed (the "
                   "Anonymize page counts the classes released after suppression)")
-    b.metric("suppressed records", suppression_note(d.suppressed, d.n),
-             help=f"records in classes smaller than k = {d.k}")
-    c.metric("suppression limit", f"{d.limit:,}")
-    e.metric("k-anonymous", "yes" if d.k_anonymous else "no")
+    b.metric("suppressed records", format.count_share(d.suppressed, d.n),
+             help=f"{suppression_note(d.suppressed, d.n)}: the records in classes smaller than k = {d.k}")
+    c.metric("suppression limit", format.number(d.limit), help="records")
+    e.metric("k-anonymous", format.yes_no(d.k_anonymous))
     heavy = suppression_warning(d.suppressed, d.n) if d.k_anonymous else None
     if heavy:
         st.warning(heavy)
