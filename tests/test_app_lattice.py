@@ -166,7 +166,7 @@ def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
     table = lattice_table(evaluator_for(study, load_dataset(study)))
     admissible = table[table.suppressed <= 1000]
     best = admissible.loc[admissible.dm == admissible.dm.min(), "node"].tolist()
-    text = next(w.value for w in at.warning if "Optimum under dm" in w.value)
+    text = next(w.value for w in at.warning if "Optimum under Discernibility (DM) " in w.value)
     assert f"**{best[0]}**" in text and "flash returned" in text and "not proven optimal" in text
 
 

@@ -236,12 +236,14 @@ def page(source: Source) -> None:
     left, right = st.columns(2)
     for widget in ("cmp_x", "cmp_y", "cmp_objective"):
         state.keep_valid(widget, ids)
-    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key="cmp_x")
-    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key="cmp_y")
+    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key="cmp_x",
+                       format_func=format.measure_label)
+    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key="cmp_y",
+                        format_func=format.measure_label)
     front = pareto_of(config_json, local_json, candidates, x, y, dataset_key=key)["front"]
     st.altair_chart(pareto_chart(table, x, y, front), width="stretch")
-    st.caption(f"Shape: on the Pareto front of {x} and {y}, each in its own direction (for two losses the front "
-               "is the lower-left edge).")
+    st.caption(f"Shape: on the Pareto front of {format.measure_label(x)} and {format.measure_label(y)} (for two "
+               "losses the front is the lower-left edge).")
 
     st.subheader("Global vs local, side by side")
     pair: dict[str, Any] = {}
@@ -249,7 +251,7 @@ def page(source: Source) -> None:
         st.info("Needs both a lattice candidate and a local-engine release.")
     else:
         objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
-                                 if "entropy" in ids else 0, key="cmp_objective")
+                                 if "entropy" in ids else 0, key="cmp_objective", format_func=format.measure_label)
         pair = side_by_side(config_json, local_json, candidates, objective, dataset_key=key)
         if "error" in pair:
             st.error(pair["error"])

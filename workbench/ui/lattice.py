@@ -120,11 +120,13 @@ def page(source: Source) -> None:
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
                                key="lat_alg")
-    objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES),
+    objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES), format_func=format.measure_label,
                               index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key="lat_obj")
     k = state.k_input(right)  # the session's privacy settings, shared with every page
     max_suppression = state.suppression_input(left) / 100
-    color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color")
+    color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color",
+                          format_func=lambda c: "status (k-anonymous or not, optimum)" if c == "status"
+                          else format.measure_label(c))
     extra = {}
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
@@ -169,11 +171,12 @@ def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
     if data["optimum"] is None:
         st.info("No node is k-anonymous within the suppression limit.")
         return
-    text = f"Optimum under {objective} over every k-anonymous node: **{data['optimum']}** (red)."
+    text = (f"Optimum under {M.MEASURES[objective].name} over every k-anonymous node: **{data['optimum']}** (the "
+            "red diamond).")
     found = data["search_optimum"]
     chosen = data["nodes"].loc[data["nodes"].status == SEARCH_RESULT, "node"]
     if len(chosen):
-        st.warning(f"{text} {algorithm} returned **{chosen.iloc[0]}** (orange), "
+        st.warning(f"{text} {algorithm} returned **{chosen.iloc[0]}** (the orange diamond), "
                    f"{'proven optimal' if data['proven_optimal'] else 'not proven optimal'}"
                    f"{': ' + data['note'] if data['note'] else ''}. Flash and OLA compare only the k-minimal "
                    "nodes, which hold the optimum of a monotone objective only; bnb and exhaustive find it for any.")
@@ -228,7 +231,7 @@ def _by_height(config: str, table_config: str, color: str, source: Source) -> No
     frame = summary["summary"]
     measure = None if color == "status" else color
     st.altair_chart(lattice_levels_chart(frame, measure), width="stretch")
-    st.dataframe(frame, hide_index=True, width="stretch")
+    format.show(frame, labels={"rank": "height", "nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
 
 
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
@@ -252,12 +255,13 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
                                                            "Compare with another node"])
     with classes:
         st.altair_chart(class_size_histogram(d.class_sizes, d.k), width="stretch")
-        st.dataframe(d.class_sizes, hide_index=True, width="stretch")
+        format.show(d.class_sizes, labels={"size": "class size", "suppressed": f"suppressed (size < {d.k})"})
     with suppressed:
         if d.suppressed:
             st.write(f"{d.suppressed:,} of {d.n:,} records are in classes smaller than k = {d.k}; the first "
                      f"{len(d.suppressed_sample)} with their original values:")
-            st.dataframe(d.suppressed_sample, width="stretch")
+            format.show(d.suppressed_sample, hide_index=False)
+            st.caption(f"A missing value (an empty cell) reads {format.MISSING_TOKEN}.")
         else:
             st.write("No record is suppressed at this node.")
     with contributions:
@@ -265,10 +269,10 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         if measures:
             chosen = st.selectbox("Measure", measures, key="lat_contrib")
             st.altair_chart(contribution_chart(d.contributions, chosen), width="stretch")
-            st.dataframe(d.contributions.pivot(index="attribute", columns="measure", values="contribution")
-                         .loc[list(dict.fromkeys(d.contributions["attribute"])), measures], width="stretch")
+            format.show(d.contributions.pivot(index="attribute", columns="measure", values="contribution")
+                        .loc[list(dict.fromkeys(d.contributions["attribute"])), measures].reset_index())
         for measure, why in d.not_decomposable.items():
-            st.caption(f"**{measure}** = {d.measures[measure]:.6g}: {why}.")
+            st.caption(f"**{M.MEASURES[measure].name}** ({measure}) = {format.number(d.measures[measure])}: {why}.")
     with compare:
         other = st.selectbox("Compare with node", labels, index=None, key="lat_compare",
                              placeholder="choose a node to compare with")
@@ -280,7 +284,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
             return
         diff = result["diff"]
         st.caption(f"a = {diff.label_a}; b = {diff.label_b}; difference = b − a")
-        st.dataframe(diff.levels, hide_index=True, width="stretch")
-        st.dataframe(diff.summary, hide_index=True, width="stretch")
+        format.show(diff.levels)
+        format.show(diff.summary)
         st.write("Records released with a different value (a suppressed record reads *):")
-        st.dataframe(diff.changed, hide_index=True, width="stretch")
+        format.show(diff.changed, labels={"records_changed": "records changed"})
