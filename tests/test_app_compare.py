@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests._app import goto
+from workbench.ui.format import number
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -63,15 +64,16 @@ def test_global_vs_local_side_by_side():
     pair = _frame(at, "better").set_index("measure")
     assert {"lattice", "greedy", "partition", "lattice (normalized)"} <= set(pair.columns)
     lattice = raw[raw.engine == "lattice"]
-    assert pair.loc["entropy", "lattice"] == lattice.entropy.min()  # the best lattice solution under entropy
+    # each row is another measure: every cell written as format.number writes it
+    assert pair.loc["entropy", "lattice"] == number(lattice.entropy.min())  # the best lattice solution under entropy
     for name in ("greedy", "partition"):
-        assert pair.loc["dm_star", name] == raw[raw.algorithm == name].dm_star.iloc[0]
-    values = pair.loc["dm_star", ["lattice", "greedy", "partition"]].astype(float)
+        assert pair.loc["dm_star", name] == number(raw[raw.algorithm == name].dm_star.iloc[0])
+    values = pair.loc["dm_star", ["lattice", "greedy", "partition"]].str.replace(",", "").astype(float)
     assert set(pair.loc["dm_star", "better"].split(", ")) == set(values[values == values.min()].index) or \
         pair.loc["dm_star", "better"] == "tie"
     at.selectbox(key="cmp_objective").select("dm_star").run()
     assert not at.exception
-    assert _frame(at, "better").set_index("measure").loc["dm_star", "lattice"] == lattice.dm_star.min()
+    assert _frame(at, "better").set_index("measure").loc["dm_star", "lattice"] == number(lattice.dm_star.min())
 
 
 def test_sweep_lines_for_chosen_k():
@@ -145,7 +147,7 @@ def test_each_measures_choice_is_the_optimum_over_every_node_and_says_which_rows
     for measure, rows in chosen.groupby("measure"):
         optimum = rows[rows.algorithm == "optimum"].iloc[0]
         assert optimum.scope == "every k-anonymous node"
-        assert optimum.value == pytest.approx(every[measure].min(), rel=1e-12), measure
+        assert optimum.value == number(every[measure].min()), measure
         candidates = rows[rows.algorithm == "k_minimal"].iloc[0]
         assert candidates.scope == "best of the candidates (k_minimal)"
     assert any("restricted to the candidate set" in c.value for c in at.caption)

@@ -71,3 +71,12 @@ def test_column_config_labels_measures_and_formats_numbers() -> None:
     assert config["suppressed"]["label"] == "suppressed records"
     assert config["suppressed"]["type_config"]["format"] == "%,d"
     assert "solution" not in config
+
+
+def test_a_column_of_different_measures_is_written_cell_by_cell() -> None:
+    frame = pd.DataFrame({"measure": ["dm", "nmi"], "lattice": [7104826.0, 0.0635], "lattice (normalized)": [0.0, 1.0]})
+    shown = F.table(frame, by_cell=["lattice"])
+    assert list(shown["lattice"]) == ["7,104,826", "0.0635"]  # not 7,104,826.0000 and 0.0635 in one format
+    assert list(shown["lattice (normalized)"]) == [0.0, 1.0]
+    config = F.column_config(shown)
+    assert "lattice" not in config and config["lattice (normalized)"]["type_config"]["format"] == "%,d"

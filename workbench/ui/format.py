@@ -90,12 +90,16 @@ def column_format(values: Iterable[Any]) -> str:
     return f"%,.{_decimals(smallest)}f"
 
 
-def table(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy for display: missing text cells (``""``, None, NaN) as ``(missing)``, booleans as "yes"/"no"."""
+def table(frame: pd.DataFrame, by_cell: Iterable[str] = ()) -> pd.DataFrame:
+    """A copy for display: missing text cells (``""``, None, NaN) as ``(missing)``, booleans as "yes"/"no", and
+    the ``by_cell`` columns (a column whose rows are different measures, of different magnitudes) as ``number``
+    writes each cell."""
     out, _ = mark_missing(frame)
     for column in out.columns:
         if pd.api.types.is_bool_dtype(out[column]):
             out[column] = out[column].map(yes_no)
+    for column in by_cell:
+        out[column] = [number(v) for v in frame[column]]
     return out
 
 
@@ -122,12 +126,14 @@ def column_config(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> 
     return config
 
 
-def show(frame: pd.DataFrame, container: Any = None, labels: dict[str, str] | None = None, **kwargs: Any) -> None:
+def show(frame: pd.DataFrame, container: Any = None, labels: dict[str, str] | None = None, by_cell: Iterable[str] = (),
+         **kwargs: Any) -> None:
     """``st.dataframe`` of ``frame`` written for reading (``table``, ``column_config``), without its index."""
     target = container if container is not None else st
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
-    target.dataframe(table(frame), column_config=column_config(frame, labels), **kwargs)
+    shown = table(frame, by_cell)
+    target.dataframe(shown, column_config=column_config(shown, labels), **kwargs)
 
 
 __all__ = ["MISSING_TOKEN", "column_config", "column_format", "count_share", "measure_label", "number", "percent",
