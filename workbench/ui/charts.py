@@ -9,6 +9,7 @@ import pandas as pd
 from workbench.lattice_views import SEARCH_RESULT
 
 alt.data_transformers.disable_max_rows()  # lattices of several thousand nodes are drawn in full
+TOOLTIP_NUMBER = ",.6~r"  # d3-format: thousands separators, six significant digits, never an exponent
 
 
 def relative_loss_chart(df: pd.DataFrame) -> alt.FacetChart:
@@ -31,11 +32,19 @@ def pareto_chart(df: pd.DataFrame, x: str, y: str, front: object = None) -> alt.
     """Solutions under two measures (both losses: lower-left is better), the Pareto front highlighted."""
     data = df.assign(pareto=front if front is not None else False)
     return alt.Chart(data).mark_point(filled=True, size=70).encode(
-        x=alt.X(f"{x}:Q", title=x), y=alt.Y(f"{y}:Q", title=y),
+        x=alt.X(f"{x}:Q", title=_measure_title(x)), y=alt.Y(f"{y}:Q", title=_measure_title(y)),
         color=alt.Color("engine:N"), shape=alt.Shape("pareto:N", title="Pareto front"),
-        tooltip=["engine", "algorithm", "solution", alt.Tooltip(f"{x}:Q", format=".4g"),
-                 alt.Tooltip(f"{y}:Q", format=".4g")],
+        tooltip=["engine", "algorithm", "solution", alt.Tooltip(f"{x}:Q", format=TOOLTIP_NUMBER),
+                 alt.Tooltip(f"{y}:Q", format=TOOLTIP_NUMBER)],
     ).properties(width=420, height=320)
+
+
+def _measure_title(measure_id: str) -> str:
+    """An axis title: the measure's full name and direction (``"Loss (ARX), lower is better"``)."""
+    import measures as M
+
+    m = M.MEASURES.get(measure_id)
+    return f"{m.name}, {m.direction.value}" if m is not None else measure_id
 
 
 def rank_heatmap(tau: pd.DataFrame) -> alt.Chart:
@@ -61,7 +70,7 @@ def sweep_chart(df: pd.DataFrame, measure_ids: list[str]) -> alt.FacetChart:
     data = best.melt(id_vars=["k", "engine", "algorithm"], value_vars=measure_ids, var_name="measure")
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("k:O"), y=alt.Y("value:Q", title=None), color=alt.Color("algorithm:N"),
-        tooltip=["algorithm", "k", "measure", alt.Tooltip("value:Q", format=".4g")],
+        tooltip=["algorithm", "k", "measure", alt.Tooltip("value:Q", format=TOOLTIP_NUMBER)],
     ).properties(width=200, height=140).facet(facet=alt.Facet("measure:N", title=None), columns=3).resolve_scale(
         y="independent")
 
@@ -106,7 +115,6 @@ def hasse_edges(nodes: pd.DataFrame, quasi_identifiers: list[str]) -> pd.DataFra
 
 
 NODE_PICK = "node_pick"  # the Hasse diagram's click selection (Streamlit returns it under this name)
-TOOLTIP_NUMBER = ",.6~r"  # d3-format: thousands separators, six significant digits, never an exponent
 MARKED = {"optimum": "optimum", SEARCH_RESULT: "search result"}  # statuses drawn as a labelled diamond
 STATUS_COLOURS = {"optimum": "#d62728", SEARCH_RESULT: "#ff7f0e", "k-anonymous": "#2ca02c",
                   "not k-anonymous": "#bbbbbb"}
