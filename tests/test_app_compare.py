@@ -190,7 +190,8 @@ def test_chart_axes_and_tooltips_name_measures_in_full_without_exponents():
     df = pd.DataFrame({"engine": ["lattice", "local"], "algorithm": ["k_minimal", "greedy"], "solution": ["a=1", "g"],
                        "loss": [0.4, 0.2], "dm": [7104826.0, 385888.0]})
     spec = pareto_chart(df, "loss", "dm").to_dict()
-    assert spec["encoding"]["x"]["title"] == "Loss (ARX), lower is better"
-    assert spec["encoding"]["y"]["title"] == "Discernibility (DM), lower is better"
+    assert spec["encoding"]["x"]["title"] == ["Loss (ARX)", "(lower is better)"]
+    assert spec["encoding"]["y"]["title"] == ["Discernibility (DM)", "(lower is better)"]
+    assert {r["pareto"] for r in next(iter(spec["datasets"].values()))} == {"no"}  # a word, not false
     assert [t.get("format") for t in spec["encoding"]["tooltip"][3:]] == [TOOLTIP_NUMBER] * 2
     assert TOOLTIP_NUMBER.endswith("r")  # d3's decimal notation: never an exponent

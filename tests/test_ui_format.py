@@ -80,3 +80,11 @@ def test_a_column_of_different_measures_is_written_cell_by_cell() -> None:
     assert list(shown["lattice (normalized)"]) == [0.0, 1.0]
     config = F.column_config(shown)
     assert "lattice" not in config and config["lattice (normalized)"]["type_config"]["format"] == "%,d"
+
+
+def test_rows_of_measures_get_their_full_names_beside_their_ids() -> None:
+    frame = pd.DataFrame({"measure": ["dm", "nmi", "other"], "value": [1.0, 0.5, 2.0]})
+    shown = F.with_measure_names(frame)
+    assert list(shown.columns) == ["measure", "name", "value"]
+    assert list(shown["name"]) == ["Discernibility (DM)", "Normalized mutual information", "other"]
+    assert list(frame.columns) == ["measure", "value"]  # the input is left as it was

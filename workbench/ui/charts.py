@@ -30,21 +30,23 @@ def relative_loss_chart(df: pd.DataFrame) -> alt.FacetChart:
 
 def pareto_chart(df: pd.DataFrame, x: str, y: str, front: object = None) -> alt.Chart:
     """Solutions under two measures (both losses: lower-left is better), the Pareto front highlighted."""
-    data = df.assign(pareto=front if front is not None else False)
+    on_front = np.asarray(front, dtype=bool) if front is not None else np.zeros(len(df), dtype=bool)
+    data = df.assign(pareto=np.where(on_front, "yes", "no"))
     return alt.Chart(data).mark_point(filled=True, size=70).encode(
         x=alt.X(f"{x}:Q", title=_measure_title(x)), y=alt.Y(f"{y}:Q", title=_measure_title(y)),
-        color=alt.Color("engine:N"), shape=alt.Shape("pareto:N", title="Pareto front"),
+        color=alt.Color("engine:N"),
+        shape=alt.Shape("pareto:N", title="Pareto front", scale=alt.Scale(domain=["yes", "no"])),
         tooltip=["engine", "algorithm", "solution", alt.Tooltip(f"{x}:Q", format=TOOLTIP_NUMBER),
                  alt.Tooltip(f"{y}:Q", format=TOOLTIP_NUMBER)],
     ).properties(width=420, height=320)
 
 
-def _measure_title(measure_id: str) -> str:
-    """An axis title: the measure's full name and direction (``"Loss (ARX), lower is better"``)."""
+def _measure_title(measure_id: str) -> list[str] | str:
+    """An axis title on two lines, so it is not cut: the measure's full name, then its direction."""
     import measures as M
 
     m = M.MEASURES.get(measure_id)
-    return f"{m.name}, {m.direction.value}" if m is not None else measure_id
+    return [m.name, f"({m.direction.value})"] if m is not None else measure_id
 
 
 def rank_heatmap(tau: pd.DataFrame) -> alt.Chart:

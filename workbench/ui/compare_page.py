@@ -136,10 +136,11 @@ def page(source: Source) -> None:
                        f"({pct:.1f} %), the local releases none. Normalized over the candidates and the optima.")
             raw = [c for c in pair["table"].columns if c not in ("measure", "direction", "better")
                    and not c.endswith("(normalized)")]
-            format.show(pair["table"], labels=LABELS, by_cell=raw)  # each row is another measure
+            format.show(format.with_measure_names(pair["table"]), labels=LABELS, by_cell=raw)  # a measure per row
 
     st.subheader("Which solution each measure would choose")
-    format.show(data["optimal"], labels=LABELS, by_cell=["value"] if len(data["optimal"]) else [])
+    format.show(format.with_measure_names(data["optimal"]), labels=LABELS,
+                by_cell=["value"] if len(data["optimal"]) else [])
     st.caption(f"scope: what each row is the best of. *every k-anonymous node*: the lattice optimum over all "
                f"{k}-anonymous nodes within the suppression limit (a monotone measure without a lattice fast path "
                f"is searched over the k-minimal nodes, which provably holds its optimum). *best of the candidates "

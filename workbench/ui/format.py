@@ -76,6 +76,16 @@ def measure_label(measure_id: str) -> str:
     return f"{m.name}, {m.direction.value}" if m is not None else measure_id
 
 
+def with_measure_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table whose rows are measures (a ``measure`` column of ids) with each measure's full name beside its id."""
+    if "measure" not in frame.columns or "name" in frame.columns:
+        return frame
+    names = [M.MEASURES[m].name if m in M.MEASURES else str(m) for m in frame["measure"]]
+    out = frame.copy()
+    out.insert(int(out.columns.get_loc("measure")) + 1, "name", names)
+    return out
+
+
 def column_format(values: Iterable[Any]) -> str:
     """The printf format (Streamlit's NumberColumn) that writes a column as ``number`` writes its smallest
     non-zero value: ``%,d`` for whole numbers, else a fixed number of decimals with thousands separators."""
@@ -137,4 +147,4 @@ def show(frame: pd.DataFrame, container: Any = None, labels: dict[str, str] | No
 
 
 __all__ = ["MISSING_TOKEN", "column_config", "column_format", "count_share", "measure_label", "number", "percent",
-           "show", "table", "yes_no"]
+           "show", "table", "with_measure_names", "yes_no"]
