@@ -44,17 +44,18 @@ def suppressed_records(last: dict[str, Any]) -> str:
     if not suppressed:
         st.caption(f"No record is suppressed: the file holds all {records:,} records.")
         return "mark"
+    said = st.empty()  # what becomes of them, above the box that changes it
     drop = st.checkbox("Leave the suppressed records out of the file", key="ex_drop_suppressed",
                        help="The release stays k-anonymous either way: every group of identical quasi-identifier "
                             "rows among the other records holds at least k records, and the file is re-verified "
                             "before it is produced. The provenance records the choice (suppressed_records).")
     if drop:
-        st.write(f"The {suppression_note(suppressed, records)} that are suppressed are **left out**: the file "
-                 f"holds {records - suppressed:,} rows, not {records:,}.")
+        said.write(f"The {suppression_note(suppressed, records)} that are suppressed are **left out**: the file "
+                   f"holds {records - suppressed:,} rows, not {records:,}.")
     else:
-        st.write(f"The {suppression_note(suppressed, records)} that are suppressed are **kept** in the file with "
-                 "`*` in every quasi-identifier (their other columns as they are), so the file holds all "
-                 f"{records:,} rows. Tick the box to leave them out.")
+        said.write(f"The {suppression_note(suppressed, records)} that are suppressed are **kept** in the file with "
+                   "`*` in every quasi-identifier (their other columns as they are), so the file holds all "
+                   f"{records:,} rows. Tick the box below to leave them out.")
     return "drop" if drop else "mark"
 
 
