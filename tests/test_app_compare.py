@@ -3,12 +3,14 @@ side by side, each measure's choice, the k sweep and model degradation, on the t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests._app import goto
+from workbench.ui.format import number
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -62,15 +64,16 @@ def test_global_vs_local_side_by_side():
     pair = _frame(at, "better").set_index("measure")
     assert {"lattice", "greedy", "partition", "lattice (normalized)"} <= set(pair.columns)
     lattice = raw[raw.engine == "lattice"]
-    assert pair.loc["entropy", "lattice"] == lattice.entropy.min()  # the best lattice solution under entropy
+    # each row is another measure: every cell written as format.number writes it
+    assert pair.loc["entropy", "lattice"] == number(lattice.entropy.min())  # the best lattice solution under entropy
     for name in ("greedy", "partition"):
-        assert pair.loc["dm_star", name] == raw[raw.algorithm == name].dm_star.iloc[0]
-    values = pair.loc["dm_star", ["lattice", "greedy", "partition"]].astype(float)
+        assert pair.loc["dm_star", name] == number(raw[raw.algorithm == name].dm_star.iloc[0])
+    values = pair.loc["dm_star", ["lattice", "greedy", "partition"]].str.replace(",", "").astype(float)
     assert set(pair.loc["dm_star", "better"].split(", ")) == set(values[values == values.min()].index) or \
         pair.loc["dm_star", "better"] == "tie"
     at.selectbox(key="cmp_objective").select("dm_star").run()
     assert not at.exception
-    assert _frame(at, "better").set_index("measure").loc["dm_star", "lattice"] == lattice.dm_star.min()
+    assert _frame(at, "better").set_index("measure").loc["dm_star", "lattice"] == number(lattice.dm_star.min())
 
 
 def test_sweep_lines_for_chosen_k():
@@ -144,7 +147,51 @@ def test_each_measures_choice_is_the_optimum_over_every_node_and_says_which_rows
     for measure, rows in chosen.groupby("measure"):
         optimum = rows[rows.algorithm == "optimum"].iloc[0]
         assert optimum.scope == "every k-anonymous node"
-        assert optimum.value == pytest.approx(every[measure].min(), rel=1e-12), measure
+        assert optimum.value == number(every[measure].min()), measure
         candidates = rows[rows.algorithm == "k_minimal"].iloc[0]
         assert candidates.scope == "best of the candidates (k_minimal)"
     assert any("restricted to the candidate set" in c.value for c in at.caption)
+
+
+def test_every_solution_shows_its_suppressed_records_and_their_share():
+    """The raw and normalized tables carry each solution's suppressed records and their percent of the records,
+    labelled for reading; the lattice rows' counts are those of a brute-force count of the records in classes
+    smaller than k (teaching table, k = 3, 30 % limit, every k-anonymous node), the local rows' are 0."""
+    from tests._reference_measures import node_of, reference_measures
+    from workbench.config import load_study
+    from workbench.study import load_dataset
+
+    at = _compare()
+    at.number_input(key="an_k").set_value(3).run()
+    at.checkbox(key="sup_override").check().run()
+    at.slider(key="an_sup").set_value(30.0).run()
+    at.selectbox(key="cmp_cand").select("all").run()
+    assert not at.exception
+    raw = at.dataframe[0].value
+    dataset = load_dataset(load_study(Path(APP).parent / "sample_configs" / "teaching.toml"))
+    lattice = raw[raw.engine == "lattice"]
+    expected = [reference_measures(dataset, node_of(dataset, s), 3)[0] for s in lattice.solution]
+    assert list(lattice.suppressed) == expected and max(expected) > 0
+    assert list(lattice.suppressed_pct) == pytest.approx([100 * s / 10 for s in expected])
+    assert (raw[raw.engine == "local"].suppressed == 0).all()
+    normalized = _frame(at, "pareto")
+    assert list(normalized.suppressed) == list(raw.suppressed) and set(normalized.pareto) <= {"yes", "no"}
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["suppressed"]["label"] == "suppressed records"
+    assert config["suppressed_pct"]["type_config"]["format"] == "%.1f %%"
+    assert config["entropy"]["label"] == "Non-uniform entropy, lower is better"
+
+
+def test_chart_axes_and_tooltips_name_measures_in_full_without_exponents():
+    import pandas as pd
+
+    from workbench.ui.charts import TOOLTIP_NUMBER, pareto_chart
+
+    df = pd.DataFrame({"engine": ["lattice", "local"], "algorithm": ["k_minimal", "greedy"], "solution": ["a=1", "g"],
+                       "loss": [0.4, 0.2], "dm": [7104826.0, 385888.0]})
+    spec = pareto_chart(df, "loss", "dm").to_dict()
+    assert spec["encoding"]["x"]["title"] == ["Loss (ARX)", "(lower is better)"]
+    assert spec["encoding"]["y"]["title"] == ["Discernibility (DM)", "(lower is better)"]
+    assert {r["pareto"] for r in next(iter(spec["datasets"].values()))} == {"no"}  # a word, not false
+    assert [t.get("format") for t in spec["encoding"]["tooltip"][3:]] == [TOOLTIP_NUMBER] * 2
+    assert TOOLTIP_NUMBER.endswith("r")  # d3's decimal notation: never an exponent

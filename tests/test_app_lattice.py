@@ -34,7 +34,7 @@ def test_node_drill_down_shows_classes_suppressed_records_and_contributions():
     node.select(bottom).run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["suppressed records"] == "10 of 10 records (100.0 %)" and metrics["k-anonymous"] == "no"
+    assert metrics["suppressed records"] == "10 (100.0 %)" and metrics["k-anonymous"] == "no"
     specs = [c.proto.spec for c in at.get("vega_lite_chart")]
     assert any("class size" in s for s in specs) and any("contribution to" in s for s in specs)
     shown = [df.value for df in at.dataframe]
@@ -166,5 +166,92 @@ def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
     table = lattice_table(evaluator_for(study, load_dataset(study)))
     admissible = table[table.suppressed <= 1000]
     best = admissible.loc[admissible.dm == admissible.dm.min(), "node"].tolist()
-    text = next(w.value for w in at.warning if "Optimum under dm" in w.value)
+    text = next(w.value for w in at.warning if "Optimum under Discernibility (DM) " in w.value)
     assert f"**{best[0]}**" in text and "flash returned" in text and "not proven optimal" in text
+
+
+# ---------------------------------------------------------------------------------------------- opening a node by click
+def _walk(spec: object):
+    """Every dict inside a chart spec."""
+    if isinstance(spec, dict):
+        yield spec
+        for value in spec.values():
+            yield from _walk(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            yield from _walk(value)
+
+
+def _hasse_spec(color: str = "status", selected: str | None = None) -> tuple[dict, object]:
+    from workbench.lattice_views import lattice_overview
+    from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
+
+    ds, study, _ = _registry_like()
+    table, _ = lattice_overview(study, ds)
+    nodes = hasse_layout(table, ds.quasi_identifiers)
+    return hasse_chart(nodes, hasse_edges(nodes, ds.quasi_identifiers), color, selected).to_dict(), nodes
+
+
+def test_the_hasse_diagram_selects_a_node_on_click_and_never_binds_the_wheel():
+    from workbench.ui.charts import NODE_PICK
+
+    for color in ("status", "loss"):
+        spec, _ = _hasse_spec(color)
+        params = [p for d in _walk(spec) for p in d.get("params", []) if isinstance(p, dict)]
+        assert [p["name"] for p in params] == [NODE_PICK]  # one selection, nothing else
+        select = params[0]["select"]
+        assert select["type"] == "point" and select["fields"] == ["node"] and select["on"] == "click"
+        assert not any(p.get("bind") for p in params)  # no scale binding: no zoom or pan on the scroll wheel
+        assert "wheel" not in str(spec)
+
+
+def test_the_optimum_is_a_labelled_diamond_and_the_open_node_is_ringed():
+    spec, nodes = _hasse_spec("loss", selected=None)
+    optimum = nodes.loc[nodes.status == "optimum", "node"].tolist()
+    assert len(optimum) == 1
+    rows = {layer["data"]["name"]: spec["datasets"][layer["data"]["name"]] for layer in spec["layer"]}
+    points = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "circle")
+    point_size = max(points["encoding"]["size"]["scale"]["range"])
+    diamonds = [layer for layer in spec["layer"] if layer["mark"].get("shape") == "diamond"]
+    assert len(diamonds) == 1 and [r["node"] for r in rows[diamonds[0]["data"]["name"]]] == optimum
+    mark = diamonds[0]["mark"]
+    assert mark["size"] >= 3 * point_size and mark["stroke"] == "black" and mark["fill"] == "#d62728"
+    labels = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert [r["mark"] for layer in labels for r in rows[layer["data"]["name"]]] == ["optimum"]
+    assert not any(layer["mark"].get("shape") == "circle" for layer in spec["layer"])  # nothing open: no ring
+    other = nodes["node"].iloc[0]
+    spec, _ = _hasse_spec("status", selected=other)
+    rings = [layer for layer in spec["layer"] if layer["mark"].get("shape") == "circle"]
+    assert len(rings) == 1 and [r["node"] for r in spec["datasets"][rings[0]["data"]["name"]]] == [other]
+
+
+def test_a_click_event_opens_the_node_it_names():
+    from workbench.ui.charts import NODE_PICK
+    from workbench.ui.lattice import CHART, NODE, clicked_node, open_clicked_node
+
+    labels = {"a=0,b=1", "a=1,b=1"}
+    assert clicked_node({"selection": {NODE_PICK: [{"node": "a=1,b=1"}]}}, labels) == "a=1,b=1"
+    for event in (None, {}, {"selection": {}}, {"selection": {NODE_PICK: []}},  # a cleared selection
+                  {"selection": {NODE_PICK: [{}]}},  # a click on an edge: no node
+                  {"selection": {NODE_PICK: [{"node": None}]}},
+                  {"selection": {NODE_PICK: [{"node": "a=9,b=9"}]}},  # not a node shown
+                  {"selection": {"other": [{"node": "a=1,b=1"}]}}):
+        assert clicked_node(event, labels) is None, event
+    session = {NODE: "a=0,b=1", CHART: {"selection": {NODE_PICK: [{"node": "a=1,b=1"}]}}}
+    open_clicked_node(session, labels)
+    assert session[NODE] == "a=1,b=1"
+    session = {NODE: "a=0,b=1", CHART: {"selection": {NODE_PICK: []}}}
+    open_clicked_node(session, labels)
+    assert session[NODE] == "a=0,b=1"  # nothing clicked: the open node stays
+
+
+def test_the_lattice_page_draws_a_clickable_diagram_and_keeps_the_select_box():
+    at = _lattice_page()
+    chart = at.get("vega_lite_chart")[0]
+    assert "node_pick" in chart.proto.spec and list(chart.proto.selection_mode) == ["node_pick"]
+    assert "optimum" in chart.proto.spec
+    node = at.selectbox(key="lat_node")
+    other = next(x for x in _labels(at, "lat_node") if x != node.value)
+    node.select(other).run()  # the keyboard's way: the list
+    assert not at.exception and at.selectbox(key="lat_node").value == other
+    assert any("Click a node to open it" in c.value for c in at.caption)

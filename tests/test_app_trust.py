@@ -66,8 +66,8 @@ def test_heavy_suppression_is_named_and_the_range_is_capped_without_an_override(
     at.number_input(key="an_k").set_value(4).run()
     at.button[0].click().run()
     assert not at.exception
-    suppressed = next(m.value for m in at.metric if m.label == "suppressed records")
-    assert "%" in suppressed and " of 10 records" in suppressed  # the share next to the release
+    suppressed = next(m for m in at.metric if m.label == "suppressed records")
+    assert "%" in suppressed.value and " of 10 records" in suppressed.help  # the share next to the release
     assert any("are suppressed (more than 10%)" in w.value for w in at.warning), [w.value for w in at.warning]
     at.checkbox(key="sup_override").uncheck().run()  # withdrawn: back into the sensible range
     assert not at.exception and at.slider(key="an_sup").value == 20.0

@@ -336,3 +336,31 @@ def test_run_with_a_non_monotone_objective_says_it_is_not_proven_optimal() -> No
     assert err == f"workbench: note: {s['note']}\n" and "bnb" in err
     status, out, err = call(*argv[:-4], "--set", "engine.algorithm=bnb", "--set", "engine.objective=dm")
     assert status == 0 and err == "" and set(one_json_object(out)) == KEYS
+
+
+def test_drop_suppressed_leaves_the_suppressed_records_out_and_stays_k_anonymous(tmp_path: Path) -> None:
+    """``--drop-suppressed`` (``[release] suppressed = "drop"``): the written file holds the marked release's rows
+    without its starred ones, every group of identical quasi-identifier rows still holds k, and the provenance
+    says so. Teaching table, k = 3, 30 % limit: 3 of the 10 records are suppressed."""
+    limit = ["--set", "privacy.max_suppression=0.3"]
+    status, out, err = call("run", TEACHING, "--json", *limit, "--out", tmp_path / "marked")
+    assert (status, err) == (0, ""), err
+    suppressed = one_json_object(out)["suppressed"]
+    status, _, err = call("run", TEACHING, *limit, "--drop-suppressed", "--out", tmp_path / "dropped")
+    assert (status, err) == (0, ""), err
+    status, _, err = call("run", TEACHING, *limit, "--set", "release.suppressed=drop", "--out", tmp_path / "set")
+    assert (status, err) == (0, ""), err
+    marked = read_release(tmp_path / "marked" / "release.csv")
+    dropped = read_release(tmp_path / "dropped" / "release.csv")
+    stars = (marked[TEACHING_QIS] == "*").all(axis=1)
+    assert suppressed == 3 and stars.sum() == suppressed and len(marked) == 10
+    assert len(dropped) == 10 - suppressed and not (dropped[TEACHING_QIS] == "*").any(axis=None)
+    assert dropped[TEACHING_QIS].value_counts().min() >= 3
+    as_rows = lambda frame: sorted(map(tuple, frame.to_numpy().tolist()))  # noqa: E731
+    assert as_rows(dropped) == as_rows(marked[~stars])
+    assert (tmp_path / "set" / "release.csv").read_bytes() == (tmp_path / "dropped" / "release.csv").read_bytes()
+    provenance = json.loads((tmp_path / "dropped" / "provenance.json").read_text(encoding="utf-8"))
+    assert provenance["suppressed_records"] == "drop" and provenance["config"]["release"]["suppressed"] == "drop"
+    assert provenance["guarantee"]["holds"] and provenance["guarantee"]["suppressed"] == suppressed
+    marked_provenance = json.loads((tmp_path / "marked" / "provenance.json").read_text(encoding="utf-8"))
+    assert marked_provenance["suppressed_records"] == "mark"

@@ -48,7 +48,7 @@ def test_solutions_table_contract_and_derived_tables():
     ds = load_dataset(study)
     df = compare.solutions(study, ds)
     ids = list(study.compare)
-    assert list(df.columns) == ["k", "engine", "algorithm", "solution", *ids]
+    assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids]
     assert set(df.engine) == {"lattice", "local"}
     tau = compare.rank_agreement(df, ids)
     assert np.allclose(np.diag(tau), 1) and np.allclose(tau, tau.T, equal_nan=True)
@@ -195,22 +195,25 @@ def test_solution_rows_equal_an_independent_reference(seed, k, sup):
         return
     df = compare.solutions(study, ds, "all")
     ids = list(study.compare)
-    assert list(df.columns) == ["k", "engine", "algorithm", "solution", *ids]
+    assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids]
     lattice = df[df.engine == "lattice"]
     heights = [ds.hierarchies[q].height for q in ds.quasi_identifiers]
     limit = math.floor(sup * ds.n + 1e-9)
-    expected = {}
+    expected, suppressed_at = {}, {}
     for node in Lattice(tuple(heights)).nodes():
         suppressed, values = reference_measures(ds, node, k)
         if suppressed <= limit:
-            expected[node] = values
+            expected[node], suppressed_at[node] = values, suppressed
     assert [node_of(ds, s) for s in lattice.solution] == list(expected)
     for _, row in lattice.iterrows():
         reference = expected[node_of(ds, row.solution)]
+        assert row.suppressed == suppressed_at[node_of(ds, row.solution)]  # records in classes smaller than k
+        assert row.suppressed_pct == pytest.approx(100 * row.suppressed / ds.n)
         for m in INDEPENDENT:
             if m in ids:
                 assert row[m] == pytest.approx(reference[m], rel=1e-9, abs=1e-12), (row.solution, m)
     for _, row in df[df.engine == "local"].iterrows():
+        assert row.suppressed == 0 and row.suppressed_pct == 0  # the local engine suppresses no record
         scores = run(compare._local_study(study, row.algorithm), ds).scores
         for m in ids:
             assert row[m] == scores[m].value or (np.isnan(row[m]) and np.isnan(scores[m].value)), (row.solution, m)

@@ -85,7 +85,8 @@ def _chosen_row(table: pd.DataFrame, result: RunResult, ids: list[str]) -> tuple
     else:
         scores = result.scores
     row = {"k": result.study.k, "engine": release.engine, "algorithm": f"chosen ({release.algorithm})",
-           "solution": label, **{m: scores[m].value for m in ids}}
+           "solution": label, **compare.suppression_of(int(release.suppressed.sum()), release.n),
+           **{m: scores[m].value for m in ids}}
     out = pd.concat([table, pd.DataFrame([row], columns=table.columns)], ignore_index=True)
     return out, len(out) - 1
 

@@ -43,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, metavar="DIR", help="write DIR/release.csv and DIR/provenance.json")
     run.add_argument("--force", action="store_true",
                      help="replace the release an --out folder already holds (as a whole)")
+    run.add_argument("--drop-suppressed", action="store_true",
+                     help="leave the suppressed records out of the written release instead of keeping them with * in "
+                          "every quasi-identifier (the same as --set release.suppressed=drop)")
     run.add_argument("--trace", type=Path, metavar="FILE", help="write the search trace as JSON")
     mea = sub.add_parser("measure", help="evaluate lattice nodes")
     mea.add_argument("config", type=Path)
@@ -178,7 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench.policy import lattice_size, search_refusal
 
     try:
-        study = load_study(args.config, args.overrides)
+        drop = ["release.suppressed=drop"] if getattr(args, "drop_suppressed", False) else []
+        study = load_study(args.config, [*args.overrides, *drop])  # one validation path for the flag and --set
         if args.command == "run":
             if args.out:
                 _check_out(args.out, args.force)  # before the search, which may take long

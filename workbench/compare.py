@@ -110,6 +110,12 @@ def lattice_candidates(study: Study, dataset: Dataset, candidates: str = "k_mini
 EXACT_NODE_MEASURES = tuple(i for i, m in M.MEASURES.items() if m.exact_node)
 
 _COLUMNS = ["k", "engine", "algorithm", "solution"]
+SUPPRESSION_COLUMNS = ["suppressed", "suppressed_pct"]  # records suppressed, and their percent of all records
+
+
+def suppression_of(suppressed: int, records: int) -> dict[str, float]:
+    """A solution's suppressed records and their percent of the records (the solutions table's columns)."""
+    return {"suppressed": int(suppressed), "suppressed_pct": 100.0 * suppressed / records if records else 0.0}
 
 
 def _without_degradation(study: Study) -> Study:
@@ -119,8 +125,9 @@ def _without_degradation(study: Study) -> Study:
 def _table(rows: list[dict[str, object]], ids: Sequence[str]) -> pd.DataFrame:
     if not rows:  # typed even when empty (no k-anonymous node), so the parts concatenate like the whole
         return pd.DataFrame({"k": pd.Series(dtype="int64"), **{c: pd.Series(dtype=str) for c in _COLUMNS[1:]},
+                             "suppressed": pd.Series(dtype="int64"), "suppressed_pct": pd.Series(dtype="float64"),
                              **{m: pd.Series(dtype="float64") for m in ids}})
-    return pd.DataFrame(rows, columns=[*_COLUMNS, *ids])
+    return pd.DataFrame(rows, columns=[*_COLUMNS, *SUPPRESSION_COLUMNS, *ids])
 
 
 def _options(study: Study) -> dict[str, dict[str, object]]:
@@ -183,7 +190,8 @@ def _lattice_rows(study: Study, dataset: Dataset, candidates: str, top_n: int,
     progress.add(len(nodes))
     values = _node_values(study, dataset, evaluator, nodes, ids, progress)
     return [{"k": study.k, "engine": "lattice", "algorithm": candidates, "solution": _solution_label(dataset, node),
-             **{m: v[m] for m in ids}} for node, v in zip(nodes, values, strict=True)]
+             **suppression_of(evaluator.evaluate(node).suppressed, dataset.n), **{m: v[m] for m in ids}}
+            for node, v in zip(nodes, values, strict=True)]
 
 
 EVERY_NODE = "every k-anonymous node"
@@ -261,7 +269,7 @@ def _local_rows(study: Study, dataset: Dataset, algorithms: Sequence[str],
         with at(f"the {algorithm} release"):  # named in a user measure's error
             scores = M.score(release.view(), ids, target, _options(study))
         rows.append({"k": study.k, "engine": "local", "algorithm": algorithm, "solution": algorithm,
-                     **{m: scores[m].value for m in ids}})
+                     **suppression_of(int(release.suppressed.sum()), release.n), **{m: scores[m].value for m in ids}})
     return rows
 
 
@@ -284,7 +292,8 @@ def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top
               local_algorithms: Sequence[str] = COMPARED_LOCAL_ALGORITHMS,
               progress: Progress | None = None) -> pd.DataFrame:
     """One row per solution: ``k``, ``engine``, ``algorithm``, ``solution`` (the level vector or the local
-    algorithm), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract).
+    algorithm), ``suppressed`` (records) and ``suppressed_pct`` (their percent of the records; the local engine
+    suppresses none), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract).
     ``lattice_solutions`` and ``local_solutions`` give its two parts."""
     study = _without_degradation(study)
     tracker = _Progress(progress, len(local_algorithms))
@@ -303,7 +312,8 @@ def optimum_solutions(study: Study, dataset: Dataset, optima: pd.DataFrame) -> p
     evaluator = evaluator_for(study, dataset)
     values = _node_values(study, dataset, evaluator, nodes, ids)
     return _table([{"k": study.k, "engine": "lattice", "algorithm": OPTIMUM, "solution": label,
-                    **{m: v[m] for m in ids}} for label, v in zip(labels, values, strict=True)], ids)
+                    **suppression_of(evaluator.evaluate(node).suppressed, dataset.n), **{m: v[m] for m in ids}}
+                   for label, node, v in zip(labels, nodes, values, strict=True)], ids)
 
 
 def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "k_minimal",

@@ -3,6 +3,7 @@ guarantee and every measure (formula on hover)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 import measures as M
@@ -19,7 +20,7 @@ from workbench.config import (
 )
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.policy import PRUNING_SEARCHES, needs_monotone_waiver, search_refusal
-from workbench.ui import guarantee, state
+from workbench.ui import format, guarantee, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config
 from workbench.ui.source import Source
 
@@ -113,13 +114,15 @@ def page(source: Source) -> None:
         algorithm = left.selectbox("Algorithm", list(ALGORITHMS), key="an_alg",
                                    format_func=lambda a: f"{a} ({'optimal' if ALGORITHMS[a].optimal else 'heuristic'})")
         objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES), key="an_obj",
-                                    on_change=_steer, help="a measure that is not monotone (dm, loss, aecs, "
-                                    "precision_nm, entropy_nm) is searched with bnb: Flash and OLA assume "
-                                    "monotonicity")
+                                    on_change=_steer, format_func=format.measure_label,
+                                    help="a measure that is not monotone (Discernibility, Loss, Average equivalence "
+                                         "class size and the variants that charge suppression) is searched with bnb: "
+                                         "Flash and OLA assume monotonicity")
         max_suppression = state.suppression_input(left) / 100
     else:
         algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key="an_local_alg")
-        objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj")
+        objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj",
+                                    format_func=format.measure_label)
         max_suppression = 0.0
     k = state.k_input(right)
     extra: dict[str, object] = {}
@@ -182,32 +185,36 @@ def page(source: Source) -> None:
         return
     summary = result["summary"]
     guarantee.show(result["guarantee_kind"], result["holds"], result["guarantee"])
-    cols = st.columns(4)
-    cols[0].metric("suppressed records", suppression_note(summary["suppressed"], result["records"]),
-                   help="released with * in every quasi-identifier")
-    cols[1].metric("equivalence classes released", summary["classes"],
+    cols = st.columns([2, 1.4, 1, 1])
+    cols[0].metric("suppressed records", format.count_share(summary["suppressed"], result["records"]),
+                   help=f"{suppression_note(summary['suppressed'], result['records'])}, released with * in every "
+                        "quasi-identifier")
+    cols[1].metric("equivalence classes released", format.number(summary["classes"]),
                    help="classes among the records kept, after suppression")
-    cols[2].metric("node checks", summary["checks"])
-    cols[3].metric("seconds", f"{summary['seconds']:.3f}")
+    cols[2].metric("node checks", format.number(summary["checks"]))
+    cols[3].metric("seconds", format.number(float(summary["seconds"])))
     _show_models(summary.get("privacy_models") or {})
     heavy = suppression_warning(summary["suppressed"], result["records"])
     if heavy:
         st.warning(heavy)
     if summary["transformation"]:
         st.subheader("Transformation (hierarchy level per quasi-identifier)")
-        st.dataframe([summary["transformation"]], hide_index=True)
+        format.show(pd.DataFrame([summary["transformation"]]), width="content")
         st.caption("proven optimal" if result["proven_optimal"] else "not proven optimal "
                    + (f"({result['note']})" if result["note"] else ""))
     if result["clusters"] is not None:
         sizes = result["clusters"]
         st.subheader(f"Clustering: {int(sizes.clusters.sum()):,} clusters")
         st.caption("Every record of a cluster is released as the cluster's least upper bound (Katirai 2006).")
-        st.dataframe(sizes, hide_index=True)
+        format.show(sizes, width="content")
     st.subheader("What it costs, under every measure")
     scores = result["scores"]
-    for start in range(0, len(scores), 4):
-        row = st.columns(4)
-        for col, s in zip(row, scores[start:start + 4], strict=False):
-            col.metric(s["name"], f"{s['value']:.6g}", help=f"{s['formula']} ({s['direction']})")
+    for start in range(0, len(scores), 2):  # two per row: the longest names are not cut at 1280 px
+        row = st.columns(2)
+        for col, s in zip(row, scores[start:start + 2], strict=False):
+            col.metric(s["name"], format.number(s["value"]), delta=str(s["direction"]), delta_color="off",
+                       delta_arrow="off", help=f"{s['formula']}; exactly {s['value']!r}")
     st.subheader("Released rows (first 25; shuffled on export)")
-    st.dataframe(result["preview"], hide_index=True)
+    format.show(result["preview"])
+    st.caption(f"A missing value (an empty cell) reads {format.MISSING_TOKEN}, as in the exported file; a suppressed "
+               "record reads * in every quasi-identifier.")

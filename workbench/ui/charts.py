@@ -9,6 +9,7 @@ import pandas as pd
 from workbench.lattice_views import SEARCH_RESULT
 
 alt.data_transformers.disable_max_rows()  # lattices of several thousand nodes are drawn in full
+TOOLTIP_NUMBER = ",.6~r"  # d3-format: thousands separators, six significant digits, never an exponent
 
 
 def relative_loss_chart(df: pd.DataFrame) -> alt.FacetChart:
@@ -29,13 +30,23 @@ def relative_loss_chart(df: pd.DataFrame) -> alt.FacetChart:
 
 def pareto_chart(df: pd.DataFrame, x: str, y: str, front: object = None) -> alt.Chart:
     """Solutions under two measures (both losses: lower-left is better), the Pareto front highlighted."""
-    data = df.assign(pareto=front if front is not None else False)
+    on_front = np.asarray(front, dtype=bool) if front is not None else np.zeros(len(df), dtype=bool)
+    data = df.assign(pareto=np.where(on_front, "yes", "no"))
     return alt.Chart(data).mark_point(filled=True, size=70).encode(
-        x=alt.X(f"{x}:Q", title=x), y=alt.Y(f"{y}:Q", title=y),
-        color=alt.Color("engine:N"), shape=alt.Shape("pareto:N", title="Pareto front"),
-        tooltip=["engine", "algorithm", "solution", alt.Tooltip(f"{x}:Q", format=".4g"),
-                 alt.Tooltip(f"{y}:Q", format=".4g")],
+        x=alt.X(f"{x}:Q", title=_measure_title(x)), y=alt.Y(f"{y}:Q", title=_measure_title(y)),
+        color=alt.Color("engine:N"),
+        shape=alt.Shape("pareto:N", title="Pareto front", scale=alt.Scale(domain=["yes", "no"])),
+        tooltip=["engine", "algorithm", "solution", alt.Tooltip(f"{x}:Q", format=TOOLTIP_NUMBER),
+                 alt.Tooltip(f"{y}:Q", format=TOOLTIP_NUMBER)],
     ).properties(width=420, height=320)
+
+
+def _measure_title(measure_id: str) -> list[str] | str:
+    """An axis title on two lines, so it is not cut: the measure's full name, then its direction."""
+    import measures as M
+
+    m = M.MEASURES.get(measure_id)
+    return [m.name, f"({m.direction.value})"] if m is not None else measure_id
 
 
 def rank_heatmap(tau: pd.DataFrame) -> alt.Chart:
@@ -61,7 +72,7 @@ def sweep_chart(df: pd.DataFrame, measure_ids: list[str]) -> alt.FacetChart:
     data = best.melt(id_vars=["k", "engine", "algorithm"], value_vars=measure_ids, var_name="measure")
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("k:O"), y=alt.Y("value:Q", title=None), color=alt.Color("algorithm:N"),
-        tooltip=["algorithm", "k", "measure", alt.Tooltip("value:Q", format=".4g")],
+        tooltip=["algorithm", "k", "measure", alt.Tooltip("value:Q", format=TOOLTIP_NUMBER)],
     ).properties(width=200, height=140).facet(facet=alt.Facet("measure:N", title=None), columns=3).resolve_scale(
         y="independent")
 
@@ -105,37 +116,65 @@ def hasse_edges(nodes: pd.DataFrame, quasi_identifiers: list[str]) -> pd.DataFra
     return pd.DataFrame({"x": x[src], "y": y[src], "x2": x[dst], "y2": y[dst]})
 
 
-def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str) -> alt.LayerChart:
+NODE_PICK = "node_pick"  # the Hasse diagram's click selection (Streamlit returns it under this name)
+MARKED = {"optimum": "optimum", SEARCH_RESULT: "search result"}  # statuses drawn as a labelled diamond
+STATUS_COLOURS = {"optimum": "#d62728", SEARCH_RESULT: "#ff7f0e", "k-anonymous": "#2ca02c",
+                  "not k-anonymous": "#bbbbbb"}
+
+
+def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str, selected: str | None = None
+                ) -> alt.LayerChart:
     """The generalization lattice (El Emam 2009, Fig. 2): nodes by height, edges to successors, coloured by
     status ("optimum", the search's non-optimal result, "k-anonymous", "not k-anonymous") or by a measure;
-    checked nodes of the search trace drawn larger, with their order in the tooltip."""
-    tooltip = ["node", "rank", "suppressed", "classes", "status", "trace"]
+    checked nodes of the search trace drawn larger, with their order in the tooltip.
+
+    A click on a node selects it (the point selection ``NODE_PICK`` on the field ``node``, which the page reads
+    with ``st.altair_chart(..., on_select=...)``). The chart neither zooms nor pans, so the page's scroll wheel
+    scrolls the page. The optimum (and a search's other result) is a large labelled diamond with a black
+    outline, whatever the colouring; the ``selected`` node is ringed."""
+    tooltip = ["node", "rank", alt.Tooltip("suppressed:Q", format=","), alt.Tooltip("classes:Q", format=","),
+               "status", "trace"]
     if color == "status":
-        encoding = alt.Color("status:N", scale=alt.Scale(
-            domain=["optimum", SEARCH_RESULT, "k-anonymous", "not k-anonymous"],
-            range=["#d62728", "#ff7f0e", "#2ca02c", "#bbbbbb"]))
+        encoding = alt.Color("status:N", scale=alt.Scale(domain=list(STATUS_COLOURS),
+                                                         range=list(STATUS_COLOURS.values())),
+                             legend=alt.Legend(labelLimit=0))  # never cut a status
     else:
-        encoding = alt.Color(f"{color}:Q", scale=alt.Scale(scheme="viridis"))
-        tooltip.append(alt.Tooltip(f"{color}:Q", format=".5g"))
+        encoding = alt.Color(f"{color}:Q", scale=alt.Scale(scheme="viridis"),
+                             legend=alt.Legend(format=TOOLTIP_NUMBER, labelLimit=0))
+        tooltip.append(alt.Tooltip(f"{color}:Q", format=TOOLTIP_NUMBER))
     shown = ["node", "x", "rank", "suppressed", "classes", "status", "trace", "checked",
              *([color] if color != "status" else [])]
     missing = [c for c in shown if c not in nodes.columns]
     if missing:
         raise ValueError(f"hasse_chart: the nodes table has no column(s) {', '.join(missing)}")
     nodes = nodes[shown]  # only what is drawn: the chart's JSON carries every column it is given
-    points = alt.Chart(nodes).mark_circle(opacity=0.9).encode(
-        x=alt.X("x:Q", axis=None), y=alt.Y("rank:Q", title="height (Σ levels)"), color=encoding,
+    axis = alt.Axis(tickMinStep=1, format="d")  # heights are whole numbers
+    x, y = alt.X("x:Q", axis=None), alt.Y("rank:Q", title="height (Σ levels)", axis=axis)
+    pick = alt.selection_point(name=NODE_PICK, fields=["node"], on="click", toggle=False, clear=False)
+    points = alt.Chart(nodes).mark_circle(opacity=0.9, cursor="pointer").encode(
+        x=x, y=y, color=encoding,
         size=alt.Size("checked:N", scale=alt.Scale(domain=[False, True], range=[25, 110]), title="checked"),
         tooltip=tooltip,
-    )
-    layers = [points]
+    ).add_params(pick)
+    layers: list[alt.Chart] = []
     if edges is not None and len(edges):
         # the same axes as the points: a layer whose x has an axis next to one with axis=None makes the browser's
         # vega-lite fail ("Cannot read properties of undefined (reading 'forEach')") and draw nothing
-        lines = alt.Chart(edges).mark_rule(color="#dddddd", strokeWidth=0.6).encode(
-            x=alt.X("x:Q", axis=None), y=alt.Y("y:Q", title="height (Σ levels)"), x2="x2", y2="y2")
-        layers = [lines, points]
-    return alt.layer(*layers).properties(width=760, height=460).interactive()
+        layers.append(alt.Chart(edges).mark_rule(color="#dddddd", strokeWidth=0.6).encode(
+            x=alt.X("x:Q", axis=None), y=alt.Y("y:Q", title="height (Σ levels)", axis=axis), x2="x2", y2="y2"))
+    layers.append(points)
+    for status, label in MARKED.items():  # fixed colours: the points' colour scale may be a measure's
+        marked = nodes[nodes["status"] == status].assign(mark=label)
+        if len(marked):
+            base = alt.Chart(marked).encode(x=x, y=y, tooltip=tooltip)
+            layers.append(base.mark_point(shape="diamond", size=420, filled=True, opacity=1, stroke="black",
+                                          strokeWidth=1.5, cursor="pointer", fill=STATUS_COLOURS[status]))
+            layers.append(base.mark_text(dy=-17, fontSize=13, fontWeight="bold", color="black").encode(text="mark:N"))
+    ring = nodes[nodes["node"] == selected]
+    if len(ring):
+        layers.append(alt.Chart(ring).mark_point(shape="circle", size=520, filled=False, stroke="black",
+                                                 strokeWidth=2, strokeDash=[3, 2]).encode(x=x, y=y, tooltip=tooltip))
+    return alt.layer(*layers).properties(width=760, height=460)
 
 
 def hierarchy_tree_chart(nodes: pd.DataFrame, edges: pd.DataFrame) -> alt.LayerChart:

@@ -17,146 +17,21 @@ import pandas as pd
 import streamlit as st
 
 from workbench.catalog import CLASSIFIERS
-from workbench.errors import WorkbenchError
-from workbench.ui import state
-from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
+from workbench.ui import format, state
+from workbench.ui.cached import too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
+from workbench.ui.compare_cached import (  # noqa: F401  (analysis and local_rows: the warm-up's and tests' handles)
+    analysis,
+    degradation,
+    lattice_rows,
+    local_rows,
+    pareto_of,
+    side_by_side,
+    sweep,
+)
 from workbench.ui.source import Source
 
 SWEEP_KS = [2, 3, 5, 10, 20, 50, 100]
-
-
-@dual_cache(max_entries=32, heavy=True)
-def lattice_rows(config_json: str, candidates: str, dataset_key: str | None) -> dict[str, Any]:
-    """The lattice candidates' rows of the solutions table."""
-    from workbench import compare
-
-    try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"table": compare.lattice_solutions(study, dataset, candidates)}
-    except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
-
-
-@dual_cache(max_entries=32, heavy=True)
-def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """The local engine's rows (Greedy and Partition); ``config_json`` without a suppression limit."""
-    from workbench import compare
-
-    try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"table": compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)}
-    except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
-
-
-@dual_cache(max_entries=16, heavy=True)
-def optima(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """Each measure's optimum over every k-anonymous node (``compare.lattice_optima``) and those nodes' rows
-    of the solutions table (``compare.optimum_solutions``)."""
-    from workbench import compare
-
-    try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
-        table = compare.lattice_optima(study, dataset)
-        return {"optima": table, "rows": compare.optimum_solutions(study, dataset, table)}
-    except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
-
-
-@dual_cache(max_entries=16)
-def analysis(config_json: str, local_json: str | None, candidates: str, dataset_key: str | None) -> dict[str, Any]:
-    """The solutions table (lattice rows, then the local rows when ``local_json`` is given), its normalized
-    values, Pareto front, each measure's choice (the optimum over every k-anonymous node, and the best of each
-    candidate set) and the Kendall τ between measures."""
-    from workbench import compare
-
-    lattice = lattice_rows(config_json, candidates, dataset_key=dataset_key)
-    if "error" in lattice:
-        return lattice
-    best = optima(config_json, dataset_key=dataset_key)
-    if "error" in best:
-        return best
-    parts = [lattice["table"]]
-    if local_json is not None:
-        local = local_rows(local_json, dataset_key=dataset_key)
-        if "error" in local:
-            return local
-        parts.append(local["table"])
-    table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution")]
-    norm = compare.normalized(table, ids)
-    pareto = compare.pareto_front(table, ids)
-    normalized = norm[["engine", "algorithm", "solution"]].assign(
-        **{m: norm[f"{m}_norm"] for m in ids}, pareto=pareto)
-    return {"table": table, "ids": ids, "normalized": normalized, "pareto": pareto,
-            "optimal": compare.optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
-            "optimum_rows": best["rows"], "tau": compare.rank_agreement(table, ids)}
-
-
-@dual_cache(max_entries=32)
-def side_by_side(config_json: str, local_json: str | None, candidates: str, objective: str,
-                 dataset_key: str | None) -> dict[str, Any]:
-    """The best lattice solution under ``objective`` over every k-anonymous node (not only the candidates)
-    next to each local release, every measure; normalized over the candidates and the optima."""
-    from workbench import compare
-
-    data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
-        return data
-    table = pd.concat([data["optimum_rows"], data["table"]], ignore_index=True)  # optima first: they win ties
-    lattice = table[table.engine == "lattice"]
-    chosen = str(lattice.solution[compare.as_loss(lattice, objective).idxmin()]) if len(lattice) else None
-    return {"table": compare.global_vs_local(table, objective, data["ids"]), "lattice_solution": chosen}
-
-
-@dual_cache(max_entries=64)
-def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str, y: str,
-              dataset_key: str | None) -> dict[str, Any]:
-    """The Pareto front of the solutions under two measures (under every measure when x == y)."""
-    from workbench import compare
-
-    data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
-        return {"front": None}
-    return {"front": compare.pareto_front(data["table"], [x, y]) if x != y else data["pareto"]}
-
-
-@dual_cache(max_entries=8, heavy=True)
-def degradation(config_json: str, local_json: str | None, candidates: str, rows_json: str, classifier: str,
-                dataset_key: str | None) -> dict[str, Any]:
-    """Model degradation (ZeroR and ``classifier``, 5-fold) of the chosen rows of the solutions table."""
-    from workbench import model_degradation
-
-    data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
-        return data
-    rows = json.loads(rows_json)
-    try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
-        out = model_degradation.add_degradation(data["table"], study, dataset, rows=rows,
-                                                classifiers=("zeror", classifier), n_jobs=min(2, len(rows)))
-    except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
-    return {"summary": model_degradation.degradation_summary(out)}
-
-
-@dual_cache(max_entries=32)
-def sweep(config_json: str, local_json: str | None, candidates: str, ks_json: str,
-          dataset_key: str | None) -> dict[str, Any]:
-    """``compare.sweep``'s table, built from the per-k cached rows (so the page's own k is not recomputed)."""
-    frames = []
-    for k in json.loads(ks_json):
-        config, local = json.loads(config_json), json.loads(local_json) if local_json else None
-        config["privacy"]["k"] = k
-        if local is not None:
-            local["privacy"]["k"] = k
-        data = analysis(json.dumps(config, sort_keys=True), json.dumps(local, sort_keys=True) if local else None,
-                        candidates, dataset_key=dataset_key)
-        if "error" in data:
-            return data
-        frames.append(data["table"])
-    return {"table": pd.concat(frames, ignore_index=True)}
 
 
 def _label(row: pd.Series) -> str:
@@ -164,6 +39,8 @@ def _label(row: pd.Series) -> str:
 
 
 DEFAULT_K = state.DEFAULT_K
+LABELS = {"suppressed": "suppressed records", "suppressed_pct": "suppressed (% of records)", "pareto": "Pareto front",
+          "best_overall": "best overall"}
 
 
 def prefetch(source: Source) -> None:
@@ -176,13 +53,15 @@ def prefetch(source: Source) -> None:
 def page(source: Source) -> None:
     st.header("Compare")
     st.caption("Every candidate solution of both engines under every measure: the lattice's k-minimal nodes "
-               "(or every k-anonymous node, or the best 10) and the local engine's Greedy and Partition releases.")
+               "(or every k-anonymous node, or the best 10) and the local engine's Greedy, Partition and Mondrian "
+               "releases.")
     c1, c2, c3, c4 = st.columns(4)
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)  # lattice engine only: the local engine suppresses no record
     candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
     with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
-                           help="Greedy and Partition for the same k; about 3 s on 20,000 records")
+                           help="Greedy, Partition and Mondrian for the same k; Greedy's time grows with the square "
+                                "of the number of distinct records")
     ids = source.measure_ids
     config_json = source.config_json(k=k, max_suppression=suppression / 100)
     local_json = source.config_json(k=k) if with_local else None
@@ -200,8 +79,8 @@ def page(source: Source) -> None:
     if local_json is not None:
         early = st.empty()
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
-            st.dataframe(lattice["table"], hide_index=True, width="stretch")
-            with st.spinner("Local engine: Greedy and Partition clustering (about 3 s on 20,000 records)…"):
+            format.show(lattice["table"], labels=LABELS)
+            with st.spinner("Local engine: Greedy, Partition and Mondrian…"):
                 local = local_rows(local_json, dataset_key=key)
         early.empty()
         if "error" in local:
@@ -219,21 +98,26 @@ def page(source: Source) -> None:
         return
 
     raw_tab, norm_tab = st.tabs(["Raw values", "Normalized (0 = best, 1 = worst over these candidates)"])
-    raw_tab.dataframe(table, hide_index=True, width="stretch")
-    norm_tab.dataframe(data["normalized"], hide_index=True, width="stretch")
-    norm_tab.caption("Each measure rescaled over the candidates in its own direction (nmi: higher is better); "
-                     "pareto: no other candidate is at least as good under every measure and better under one.")
+    format.show(table, raw_tab, labels=LABELS)
+    raw_tab.caption("suppressed: the records a solution releases with * in every quasi-identifier, and their "
+                    "percent of all records (the local engine suppresses none).")
+    format.show(data["normalized"], norm_tab, labels=LABELS)
+    norm_tab.caption("Each measure rescaled over the candidates in its own direction (Normalized mutual information: "
+                     "higher is better); Pareto front: no other candidate is at least as good under every measure and "
+                     "better under one.")
 
     st.subheader("Pareto front of two measures")
     left, right = st.columns(2)
     for widget in ("cmp_x", "cmp_y", "cmp_objective"):
         state.keep_valid(widget, ids)
-    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key="cmp_x")
-    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key="cmp_y")
+    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key="cmp_x",
+                       format_func=format.measure_label)
+    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key="cmp_y",
+                        format_func=format.measure_label)
     front = pareto_of(config_json, local_json, candidates, x, y, dataset_key=key)["front"]
     st.altair_chart(pareto_chart(table, x, y, front), width="stretch")
-    st.caption(f"Shape: on the Pareto front of {x} and {y}, each in its own direction (for two losses the front "
-               "is the lower-left edge).")
+    st.caption(f"Shape: on the Pareto front of {format.measure_label(x)} and {format.measure_label(y)} (for two "
+               "losses the front is the lower-left edge).")
 
     st.subheader("Global vs local, side by side")
     pair: dict[str, Any] = {}
@@ -241,18 +125,23 @@ def page(source: Source) -> None:
         st.info("Needs both a lattice candidate and a local-engine release.")
     else:
         objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
-                                 if "entropy" in ids else 0, key="cmp_objective")
+                                 if "entropy" in ids else 0, key="cmp_objective", format_func=format.measure_label)
         pair = side_by_side(config_json, local_json, candidates, objective, dataset_key=key)
         if "error" in pair:
             st.error(pair["error"])
         else:
-            st.caption(f"lattice = {pair['lattice_solution']}: the best full-domain generalization under {objective} "
-                       f"over every {k}-anonymous node (within the suppression limit), not only the candidates; "
-                       "normalized over the candidates and the optima")
-            st.dataframe(pair["table"], hide_index=True, width="stretch")
+            records, pct = pair["lattice_suppressed"]
+            st.caption(f"lattice = {pair['lattice_solution']}: the best full-domain generalization under "
+                       f"{format.measure_label(objective)} over every {k}-anonymous node (within the suppression "
+                       f"limit), not only the candidates; it suppresses {format.number(records)} records "
+                       f"({pct:.1f} %), the local releases none. Normalized over the candidates and the optima.")
+            raw = [c for c in pair["table"].columns if c not in ("measure", "direction", "better")
+                   and not c.endswith("(normalized)")]
+            format.show(format.with_measure_names(pair["table"]), labels=LABELS, by_cell=raw)  # a measure per row
 
     st.subheader("Which solution each measure would choose")
-    st.dataframe(data["optimal"], hide_index=True, width="stretch")
+    format.show(format.with_measure_names(data["optimal"]), labels=LABELS,
+                by_cell=["value"] if len(data["optimal"]) else [])
     st.caption(f"scope: what each row is the best of. *every k-anonymous node*: the lattice optimum over all "
                f"{k}-anonymous nodes within the suppression limit (a monotone measure without a lattice fast path "
                f"is searched over the k-minimal nodes, which provably holds its optimum). *best of the candidates "
@@ -264,7 +153,10 @@ def page(source: Source) -> None:
 
     st.subheader("How each measure degrades as k grows")
     ks = st.multiselect("k values", SWEEP_KS, default=[2, 5, 10, 20], key="cmp_sweep_ks")
-    sweep_local = st.checkbox("with the local engine (about 10 s per k on 20,000 records)", value=False,
+    took = local_rows(local_json, dataset_key=key) if local_json is not None else None  # cached: its measured time
+    cost = (f"it took {format.number(took['seconds'])} s at k = {took['k']} on this table; about as long per k"
+            if took is not None and "seconds" in took else "as long per k as the local rows of the table above")
+    sweep_local = st.checkbox(f"with the local engine ({cost})", value=False,
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
         with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
@@ -308,5 +200,5 @@ def page(source: Source) -> None:
         st.error(result["error"])
         return
     summary = result["summary"]
-    st.dataframe(summary, hide_index=True, width="stretch")
+    format.show(summary, labels=LABELS)
     st.altair_chart(degradation_chart(summary), width="content")

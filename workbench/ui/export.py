@@ -1,5 +1,7 @@
 """Export page: download the last anonymization's release (rows shuffled with the recorded seed and
 re-verified before it is produced), its provenance and the config as TOML (loadable by `workbench run`).
+Suppressed records are kept in the file with ``*`` in every quasi-identifier, or left out when the analyst
+ticks so (``[release] suppressed = "drop"``); the page says which, and how many rows the file holds.
 
 Each download is the analyst's own bytes: its file name carries a digest of the whole file keyed with a secret of
 this session (``workbench.output.download_name``), so no two sessions, and no two different files, share a
@@ -14,10 +16,10 @@ from typing import Any
 
 import streamlit as st
 
-from workbench.guarantees import guarantee_text
+from workbench.guarantees import guarantee_text, suppression_note
 from workbench.output import download_name
 from workbench.ui import guarantee
-from workbench.ui.cached import export_files
+from workbench.ui.cached import export_files, run_config
 from workbench.ui.report_section import report_section
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -32,6 +34,31 @@ def download(label: str, content: bytes, file_name: str, mime: str, **kwargs: An
                        **kwargs)
 
 
+def suppressed_records(last: dict[str, Any]) -> str:
+    """Say what becomes of the release's suppressed records and offer to leave them out: ``"mark"`` (kept, ``*`` in
+    every quasi-identifier) or ``"drop"`` (``[release] suppressed``, docs/config.md)."""
+    result = run_config(last["config"], dataset_key=last["dataset_key"])  # the Anonymize page's run, cached
+    if "error" in result:
+        return "mark"  # the files say what is wrong
+    suppressed, records = int(result["summary"]["suppressed"]), int(result["records"])
+    if not suppressed:
+        st.caption(f"No record is suppressed: the file holds all {records:,} records.")
+        return "mark"
+    said = st.empty()  # what becomes of them, above the box that changes it
+    drop = st.checkbox("Leave the suppressed records out of the file", key="ex_drop_suppressed",
+                       help="The release stays k-anonymous either way: every group of identical quasi-identifier "
+                            "rows among the other records holds at least k records, and the file is re-verified "
+                            "before it is produced. The provenance records the choice (suppressed_records).")
+    if drop:
+        said.write(f"The {suppression_note(suppressed, records)} that are suppressed are **left out**: the file "
+                   f"holds {records - suppressed:,} rows, not {records:,}.")
+    else:
+        said.write(f"The {suppression_note(suppressed, records)} that are suppressed are **kept** in the file with "
+                   "`*` in every quasi-identifier (their other columns as they are), so the file holds all "
+                   f"{records:,} rows. Tick the box below to leave them out.")
+    return "drop" if drop else "mark"
+
+
 def page() -> None:
     st.header("Export")
     last = st.session_state.get("last_run")
@@ -43,7 +70,7 @@ def page() -> None:
              f"k = {raw['privacy']['k']}.")
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
-    raw["release"] = {"seed": int(seed), "format": fmt}
+    raw["release"] = {"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)}
     files = export_files(json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
     if "error" in files:
         st.error(files["error"])

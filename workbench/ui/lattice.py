@@ -5,6 +5,7 @@ a band of heights, or one row per height instead of a picture."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, MutableMapping
 from typing import Any
 
 import streamlit as st
@@ -15,13 +16,15 @@ from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import needs_monotone_waiver
-from workbench.ui import state
+from workbench.ui import format, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
-from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
+from workbench.ui.charts import NODE_PICK, hasse_chart, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
 
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
+NODE = "lat_node"  # st.session_state key: the open node (its select box)
+CHART = "lat_hasse"  # st.session_state key: the Hasse diagram's selection event
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
 
 
@@ -117,11 +120,13 @@ def page(source: Source) -> None:
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
                                key="lat_alg")
-    objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES),
+    objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES), format_func=format.measure_label,
                               index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key="lat_obj")
     k = state.k_input(right)  # the session's privacy settings, shared with every page
     max_suppression = state.suppression_input(left) / 100
-    color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color")
+    color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color",
+                          format_func=lambda c: "status (k-anonymous or not, optimum)" if c == "status"
+                          else format.measure_label(c))
     extra = {}
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
@@ -147,10 +152,12 @@ def page(source: Source) -> None:
     views = ["Hasse diagram", "Per height"]
     view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
     picture = st.container()
-    for key in ("lat_node", "lat_compare"):
+    for key in (NODE, "lat_compare"):
         state.keep_valid(key, labels)
-    label = st.selectbox("Node", labels, index=default, key="lat_node",
-                         help="Open a node: its classes, suppressed records and what each attribute costs")
+    st.session_state.setdefault(NODE, labels[default])
+    label = st.selectbox("Node", labels, key=NODE,
+                         help="Open a node: its classes, suppressed records and what each attribute costs. A click "
+                              "on a node of the Hasse diagram opens it too.")
     with picture:
         if view == "Per height":
             _by_height(config, table_config, color, source)
@@ -164,11 +171,12 @@ def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
     if data["optimum"] is None:
         st.info("No node is k-anonymous within the suppression limit.")
         return
-    text = f"Optimum under {objective} over every k-anonymous node: **{data['optimum']}** (red)."
+    text = (f"Optimum under {M.MEASURES[objective].name} over every k-anonymous node: **{data['optimum']}** (the "
+            "red diamond).")
     found = data["search_optimum"]
     chosen = data["nodes"].loc[data["nodes"].status == SEARCH_RESULT, "node"]
     if len(chosen):
-        st.warning(f"{text} {algorithm} returned **{chosen.iloc[0]}** (orange), "
+        st.warning(f"{text} {algorithm} returned **{chosen.iloc[0]}** (the orange diamond), "
                    f"{'proven optimal' if data['proven_optimal'] else 'not proven optimal'}"
                    f"{': ' + data['note'] if data['note'] else ''}. Flash and OLA compare only the k-minimal "
                    "nodes, which hold the optimum of a monotone objective only; bnb and exhaustive find it for any.")
@@ -189,7 +197,30 @@ def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str) -> None:
     else:
         edges = neighbour_edges(shown, data["names"], label)
         st.caption("Edges drawn for the selected node only (its direct specializations and generalizations).")
-    st.altair_chart(hasse_chart(shown, edges, color), width="stretch")
+    st.altair_chart(hasse_chart(shown, edges, color, label), width="stretch", key=CHART, selection_mode=NODE_PICK,
+                    on_select=lambda: open_clicked_node(st.session_state, set(shown["node"])))
+    st.caption("Click a node to open it (or choose it in the list below the diagram); the diamond is the optimum.")
+
+
+def clicked_node(event: Mapping[str, Any] | None, labels: Collection[str]) -> str | None:
+    """The node a click on the Hasse diagram selected: Streamlit's selection event
+    ``{"selection": {NODE_PICK: [{"node": "age=1,sex=0"}]}}``; None when it names none of ``labels`` (a click
+    beside the nodes, on an edge, or a cleared selection)."""
+    selection = event.get("selection") if isinstance(event, Mapping) else None
+    points = selection.get(NODE_PICK) if isinstance(selection, Mapping) else None
+    for point in points if isinstance(points, list) else []:
+        node = point.get("node") if isinstance(point, Mapping) else None
+        if isinstance(node, str) and node in labels:
+            return node
+    return None
+
+
+def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]) -> None:
+    """The diagram's ``on_select`` callback (it runs before the page, so it may set the select box): open the
+    clicked node."""
+    node = clicked_node(session.get(CHART), labels)
+    if node is not None:
+        session[NODE] = node
 
 
 def _by_height(config: str, table_config: str, color: str, source: Source) -> None:
@@ -200,7 +231,7 @@ def _by_height(config: str, table_config: str, color: str, source: Source) -> No
     frame = summary["summary"]
     measure = None if color == "status" else color
     st.altair_chart(lattice_levels_chart(frame, measure), width="stretch")
-    st.dataframe(frame, hide_index=True, width="stretch")
+    format.show(frame, labels={"rank": "height", "nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
 
 
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
@@ -209,14 +240,14 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         st.error(result["error"])
         return
     d = result["details"]
-    a, b, c, e = st.columns(4)
-    a.metric("classes (all records)", f"{d.classes:,}",
+    a, b, c, e = st.columns([1.2, 2, 1, 1])
+    a.metric("classes (all records)", format.number(d.classes),
              help="equivalence classes over all records, before those smaller than k are suppressed (the "
                   "Anonymize page counts the classes released after suppression)")
-    b.metric("suppressed records", suppression_note(d.suppressed, d.n),
-             help=f"records in classes smaller than k = {d.k}")
-    c.metric("suppression limit", f"{d.limit:,}")
-    e.metric("k-anonymous", "yes" if d.k_anonymous else "no")
+    b.metric("suppressed records", format.count_share(d.suppressed, d.n),
+             help=f"{suppression_note(d.suppressed, d.n)}: the records in classes smaller than k = {d.k}")
+    c.metric("suppression limit", format.number(d.limit), help="records")
+    e.metric("k-anonymous", format.yes_no(d.k_anonymous))
     heavy = suppression_warning(d.suppressed, d.n) if d.k_anonymous else None
     if heavy:
         st.warning(heavy)
@@ -224,12 +255,13 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
                                                            "Compare with another node"])
     with classes:
         st.altair_chart(class_size_histogram(d.class_sizes, d.k), width="stretch")
-        st.dataframe(d.class_sizes, hide_index=True, width="stretch")
+        format.show(d.class_sizes, labels={"size": "class size", "suppressed": f"suppressed (size < {d.k})"})
     with suppressed:
         if d.suppressed:
             st.write(f"{d.suppressed:,} of {d.n:,} records are in classes smaller than k = {d.k}; the first "
                      f"{len(d.suppressed_sample)} with their original values:")
-            st.dataframe(d.suppressed_sample, width="stretch")
+            format.show(d.suppressed_sample, hide_index=False)
+            st.caption(f"A missing value (an empty cell) reads {format.MISSING_TOKEN}.")
         else:
             st.write("No record is suppressed at this node.")
     with contributions:
@@ -237,10 +269,10 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         if measures:
             chosen = st.selectbox("Measure", measures, key="lat_contrib")
             st.altair_chart(contribution_chart(d.contributions, chosen), width="stretch")
-            st.dataframe(d.contributions.pivot(index="attribute", columns="measure", values="contribution")
-                         .loc[list(dict.fromkeys(d.contributions["attribute"])), measures], width="stretch")
+            format.show(d.contributions.pivot(index="attribute", columns="measure", values="contribution")
+                        .loc[list(dict.fromkeys(d.contributions["attribute"])), measures].reset_index())
         for measure, why in d.not_decomposable.items():
-            st.caption(f"**{measure}** = {d.measures[measure]:.6g}: {why}.")
+            st.caption(f"**{M.MEASURES[measure].name}** ({measure}) = {format.number(d.measures[measure])}: {why}.")
     with compare:
         other = st.selectbox("Compare with node", labels, index=None, key="lat_compare",
                              placeholder="choose a node to compare with")
@@ -252,7 +284,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
             return
         diff = result["diff"]
         st.caption(f"a = {diff.label_a}; b = {diff.label_b}; difference = b − a")
-        st.dataframe(diff.levels, hide_index=True, width="stretch")
-        st.dataframe(diff.summary, hide_index=True, width="stretch")
+        format.show(diff.levels)
+        format.show(diff.summary)
         st.write("Records released with a different value (a suppressed record reads *):")
-        st.dataframe(diff.changed, hide_index=True, width="stretch")
+        format.show(diff.changed, labels={"records_changed": "records changed"})

@@ -6,6 +6,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from workbench.ui.charts import TOOLTIP_NUMBER
+
 SUPPRESSED_COLORS = alt.Scale(domain=[False, True], range=["#2ca02c", "#d62728"])
 
 
@@ -41,7 +43,8 @@ def contribution_chart(contributions: pd.DataFrame, measure: str) -> alt.Chart:
     return alt.Chart(data).mark_bar().encode(
         x=alt.X("contribution:Q", title=f"contribution to {measure}"),
         y=alt.Y("attribute:N", sort=list(data["attribute"]), title=None),
-        tooltip=["attribute", alt.Tooltip("contribution:Q", format=".5g"), alt.Tooltip("share:Q", format=".1%")],
+        tooltip=["attribute", alt.Tooltip("contribution:Q", format=TOOLTIP_NUMBER),
+                 alt.Tooltip("share:Q", format=".1%")],
     ).properties(width=380, height=max(60, 24 * len(data)))
 
 
@@ -66,7 +69,7 @@ def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None) -> a
                         value_name=measure)
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("rank:O", title="height (Σ levels)"), y=alt.Y(f"{measure}:Q"), color="statistic:N",
-        tooltip=["rank", "statistic", alt.Tooltip(f"{measure}:Q", format=".5g")],
+        tooltip=["rank", "statistic", alt.Tooltip(f"{measure}:Q", format=TOOLTIP_NUMBER)],
     ).properties(width=760, height=300)
 
 

@@ -1,0 +1,150 @@
+"""Numbers, booleans, measure names and missing values as the app writes them for a person to read: thousands
+separators instead of ``7.10483e+06``, three significant digits for a fraction, booleans as "yes"/"no", a
+measure by its full name with its direction ("lower is better"), and a missing value as the labelled value
+``(missing)`` that the hierarchy builders and the exported files use (``workbench.output.MISSING_TOKEN``).
+
+``number`` formats one figure (metrics, captions); ``table`` prepares a DataFrame for ``st.dataframe`` and
+``column_config`` gives each numeric column a printf format chosen from its values by the same rule, so the
+numbers stay numbers (sortable) and read the same as elsewhere."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import measures as M
+from workbench.output import MISSING_TOKEN, mark_missing
+
+SIGNIFICANT = 3  # digits of a figure below 100
+TINY = 1e-6  # below this a fraction is written in scientific notation rather than as 0.000000
+PERCENT_FORMAT = "%.1f %%"  # a column of percentages, as ``percent`` writes one
+SUFFIXES = {"min": "minimum", "median": "median", "norm": "normalized"}  # per-measure columns of the pages' tables
+
+
+def _decimals(smallest: float) -> int:
+    """Decimals that give ``smallest`` (> 0) SIGNIFICANT significant digits (none from 100 up)."""
+    return 0 if smallest >= 100 else SIGNIFICANT - 1 - math.floor(math.log10(smallest))
+
+
+def number(value: Any) -> str:
+    """One figure for reading: integers with thousands separators (``7,104,830``), other numbers from 100 up
+    rounded to an integer (``324,621``), below 100 to three significant digits (``0.844``, ``0.000123``);
+    booleans as "yes"/"no"; None and NaN as "–"; anything else as its text."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool | np.bool_):
+        return yes_no(bool(value))
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    if not isinstance(value, float | np.floating):
+        return str(value)
+    v = float(value)
+    if math.isnan(v):
+        return "–"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    if v.is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}"
+    if abs(v) < TINY:
+        return f"{v:.{SIGNIFICANT - 1}e}"
+    text = f"{v:,.{_decimals(abs(v))}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def percent(share: float) -> str:
+    """A share of records (0.0123) as a percentage with one decimal (``1.2 %``)."""
+    return f"{100 * share:.1f} %"
+
+
+def count_share(count: int, total: int) -> str:
+    """A count with its share of ``total``, short enough for a metric: ``"372 (1.9 %)"``."""
+    return f"{count:,} ({percent(count / total if total else 0.0)})"
+
+
+def measure_label(measure_id: str) -> str:
+    """A measure's full name and direction, ``"Precision (Prec), lower is better"``; an unknown id as it is."""
+    m = M.MEASURES.get(measure_id)
+    return f"{m.name}, {m.direction.value}" if m is not None else measure_id
+
+
+def with_measure_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table whose rows are measures (a ``measure`` column of ids) with each measure's full name beside its id."""
+    if "measure" not in frame.columns or "name" in frame.columns:
+        return frame
+    names = [M.MEASURES[m].name if m in M.MEASURES else str(m) for m in frame["measure"]]
+    out = frame.copy()
+    out.insert(int(out.columns.get_loc("measure")) + 1, "name", names)
+    return out
+
+
+def column_format(values: Iterable[Any]) -> str:
+    """The printf format (Streamlit's NumberColumn) that writes a column as ``number`` writes its smallest
+    non-zero value: ``%,d`` for whole numbers, else a fixed number of decimals with thousands separators."""
+    finite = np.array([float(v) for v in values if v is not None], dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if not finite.size or (np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e15):
+        return "%,d"
+    nonzero = np.abs(finite[finite != 0])
+    smallest = float(nonzero.min())
+    if smallest < TINY:
+        return f"%.{SIGNIFICANT - 1}e"
+    return f"%,.{_decimals(smallest)}f"
+
+
+def table(frame: pd.DataFrame, by_cell: Iterable[str] = ()) -> pd.DataFrame:
+    """A copy for display: missing text cells (``""``, None, NaN) as ``(missing)``, booleans as "yes"/"no", and
+    the ``by_cell`` columns (a column whose rows are different measures, of different magnitudes) as ``number``
+    writes each cell."""
+    out, _ = mark_missing(frame)
+    for column in out.columns:
+        if pd.api.types.is_bool_dtype(out[column]):
+            out[column] = out[column].map(yes_no)
+    for column in by_cell:
+        out[column] = [number(v) for v in frame[column]]
+    return out
+
+
+def column_config(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """Per numeric column a NumberColumn with its ``column_format`` (a ``<name>_pct`` column: one decimal and a %
+    sign); measure ids (and ``<id>_min``/``_median``/
+    ``_norm``) labelled with ``measure_label``; ``labels`` for any other column."""
+    config: dict[str, Any] = {}
+    for column in frame.columns:
+        name = str(column)
+        base, _, suffix = name.rpartition("_") if name not in M.MEASURES else (name, "", "")
+        if name in M.MEASURES:
+            label = measure_label(name)
+        elif base in M.MEASURES and suffix in SUFFIXES:
+            label = f"{measure_label(base)} ({SUFFIXES[suffix]})"
+        else:
+            label = (labels or {}).get(name, name)
+        series = frame[column]
+        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            fmt = PERCENT_FORMAT if name.endswith("_pct") else column_format(series.dropna().tolist())
+            config[name] = st.column_config.NumberColumn(label, format=fmt)
+        elif label != name:
+            config[name] = st.column_config.Column(label)
+    return config
+
+
+def show(frame: pd.DataFrame, container: Any = None, labels: dict[str, str] | None = None, by_cell: Iterable[str] = (),
+         **kwargs: Any) -> None:
+    """``st.dataframe`` of ``frame`` written for reading (``table``, ``column_config``), without its index."""
+    target = container if container is not None else st
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("width", "stretch")
+    shown = table(frame, by_cell)
+    target.dataframe(shown, column_config=column_config(shown, labels), **kwargs)
+
+
+__all__ = ["MISSING_TOKEN", "column_config", "column_format", "count_share", "measure_label", "number", "percent",
+           "show", "table", "with_measure_names", "yes_no"]
