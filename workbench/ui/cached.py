@@ -309,7 +309,7 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
     a zip bundle of the config with the hierarchy files it names."""
-    from workbench.config import to_toml
+    from workbench.config import in_attribute_order, to_toml
     from workbench.config_bundle import config_bundle
 
     raw = json.loads(config_json)
@@ -318,6 +318,7 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     if "error" in outcome:
         return outcome
     result = outcome["result"]
+    raw = in_attribute_order(raw, result.dataset.quasi_identifiers)  # the JSON key sorted them alphabetically
     try:
         study = study_from_dict(raw)
         if result.release is None:

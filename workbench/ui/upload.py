@@ -55,9 +55,34 @@ def _read(content: bytes, name: str, sha: str) -> pd.DataFrame | str:
     return memo[key]
 
 
+TABLES = "upload_settings"  # sha -> the settings (name, roles, hierarchies, posets) of each table uploaded
+MAX_TABLES = 16  # tables whose settings a session keeps (only the current table's rows are held)
+SETTINGS = ("name", "roles", "hierarchies", "posets")
+
+
+def _keep(ws: dict[str, Any]) -> None:
+    """Keep the settings of the table ``ws`` for this session (the latest ``MAX_TABLES`` tables)."""
+    kept = st.session_state.setdefault(TABLES, {})
+    kept.pop(ws["sha"], None)
+    kept[ws["sha"]] = {key: ws[key] for key in SETTINGS}
+    while len(kept) > MAX_TABLES:
+        kept.pop(next(iter(kept)))
+
+
 def _start(frame: pd.DataFrame, name: str, sha: str) -> dict[str, Any]:
-    ws = {"name": name, "sha": sha, "frame": frame, "roles": {c: "insensitive" for c in frame.columns},
-          "hierarchies": {}, "posets": {}}
+    """Make an uploaded table the workspace: with the settings it had when last uploaded in this session (roles,
+    hierarchies, posets), or fresh ones (``suggest_roles``); the previous table's settings are kept."""
+    previous = workspace()
+    if previous is not None:
+        _keep(previous)
+    before = st.session_state.get(TABLES, {}).get(sha)
+    if before is not None:
+        ws = {"sha": sha, "frame": frame, **before, "name": name}
+        st.session_state["upload_restored"] = name
+    else:
+        ws = {"name": name, "sha": sha, "frame": frame, "roles": {c: "insensitive" for c in frame.columns},
+              "hierarchies": {}, "posets": {}}
+        st.session_state.pop("upload_restored", None)
     st.session_state[WORKSPACE] = ws
     return ws
 
@@ -349,6 +374,9 @@ def section() -> None:
         return
     frame = ws["frame"]
     st.caption(f"{ws['name']}: {len(frame):,} rows, {len(frame.columns)} columns (held in this session only)")
+    if st.session_state.get("upload_restored") == ws["name"]:
+        st.info(f"{ws['name']} was uploaded before in this session: its roles, hierarchies and posets are as you "
+                "left them.")
     note = encoding_note(frame, ws["name"])
     if note:
         st.info(note)
