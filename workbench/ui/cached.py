@@ -75,6 +75,19 @@ def lattice_size(source: Source) -> int:
     return policy.lattice_size(dataset_for(source.config_json(k=2, compare=[]), source.dataset_key))
 
 
+def local_engine_hint(source: Source) -> str:
+    """The local engine's expected time on the source's table (``policy.local_engine_hint``), memoized per session."""
+    config_json = source.config_json(k=2, compare=[])
+    memo = st.session_state.setdefault("local_engine_hints", {})
+    key = (config_json, source.dataset_key)
+    if key not in memo:
+        try:
+            memo[key] = policy.local_engine_hint(dataset_for(config_json, source.dataset_key))
+        except (WorkbenchError, KeyError):  # the page's own call reports a config or data problem
+            return "time unknown"
+    return memo[key]
+
+
 def too_large_for_tables(source: Source) -> str | None:
     """Why the pages that evaluate every lattice node refuse this source (None when they need not)."""
     try:

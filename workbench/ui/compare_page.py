@@ -19,7 +19,7 @@ import streamlit as st
 from workbench.catalog import CLASSIFIERS
 from workbench.errors import WorkbenchError
 from workbench.ui import state
-from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
+from workbench.ui.cached import dual_cache, error_result, local_engine_hint, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.source import Source
 
@@ -181,8 +181,9 @@ def page(source: Source) -> None:
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)  # lattice engine only: the local engine suppresses no record
     candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
+    local_hint = local_engine_hint(source)  # computed for the table at hand
     with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
-                           help="Greedy and Partition for the same k; about 3 s on 20,000 records")
+                           help=f"Greedy and Partition for the same k; {local_hint}")
     ids = source.measure_ids
     config_json = source.config_json(k=k, max_suppression=suppression / 100)
     local_json = source.config_json(k=k) if with_local else None
@@ -201,7 +202,7 @@ def page(source: Source) -> None:
         early = st.empty()
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
             st.dataframe(lattice["table"], hide_index=True, width="stretch")
-            with st.spinner("Local engine: Greedy and Partition clustering (about 3 s on 20,000 records)…"):
+            with st.spinner(f"Local engine: Greedy and Partition clustering ({local_hint})…"):
                 local = local_rows(local_json, dataset_key=key)
         early.empty()
         if "error" in local:
@@ -264,7 +265,7 @@ def page(source: Source) -> None:
 
     st.subheader("How each measure degrades as k grows")
     ks = st.multiselect("k values", SWEEP_KS, default=[2, 5, 10, 20], key="cmp_sweep_ks")
-    sweep_local = st.checkbox("with the local engine (about 10 s per k on 20,000 records)", value=False,
+    sweep_local = st.checkbox(f"with the local engine ({local_hint}, per k)", value=False,
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
         with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
