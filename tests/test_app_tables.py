@@ -51,9 +51,10 @@ def test_each_uploaded_table_keeps_its_roles_and_hierarchies():
     goto(at, "Data").run()
     _upload(at, b, "cities.csv")  # B comes in fresh: no role, no hierarchy of A's
     sha_b = hashlib.sha256(b).hexdigest()
-    assert at.multiselect(key=f"role:quasi:{sha_b}").value == []
-    at.multiselect(key=f"role:quasi:{sha_b}").set_value(["age"]).run()
+    assert at.multiselect(key=f"role:quasi:{sha_b}").value == ["age"]  # suggested from its name, not A's
+    at.multiselect(key=f"role:quasi:{sha_b}").set_value(["city", "age"]).run()
     goto(at, "Hierarchies").run()
+    at.selectbox(key="h_column").select("age").run()
     assert at.text_input(key="widths:age").value != "10, 20"  # A's builder widgets are not B's
     at.text_input(key="widths:age").set_value("50").run()
     goto(at, "Data").run()
@@ -70,8 +71,9 @@ def test_each_uploaded_table_keeps_its_roles_and_hierarchies():
     assert at.text_input(key="widths:age").value == "10, 20"
     goto(at, "Data").run()
     _upload(at, b, "cities.csv")  # and B's own settings too
-    assert at.multiselect(key=f"role:quasi:{sha_b}").value == ["age"]
+    assert at.multiselect(key=f"role:quasi:{sha_b}").value == ["city", "age"]
     goto(at, "Hierarchies").run()
+    at.selectbox(key="h_column").select("age").run()
     assert at.text_input(key="widths:age").value == "50"
 
 
