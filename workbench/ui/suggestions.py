@@ -36,9 +36,8 @@ def accept_suggested(ws: dict[str, Any], quasi: list[str], key: str) -> None:
     if not open_columns:
         return
     suggested = {c: suggest_spec(ws["frame"][c].tolist()) for c in open_columns}
-    st.caption("Suggested hierarchies: " + "; ".join(f"{c}: {describe(spec, ws['frame'][c])}"
-                                                     for c, spec in suggested.items())
-               + ". The Hierarchies page shows and edits them.")
+    text = "; ".join(f"{c}: {describe(spec, ws['frame'][c])}" for c, spec in suggested.items())
+    st.caption(f"Suggested hierarchies: {text}. The Hierarchies page shows and edits them.".replace("*", "\\*"))
     if st.button(f"Accept the suggested hierarchies ({len(open_columns)} column(s) without one)", key=key,
                  type="primary"):
         for column, spec in suggested.items():
