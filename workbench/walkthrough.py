@@ -138,8 +138,9 @@ def conclusion_text(k: int, records: int, suppressed: int, classes: int, smalles
             f"chose the one that loses least by DM* (as the paper does): {node}.\n\n{risk}\n\n{cost}\n\n"
             "The board decides on this release: whether its risk is acceptable for the people who will see the "
             "data, and whether what is left is still useful for the study. The report puts all of this in one "
-            "file for the board: in the app, run this table on the Anonymize page and press 'Build the report' "
-            f"on the Export page; from a shell, `workbench report {TEACHING_CONFIG} --set privacy.k={k} "
+            "file for the board: in the app, choose the teaching dataset, run it on the Anonymize page with k = "
+            f"{k}, a suppression limit of 0 % and the objective dm_star, and press 'Build the report' on the Export "
+            f"page; from a shell, `workbench report {TEACHING_CONFIG} --set privacy.k={k} "
             "--out report`.")
 
 
