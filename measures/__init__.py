@@ -51,8 +51,10 @@ __all__ = [
     "attribute_values",
     "loss_by_attribute",
     "loss_by_attribute_node",
+    "register",
     "score",
     "score_node",
+    "unregister",
 ]
 
 
@@ -93,6 +95,9 @@ class Measure:
     integer: bool = False
     exact_node: bool = False
     guides_local: bool = False
+    meaning: str | None = None  # one plain line (a user measure's; built-ins read measures/plain.py)
+    origin: str | None = None  # a user measure's source file (None: built in)
+    monotone_known: bool = True  # False: a user measure that declared neither monotone nor not (treated as not)
 
     @property
     def higher_is_better(self) -> bool:
@@ -100,10 +105,23 @@ class Measure:
 
     @property
     def plain(self) -> str:
-        """The measure in one line of plain words (``measures/plain.py``), for readers who are not engineers."""
+        """The measure in one line of plain words (``measures/plain.py``, or a user measure's ``meaning``), for
+        readers who are not engineers."""
+        if self.meaning is not None:
+            return self.meaning
         from measures.plain import PLAIN
 
         return PLAIN[self.id]
+
+    @property
+    def declared_monotone(self) -> bool | None:
+        """Monotone as declared: True, False, or None when a user measure left it unknown."""
+        return self.monotone if self.monotone_known else None
+
+    @property
+    def user(self) -> bool:
+        """Registered by the user (a decorator, a config's plugin file or an installed package)."""
+        return self.origin is not None
 
     def node_lower_bound(self) -> Callable[[NodeClasses], float] | None:
         """A monotone lower bound of this measure at a lattice node and at all its generalizations (the
@@ -183,6 +201,28 @@ _ALL = [
 MEASURES: dict[str, Measure] = {m.id: m for m in _ALL}
 LATTICE_MEASURES: dict[str, Measure] = {m.id: m for m in _ALL if m.node is not None}
 """Measures with a lattice fast path (computable from a node's frequency set): the search objectives."""
+BUILT_IN: frozenset[str] = frozenset(MEASURES)
+
+
+def register(measure: Measure) -> None:
+    """Add a measure to the registry (``MEASURES``, and ``LATTICE_MEASURES`` when it has a node path). The ids of
+    the built-in measures are a contract and cannot be taken; any other id is replaced (the caller,
+    ``workbench.plugins``, decides which replacements it allows)."""
+    if measure.id in BUILT_IN:
+        raise ValueError(f"measure id {measure.id!r} is a built-in measure's")
+    MEASURES[measure.id] = measure
+    if measure.node is not None:
+        LATTICE_MEASURES[measure.id] = measure
+    else:
+        LATTICE_MEASURES.pop(measure.id, None)
+
+
+def unregister(measure_id: str) -> None:
+    """Remove a user measure from the registry (built-in measures cannot be removed); unknown ids are ignored."""
+    if measure_id in BUILT_IN:
+        raise ValueError(f"measure id {measure_id!r} is a built-in measure's")
+    MEASURES.pop(measure_id, None)
+    LATTICE_MEASURES.pop(measure_id, None)
 
 
 def _make_score(m: Measure, value: float, view: Generalized | NodeClasses) -> Score:

@@ -11,6 +11,7 @@ definition on the same node (tested in tests/test_measures.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -218,10 +219,22 @@ class NodeClasses:
     domains: tuple[ColumnDomain, ...]
     k: int
     suppress: np.ndarray | None = None  # per class: suppressed? (default: smaller than k; privacy models add more)
+    cells: Callable[[], Generalized] | None = None  # the node's cell-level view, built on demand (user measures)
 
     @property
     def n(self) -> int:
         return int(self.class_sizes.sum())
+
+    @property
+    def label(self) -> str:
+        """The node as ``"q=level,..."`` in quasi-identifier order."""
+        return ",".join(f"{d.name}={v}" for d, v in zip(self.domains, self.levels, strict=True))
+
+    def cell_view(self) -> Generalized:
+        """The node's release, cell by cell (what a measure without a fast path reads); built by ``cells``."""
+        if self.cells is None:
+            raise ValueError(f"node {self.label}: no cell-level view was attached to its frequency set")
+        return self.cells()
 
     @property
     def r(self) -> int:

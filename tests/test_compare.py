@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from workbench import compare
+from workbench import compare, model_degradation
 from workbench.cli import main
 from workbench.config import load_study
 from workbench.errors import ConfigError
@@ -56,7 +56,8 @@ def test_solutions_table_contract_and_derived_tables():
 
     assert tau.loc["dm", "entropy"] == pytest.approx(kendalltau(df.dm, df.entropy).statistic, nan_ok=True)
     best = compare.optimal_under(df, ids)
-    assert len(best) == 3 * len(ids)  # one row per measure and solution set: k-minimal candidates, greedy, partition
+    # one row per measure and solution set: k-minimal candidates, and each local release (greedy, partition, mondrian)
+    assert len(best) == (1 + len(compare.COMPARED_LOCAL_ALGORITHMS)) * len(ids)
     for _, row in best.iterrows():
         assert row.value == df[(df.engine == row.engine) & (df.algorithm == row.algorithm)][row.measure].min()
         assert row.best_overall == (row.value == df[row.measure].min())
@@ -95,13 +96,13 @@ def test_degradation_columns_for_the_chosen_solutions(tmp_path):
     ds = load_dataset(study)
     df = compare.solutions(study, ds)
     assert "degradation" not in df.columns
-    out = compare.add_degradation(df, study, ds, classifiers=("zeror", "naive_bayes"), folds=2, n_jobs=1)
+    out = model_degradation.add_degradation(df, study, ds, classifiers=("zeror", "naive_bayes"), folds=2, n_jobs=1)
     cols = [c for c in out.columns if c.startswith("degradation_")]
     assert "degradation_naive_bayes_auc_drop" in cols and "degradation_zeror_agreement" in cols
     chosen = out.dropna(subset=["degradation_zeror_accuracy_original"])
     assert 1 <= len(chosen) < len(out)
     assert (chosen.degradation_zeror_agreement == 1.0).all() and (chosen.degradation_zeror_auc_drop == 0).all()
-    again = compare.add_degradation(df, study, ds, classifiers=("zeror", "naive_bayes"), folds=2, n_jobs=1)
+    again = model_degradation.add_degradation(df, study, ds, classifiers=("zeror", "naive_bayes"), folds=2, n_jobs=1)
     pd.testing.assert_frame_equal(out, again)  # reproducible with the recorded seed
 
 
@@ -274,9 +275,9 @@ def test_degradation_summary_reshapes_the_chosen_rows():
     ds = load_dataset(study)
     df = compare.solutions(study, ds)
     chosen = [0, int(df.index[df.engine == "local"][0])]
-    out = compare.add_degradation(df, study, ds, rows=chosen, classifiers=("zeror", "naive_bayes"), folds=2,
+    out = model_degradation.add_degradation(df, study, ds, rows=chosen, classifiers=("zeror", "naive_bayes"), folds=2,
                                   n_jobs=1)
-    summary = compare.degradation_summary(out)
+    summary = model_degradation.degradation_summary(out)
     assert sorted(set(summary.row)) == chosen and set(summary.classifier) == {"zeror", "naive_bayes"}
     for _, r in summary.iterrows():
         assert r.accuracy_drop == out.loc[r.row, f"degradation_{r.classifier}_accuracy_drop"]

@@ -16,7 +16,7 @@ from tests._random_tables import random_dataset
 from tests.conftest import ROOT
 from workbench.cli import main
 from workbench.errors import HierarchyError
-from workbench.local import greedy, greedy_overlapping, partition
+from workbench.local import greedy, greedy_overlapping, mondrian, partition
 from workbench.local.lub import LocalColumn, LocalProblem
 from workbench.local.posets import FinitePoset, RangePoset
 from workbench.release import Release
@@ -24,7 +24,7 @@ from workbench.release import Release
 ZIP_EDGES = [("021", "*"), ("0213", "021"), ("0214", "021"), ("02138", "0213"), ("02139", "0213"),
              ("02140", "0214"), ("02141", "0214")]
 ALGORITHMS = {"greedy": greedy.search, "greedy_overlapping": greedy_overlapping.search,
-              "partition": partition.search}
+              "partition": partition.search, "mondrian": mondrian.search}
 
 
 def test_katirai_zip_matrix_poset():

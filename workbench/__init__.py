@@ -7,10 +7,14 @@ measure. The names a notebook needs::
     result = wb.run(study)                                  # RunResult: release, guarantee, scores
     result.release.table()                                  # the released table (a Release)
     table, search = wb.lattice_overview(study)              # every lattice node with every measure
+    wb.explore(study).as_dict()                             # each measure's monotonicity, optimum, Kendall τ
     wb.solutions(study, result.dataset)                     # both engines' solutions under every measure
     wb.risk_of_release(result.release).to_dict()            # re-identification risk of the release
     wb.comparison(study, result=result)                     # the alternatives, the chosen release marked
     wb.build_report(study, result).write("report")          # the ethics-board report (report.html)
+
+    @wb.measure(id="my_precision", monotone=True)           # a measure of your own (docs/measures.md)
+    def my_precision(view) -> float: ...
 
 In Jupyter, a Release, RunResult, risk result and Comparison show as tables; ``with wb.progress_bar() as p:``
 gives a ``progress`` callback drawn as a bar for the long calls (run, comparison, sweep, add_degradation).
@@ -25,11 +29,20 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workbench.alternatives import Comparison, comparison
-    from workbench.compare import add_degradation, solutions, sweep
+    from workbench.compare import solutions, sweep
     from workbench.config import Study, load_study, study_from_dict
     from workbench.display import progress_bar
     from workbench.experiments.el_emam_2009 import el_emam_comparison
+    from workbench.exploration import Exploration, explore
     from workbench.lattice_views import lattice_overview
+    from workbench.model_degradation import add_degradation
+    from workbench.plugins import (
+        load_server_measures,
+        measure,
+        registered_within,
+        unregister_measure,
+        user_measures,
+    )
     from workbench.release import Release
     from workbench.report import Report, build_report
     from workbench.risk import risk_of_node, risk_of_release
@@ -42,16 +55,22 @@ _EXPORTS = {
     "lattice_overview": "workbench.lattice_views", "compare_algorithms": "workbench.study",
     "solutions": "workbench.compare", "Release": "workbench.release", "load_sample": "workbench.samples",
     "risk_of_release": "workbench.risk", "risk_of_node": "workbench.risk",
-    "sweep": "workbench.compare", "add_degradation": "workbench.compare",
+    "sweep": "workbench.compare", "add_degradation": "workbench.model_degradation",
     "comparison": "workbench.alternatives", "Comparison": "workbench.alternatives",
     "build_report": "workbench.report", "Report": "workbench.report", "progress_bar": "workbench.display",
     "el_emam_comparison": "workbench.experiments.el_emam_2009",
+    "measure": "workbench.plugins", "unregister_measure": "workbench.plugins",
+    "user_measures": "workbench.plugins", "registered_within": "workbench.plugins",
+    "load_server_measures": "workbench.plugins",
+    "explore": "workbench.exploration", "Exploration": "workbench.exploration",
 }
 
 __all__ = [
-    "Comparison", "Release", "Report", "RunResult", "Study", "add_degradation", "build_report", "compare_algorithms",
-    "comparison", "el_emam_comparison", "lattice_overview", "load_dataset", "load_sample", "load_study",
-    "progress_bar", "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict", "sweep",
+    "Comparison", "Exploration", "Release", "Report", "RunResult", "Study", "add_degradation", "build_report",
+    "compare_algorithms", "comparison", "el_emam_comparison", "explore", "lattice_overview", "load_dataset",
+    "load_sample", "load_server_measures", "load_study", "measure", "progress_bar", "registered_within",
+    "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict", "sweep", "unregister_measure",
+    "user_measures",
 ]
 
 

@@ -1,5 +1,5 @@
-"""The ``workbench`` command: the parser, ``run``, ``measure`` and ``algorithms`` (``compare``, ``risk``, ``report`` and
-``geo`` in their own modules).
+"""The ``workbench`` command: the parser, ``run``, ``measure`` and ``algorithms`` (``compare``, ``explore``, ``risk``,
+``report`` and ``geo`` in their own modules).
 
 Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong. ``run``
 warns on stderr (and under ``"warnings"`` in its JSON) when a released column determines a quasi-identifier.
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.cli_compare import compare_command
+from workbench.cli_explore import add_explore_parser, explore_command
 from workbench.cli_risk import add_risk_parser, risk_command
 from workbench.errors import OutputError, VerificationError, WorkbenchError
 from workbench.geo import cli as geo_cli
@@ -65,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     alg.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     alg.add_argument("--json", action="store_true", help="print one JSON object per algorithm, one per line")
     add_risk_parser(sub)
+    add_explore_parser(sub)  # workbench explore (cli_explore.py)
     geo_cli.add_parser(sub)  # workbench geo (docs/geography.md)
     from workbench.report.cli import add_report_parser
 
@@ -221,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return compare_command(study, args)
         if args.command == "risk":
             return risk_command(study, args)
+        if args.command == "explore":
+            return explore_command(study, args)
         if args.command == "geo":
             return geo_cli.run(study, args)
         if args.command == "report":

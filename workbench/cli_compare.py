@@ -10,7 +10,10 @@ from typing import TYPE_CHECKING
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from workbench.config import Study
+    from workbench.data import Dataset
 
 
 def compare_command(study: Study, args: argparse.Namespace) -> int:
@@ -18,6 +21,7 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
 
     from workbench import compare
     from workbench.errors import ConfigError
+    from workbench.plugins import collecting_failures
     from workbench.study import load_dataset
 
     try:
@@ -37,11 +41,25 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
             except ConfigError as exc:
                 raise WorkbenchError(f"{option} {text!r}: {str(exc).removeprefix(f'{study.source}: ')}") from None
     dataset = load_dataset(study)
-    table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
+    with collecting_failures() as failures:  # a failing user measure: NaN in its cells, its error below
+        table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
+        result = _report(study, args, dataset, table, ks, sups)
+    for failure in failures:
+        print(f"workbench: error: {failure} (its cells are left empty; the rest of the comparison stands)",
+              file=sys.stderr)
+    return 2 if failures else result
+
+
+def _report(study: Study, args: argparse.Namespace, dataset: Dataset, table: pd.DataFrame, ks: list[int],
+            sups: list[float] | None) -> int:
+    from dataclasses import replace
+
+    from workbench import compare, model_degradation
+
     ids = [m for m in study.compare if m != "degradation"]
     if "degradation" in study.compare:
         classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
-        table = compare.add_degradation(
+        table = model_degradation.add_degradation(
             table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
             progress=lambda f, text: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))

@@ -33,7 +33,7 @@ from workbench.lattice_views import lattice_table
 from workbench.local import LOCAL_ALGORITHMS
 from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, check_measures, local_weigh, target_codes
-from workbench.privacy.build import admissibility_for
+from workbench.plugins import at
 from workbench.release import Release, generalized_column
 from workbench.solution_ranking import (  # noqa: F401  (re-exported: workbench.compare is where callers find them)
     OPTIMUM,
@@ -49,7 +49,7 @@ from workbench.solution_ranking import (  # noqa: F401  (re-exported: workbench.
 from workbench.study import Progress, evaluator_for, local_release
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
-COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition")  # the local releases a comparison lists by default
+COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition", "mondrian")  # the local releases a comparison lists by default
 
 
 def _local_study(study: Study, algorithm: str) -> Study:
@@ -168,7 +168,8 @@ def _node_values(study: Study, dataset: Dataset, evaluator: NodeEvaluator, nodes
         values = {m: s.value for m, s in M.score_node(scorer.view(node), fast).items()} if fast else {}
         if cell:
             view = _node_view(dataset, evaluator, node)
-            values |= {m: s.value for m, s in M.score(view, cell, target, _options(study)).items()}
+            with at(f"node {_solution_label(dataset, node)}"):  # named in a user measure's error
+                values |= {m: s.value for m, s in M.score(view, cell, target, _options(study)).items()}
         out.append(values)
         if progress:
             progress.tick()
@@ -224,16 +225,18 @@ def lattice_optima(study: Study, dataset: Dataset, measure_ids: Sequence[str] | 
         pool = admissible if m in every else minimal
         sign = -1.0 if M.MEASURES[m].higher_is_better else 1.0
         searched[m] = (EVERY_NODE if m in every else K_MINIMAL_NODES, {n: sign * scored[n][m] for n in pool})
-    chosen = {m: best_of(values) for m, (_, values) in searched.items()}
-    distinct = list(dict.fromkeys(chosen.values()))
+    # a user measure that failed on a node scores NaN there (inside plugins.collecting_failures)
+    chosen = {m: best_of({n: v for n, v in values.items() if v == v}) for m, (_, values) in searched.items()}
+    ids = [m for m in ids if chosen[m] is not None]
+    distinct = list(dict.fromkeys(chosen[m] for m in ids))
     reported = dict(zip(distinct, _node_values(study, dataset, evaluator, distinct, ids), strict=True))
     rows = [{"measure": m, "solution": _solution_label(dataset, chosen[m]), "value": reported[chosen[m]][m],
              "searched": searched[m][0], "nodes": len(searched[m][1])} for m in ids]
     return pd.DataFrame(rows, columns=OPTIMA_COLUMNS)
 
 
-def _local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
-                    progress: _Progress | None = None) -> list[tuple[str, Release]]:
+def local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
+                   progress: _Progress | None = None) -> list[tuple[str, Release]]:
     """The local engine's release per algorithm, all from one ``LocalProblem`` (the posets' LUB tables are
     built once, not once per algorithm); the same releases as ``run`` of ``_local_study``."""
     out: list[tuple[str, Release]] = []
@@ -254,8 +257,9 @@ def _local_rows(study: Study, dataset: Dataset, algorithms: Sequence[str],
     check_measures(study)
     target = target_codes(study, dataset)
     rows = []
-    for algorithm, release in _local_releases(study, dataset, algorithms, progress):
-        scores = M.score(release.view(), ids, target, _options(study))
+    for algorithm, release in local_releases(study, dataset, algorithms, progress):
+        with at(f"the {algorithm} release"):  # named in a user measure's error
+            scores = M.score(release.view(), ids, target, _options(study))
         rows.append({"k": study.k, "engine": "local", "algorithm": algorithm, "solution": algorithm,
                      **{m: scores[m].value for m in ids}})
     return rows
@@ -321,91 +325,3 @@ def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "
         if progress:
             progress((i + 1) / len(grid), f"k = {k}, max_suppression = {sup:g} done")
     return pd.concat(frames, ignore_index=True)
-
-
-def _releases_of(study: Study, dataset: Dataset, df: pd.DataFrame, rows: Sequence[int]) -> list[Release]:
-    """Rebuild the releases behind rows of the solutions table (the local ones of each k from one problem)."""
-    releases: dict[int, Release] = {}
-    local: dict[int, list[int]] = {}
-    for i in rows:
-        row = df.loc[i]
-        sup = float(row.max_suppression) if "max_suppression" in row.index else study.max_suppression
-        if row.engine == "lattice":
-            levels = dict(part.split("=", 1) for part in str(row.solution).split(","))
-            node = tuple(int(levels[q]) for q in dataset.quasi_identifiers)
-            rule = admissibility_for(replace(study, k=int(row.k), max_suppression=sup), dataset)
-            releases[i] = Release.from_node(dataset, node, int(row.k), sup, str(row.algorithm), rule)
-        else:
-            local.setdefault(int(row.k), []).append(i)
-    for k, indices in local.items():
-        algorithms = list(dict.fromkeys(str(df.loc[i].algorithm) for i in indices))
-        made = dict(_local_releases(replace(study, k=k), dataset, algorithms))
-        releases |= {i: made[str(df.loc[i].algorithm)] for i in indices}
-    return [releases[i] for i in rows]
-
-
-def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequence[int] | None = None,
-                    classifiers: Sequence[str] = ("zeror", "random_forest", "bayes_net"), folds: int = 5,
-                    n_jobs: int = 2, progress: Progress | None = None) -> pd.DataFrame:
-    """Model degradation (Katirai 2006's "most defensible" measure) for a chosen subset of solutions
-    (``rows``: index labels; default: the row of ``df`` each measure would choose among the lattice candidates,
-    and every local release; a release is rebuilt from its row, so an optimum outside ``df`` needs its row
-    added first, e.g. from ``optimum_solutions``),
-    in parallel processes.
-    Adds ``degradation_<classifier>_<metric>`` columns (empty for the solutions not chosen)."""
-    from joblib import Parallel, delayed
-
-    from measures.degradation import degradation
-
-    study = replace(study, compare=tuple(m for m in study.compare if m != "degradation"))
-    if study.target is None:
-        raise ConfigError("model degradation needs [measures].target")
-    ids = [m for m in study.compare if m != "degradation"]
-    if rows is None:  # the lattice node each measure would choose, and every local release
-        chosen = df.index[df.engine == "local"].tolist()
-        for _, part in df.groupby("k"):
-            best = optimal_under(part, ids)
-            for _, b in best.iterrows():
-                chosen.extend(part.index[(part.solution == b.solution) & (part.engine == b.engine)].tolist())
-        rows = sorted(set(chosen))
-    target = target_codes(study, dataset)
-    qis = dataset.quasi_identifiers
-    original = dataset.frame[qis]
-    releases = _releases_of(study, dataset, df, rows)
-    jobs = [delayed(degradation)(original, r.labels[qis], target, r.suppressed, classifiers=tuple(classifiers),
-                                 folds=folds, random_state=study.seed) for r in releases]
-    results = []
-    for i, result in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
-        results.append(result)
-        if progress:
-            progress((i + 1) / len(jobs), f"{i + 1:,} of {len(jobs):,} releases' model degradation done")
-    out = df.copy()
-    for index, table in zip(rows, results, strict=True):
-        for _, r in table.iterrows():
-            for column in table.columns:
-                if column != "classifier":
-                    out.loc[index, f"degradation_{r.classifier}_{column}"] = r[column]
-    return out
-
-
-def degradation_summary(df: pd.DataFrame, metrics: Sequence[str] = ("accuracy", "auc")) -> pd.DataFrame:
-    """The ``degradation_*`` columns of ``add_degradation`` as one row per solution and classifier:
-    ``engine``, ``algorithm``, ``solution``, ``classifier``, then per metric its value on the original and the
-    released data and the drop, then ``agreement``. Solutions without degradation are left out."""
-    from measures.degradation import CLASSIFIERS
-
-    rows = []
-    for i, row in df.iterrows():
-        for clf in CLASSIFIERS:
-            if pd.isna(row.get(f"degradation_{clf}_agreement", np.nan)):
-                continue
-            out: dict[str, object] = {"row": i, "k": row.k, "engine": row.engine, "algorithm": row.algorithm,
-                                      "solution": row.solution, "classifier": clf}
-            for metric in metrics:
-                for side in ("original", "released", "drop"):
-                    out[f"{metric}_{side}"] = row[f"degradation_{clf}_{metric}_{side}"]
-            out["agreement"] = row[f"degradation_{clf}_agreement"]
-            rows.append(out)
-    columns = ["row", "k", "engine", "algorithm", "solution", "classifier",
-               *(f"{m}_{s}" for m in metrics for s in ("original", "released", "drop")), "agreement"]
-    return pd.DataFrame(rows, columns=columns)

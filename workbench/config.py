@@ -34,13 +34,14 @@ from workbench.geo.config import parse_geo
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS as _LOCAL_SEARCHES
 from workbench.local import POSETS
+from workbench.plugins import load_installed, load_plugins
 
 # allowed values, read from the registries (``ALGORITHMS``, ``workbench.local``, ``measures.MEASURES``)
 ENGINES = ("lattice", "local")
 LATTICE_ALGORITHMS = tuple(ALGORITHMS)
 LOCAL_ALGORITHMS = tuple(_LOCAL_SEARCHES)
 DEGRADATION = "degradation"  # model degradation: a comparison column (workbench.compare), not a Measure
-MEASURE_IDS = (*M.MEASURES, DEGRADATION)
+MEASURE_IDS = (*M.MEASURES, DEGRADATION)  # the built-in ids; ``measure_ids()`` adds the registered user measures
 SUPPRESSED_POLICIES = ("mark", "drop")
 DEFAULT_COMPARE = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm",
                    "loss")
@@ -51,7 +52,7 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "privacy": {"k": (int,), "max_suppression": (int, float)},
     "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,), "time_limit": (int, float),
                "seed": (int,), "allow_non_monotone": (bool,)},
-    "measures": {"compare": (list,), "target": (str,), "col_mi_weights": (str,)},
+    "measures": {"compare": (list,), "target": (str,), "col_mi_weights": (str,), "plugins": (list,)},
     "release": {"seed": (int,), "suppressed": (str,), "format": (str,), "escape_formulas": (bool,)},
 }
 _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
@@ -62,6 +63,13 @@ _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
 MAX_K = 2**53 - 1  # beyond it a JSON reader (the provenance, the app's widgets) no longer holds k exactly
 POSET_KINDS = tuple(POSETS)
 LOCAL_OBJECTIVES = tuple(i for i, m in M.MEASURES.items() if m.guides_local)
+
+
+def measure_ids() -> tuple[str, ...]:
+    """Every measure id a config may name now: the built-in ones, ``degradation`` and the registered user
+    measures (decorator, plugin files, installed packages)."""
+    load_installed()
+    return (*M.MEASURES, DEGRADATION)
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,7 @@ class Study:
     escape_formulas: bool = True  # CSV releases: formula-like text cells get a leading ' (OWASP)
     raw: Mapping[str, Any] = field(default_factory=dict)
     privacy_models: tuple[PrivacyModelSpec, ...] = ()  # [privacy.l_diversity], [privacy.t_closeness], ...
+    plugins: tuple[Path, ...] = ()  # [measures] plugins: Python files that register measures (run by load_study)
 
     def __post_init__(self) -> None:
         validate(self)
@@ -180,9 +189,12 @@ def validate(study: Study) -> None:
     if kind == "local" and objective not in LOCAL_OBJECTIVES:
         raise ConfigError(f"{where}: engine.objective {objective!r} cannot guide the local engine; use one of "
                           f"{', '.join(LOCAL_OBJECTIVES)}")
-    if objective not in MEASURE_IDS:
+    known = measure_ids()
+    unloaded = (" (measures.plugins are run only from a config file given to the workbench command or "
+                "load_study, never from an upload)" if study.plugins else "")
+    if objective not in known:
         raise ConfigError(f"{where}: engine.objective {objective!r} is not a measure id; use one of "
-                          f"{', '.join(MEASURE_IDS)}")
+                          f"{', '.join(known)}{unloaded}")
     if study.time_limit is not None and study.time_limit <= 0:
         raise ConfigError(f"{where}: engine.time_limit must be a positive number of seconds, got "
                           f"{study.time_limit:g}")
@@ -190,9 +202,9 @@ def validate(study: Study) -> None:
         raise ConfigError(f"{where}: engine.seed must be zero or more, got {study.search_seed}")
 
     for m in study.compare:
-        if not isinstance(m, str) or m not in MEASURE_IDS:
+        if not isinstance(m, str) or m not in known:
             raise ConfigError(f"{where}: measures.compare has {m!r}, not a measure id; use "
-                              f"{', '.join(MEASURE_IDS)}")
+                              f"{', '.join(known)}{unloaded}")
     if study.col_mi_weights not in ("mi", "mi_ratio"):
         raise ConfigError(f"{where}: measures.col_mi_weights must be 'mi' (Katirai's definition) or 'mi_ratio' "
                           f"(his example weights), got {study.col_mi_weights!r}")
@@ -272,11 +284,15 @@ def load_study(path: str | Path, overrides: Sequence[str] = ()) -> Study:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
-    return study_from_dict(apply_overrides(raw, overrides), base_dir=p.resolve().parent, source=str(p))
+    return study_from_dict(apply_overrides(raw, overrides), base_dir=p.resolve().parent, source=str(p),
+                           run_plugins=True)
 
 
-def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: str = "config") -> Study:
-    """Validate a config mapping. Relative paths are resolved against ``base_dir``."""
+def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: str = "config",
+                    run_plugins: bool = False) -> Study:
+    """Validate a config mapping. Relative paths are resolved against ``base_dir``. ``run_plugins``: run the
+    Python files of ``[measures] plugins`` (each once per process) so that their measures are registered;
+    ``load_study`` does, a mapping from elsewhere (the app's uploads) never runs code."""
     base = Path(base_dir)
     where = source
     for section in raw:
@@ -336,6 +352,12 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
 
     measures = sections["measures"]
     compare = tuple(measures.get("compare", DEFAULT_COMPARE))
+    plugins = []
+    for entry in measures.get("plugins", []):
+        _need(f"{where}: measures.plugins entry", entry, (str,))
+        plugins.append(base / entry)
+    if run_plugins:
+        load_plugins(plugins, where)
     release = sections["release"]
     suppressed = release.get("suppressed", "mark")
     seed = release.get("seed", 0)
@@ -352,5 +374,5 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         target=measures.get("target"), col_mi_weights=measures.get("col_mi_weights", "mi"), seed=seed,
         suppressed=suppressed,
         release_format=fmt, escape_formulas=release.get("escape_formulas", True), raw=copy.deepcopy(dict(raw)),
-        privacy_models=privacy_models,
+        privacy_models=privacy_models, plugins=tuple(plugins),
     )

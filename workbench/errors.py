@@ -32,3 +32,7 @@ class VerificationError(WorkbenchError):
 
 class OutputError(WorkbenchError):
     """An output folder cannot take a release (it holds other files, or a release without ``--force``)."""
+
+
+class MeasureError(WorkbenchError):
+    """A user measure cannot be registered, or failed (raised, or returned NaN or an infinity) on a release."""

@@ -16,7 +16,7 @@ from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import SearchResult, best_of
 from workbench.lattice.space import Node
-from workbench.objective import NodeScorer, _lattice_measure
+from workbench.objective import NodeScorer, _lattice_measure, node_cells
 from workbench.privacy.base import limit_of
 from workbench.study import evaluator_for, load_dataset, search
 
@@ -46,7 +46,8 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
     values: dict[str, list[float]] = {i: [] for i in ids}
     for fs in sets:
         outcome = evaluator.outcome(fs)
-        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k, None if rule.plain else outcome.suppress)
+        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k, None if rule.plain else outcome.suppress,
+                             lambda node=fs.node: node_cells(evaluator, node))
         levels.append(fs.node)
         classes.append(fs.classes)
         suppressed.append(outcome.suppressed)

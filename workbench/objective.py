@@ -22,7 +22,8 @@ from workbench.lattice.space import Node
 from workbench.local.lub import Poset
 from workbench.local.posets import FinitePoset
 from workbench.local.setup import Weigh
-from workbench.release import Release
+from workbench.plugins import at
+from workbench.release import Release, generalized_column
 
 
 def target_codes(study: Study, dataset: Dataset) -> np.ndarray | None:
@@ -40,10 +41,27 @@ def check_measures(study: Study) -> None:
             raise ConfigError(f"measure {i!r} needs a target: set [measures].target to a column")
 
 
+def release_label(release: Release) -> str:
+    """What a user measure's error calls a release: its node, or its algorithm's release."""
+    if release.transformation:
+        return "node " + ",".join(f"{q}={v}" for q, v in release.transformation.items())
+    return f"the {release.algorithm} release"
+
+
 def score_release(study: Study, release: Release) -> dict[str, M.Score]:
     """Every measure of ``[measures].compare`` on a release (either engine), cell by cell."""
-    return M.score(release.view(), study.compare, target_codes(study, release.dataset),
-                   {"col_mi": {"kind": study.col_mi_weights}})
+    with at(release_label(release)):
+        return M.score(release.view(), study.compare, target_codes(study, release.dataset),
+                       {"col_mi": {"kind": study.col_mi_weights}})
+
+
+def node_cells(evaluator: NodeEvaluator, node: Node) -> M.Generalized:
+    """A lattice node's release cell by cell (``Release.from_node(...).view()`` without the labels), from the
+    evaluator's records: what a measure without a fast path (a user measure) reads at a node."""
+    columns = tuple(generalized_column(col, col.code_space[0][v] + col.level_codes[col.codes, v],
+                                       np.full(evaluator.n, v, dtype=np.int64))
+                    for col, v in zip(evaluator.columns, node, strict=True))
+    return M.Generalized(columns, evaluator.suppressed_mask(node), evaluator.k)
 
 
 def _lattice_measure(measure_id: str, role: str) -> M.Measure:
@@ -70,7 +88,7 @@ class NodeScorer:
         those of the admissibility rule (smaller than k, or violating a privacy model)."""
         fs = self.evaluator.frequency_set(node)
         return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k,
-                             self._suppress(fs))
+                             self._suppress(fs), lambda: node_cells(self.evaluator, tuple(node)))
 
     def _suppress(self, fs: FrequencySet) -> np.ndarray | None:
         return None if self.evaluator.admissibility.plain else self.evaluator.outcome(fs).suppress
@@ -88,6 +106,9 @@ class NodeScorer:
         fast, lower = measure.node, measure.node_lower_bound()
         if fast is None or lower is None:
             raise ConfigError(f"engine.objective {measure_id!r} has no lattice fast path")
+        if measure.higher_is_better:
+            raise ConfigError(f"engine.objective {measure_id!r} is higher-is-better and searches minimize; "
+                              "choose a measure where lower is better")
         return Objective(measure_id, lambda node: fast(self.view(node)), lambda node: lower(self.view(node)),
                          measure.monotone, integer=measure.integer)
 

@@ -86,6 +86,8 @@ def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str], optima: pd.DataF
                          "solution": o.solution, "value": o.value})
         loss = as_loss(df, m)
         for (engine, algorithm), part in df.groupby(["engine", "algorithm"], sort=True):
+            if loss[part.index].isna().all():  # a user measure that failed on every one of them
+                continue
             best = loss[part.index].idxmin()
             mine.append({"measure": m, "engine": engine, "scope": _scope(str(engine), str(algorithm)),
                          "algorithm": algorithm, "solution": df.solution[best], "value": df[m][best]})

@@ -1,5 +1,6 @@
 """The local-recoding engine: least-upper-bound recoding over generalization posets (Vinterbo 2002;
-Katirai 2006), with Greedy, overlapping Greedy and Partition.
+Katirai 2006), with Greedy, overlapping Greedy and Partition, and Mondrian's strict multidimensional
+partitioning (LeFevre, DeWitt & Ramakrishnan 2006).
 
 ``LOCAL_ALGORITHMS`` (id -> search) and ``POSETS`` (poset kind -> how to build it and from which
 ``[attributes.NAME]`` keys) are the engine's registries: the config's allowed values, the study runner's
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.local import greedy, greedy_overlapping, partition
+from workbench.local import greedy, greedy_overlapping, mondrian, partition
 from workbench.local.lub import LocalProblem, LocalResult
 from workbench.local.posets import FinitePoset, RangePoset, read_poset_file
 from workbench.local.posets_extra import DateOfBirthPoset, MultiValuePoset, PowerPoset
@@ -23,6 +24,7 @@ LOCAL_ALGORITHMS: dict[str, Callable[[LocalProblem, int], LocalResult]] = {
     "greedy": greedy.search,
     "greedy_overlapping": greedy_overlapping.search,
     "partition": partition.search,
+    "mondrian": mondrian.search,
 }
 """The local algorithms, ``search(problem, k) -> LocalResult``; the first is the default."""
 

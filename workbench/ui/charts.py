@@ -155,7 +155,7 @@ def hierarchy_tree_chart(nodes: pd.DataFrame, edges: pd.DataFrame) -> alt.LayerC
 
 # ---------------------------------------------------------------------------------------------- compare page
 def degradation_chart(summary: pd.DataFrame) -> alt.FacetChart:
-    """Model degradation of chosen solutions (``compare.degradation_summary``): accuracy and AUC drops per
+    """Model degradation of chosen solutions (``model_degradation.degradation_summary``): accuracy and AUC drops per
     solution, one bar per classifier (0 = the release predicts as well as the original)."""
     drops = [c for c in summary.columns if c.endswith("_drop")]
     data = summary.assign(label=[f"local · {a}" if e == "local" else str(s) for e, a, s in

@@ -126,7 +126,7 @@ def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str,
 def degradation(config_json: str, local_json: str | None, candidates: str, rows_json: str, classifier: str,
                 dataset_key: str | None) -> dict[str, Any]:
     """Model degradation (ZeroR and ``classifier``, 5-fold) of the chosen rows of the solutions table."""
-    from workbench import compare
+    from workbench import model_degradation
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
     if "error" in data:
@@ -134,11 +134,11 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
     rows = json.loads(rows_json)
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        out = compare.add_degradation(data["table"], study, dataset, rows=rows, classifiers=("zeror", classifier),
-                                      n_jobs=min(2, len(rows)))
+        out = model_degradation.add_degradation(data["table"], study, dataset, rows=rows,
+                                                classifiers=("zeror", classifier), n_jobs=min(2, len(rows)))
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
-    return {"summary": compare.degradation_summary(out)}
+    return {"summary": model_degradation.degradation_summary(out)}
 
 
 @dual_cache(max_entries=32)

@@ -12,7 +12,8 @@ from workbench.ui import prefetch, state, upload
 from workbench.ui.source import Source
 
 UPLOADED = "uploaded"
-PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Risk", "Geography", "Export", "Walkthrough"]
+PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Measures", "Risk", "Geography", "Export",
+         "Walkthrough"]
 NEEDS_READY = ("Anonymize", "Lattice", "Compare", "Risk")  # pages that need a hierarchy for every quasi-identifier
 PAGE_DIR = Path(__file__).resolve().parent / "pages"
 

@@ -1,0 +1,142 @@
+"""Measures page: how the measures behave over every admissible node of the chosen dataset's lattice
+(``workbench.explore``): two measures against each other with each optimum and the Pareto front, the Kendall-τ
+heatmap, the monotonicity table with each measure's worst edge, the node each measure would choose on the
+lattice's levels, what each measure means, and the measures of your own registered on this server (the app never
+runs code sent through the browser)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import measures as M
+import workbench as wb
+from workbench.errors import WorkbenchError
+from workbench.ui import state
+from workbench.ui.cached import dual_cache, error_result, study_and_dataset
+from workbench.ui.charts import rank_heatmap
+from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
+from workbench.ui.source import Source
+
+
+@dual_cache(max_entries=16, heavy=True)
+def exploration(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """``workbench.explore`` of the config: every measure over the admissible nodes."""
+    try:
+        study, dataset = study_and_dataset(config_json, dataset_key)
+        return {"exploration": wb.explore(study, dataset)}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+
+
+@dual_cache(max_entries=64)
+def front(config_json: str, x: str, y: str, dataset_key: str | None) -> dict[str, Any]:
+    """The Pareto front of the admissible nodes under two measures."""
+    data = exploration(config_json, dataset_key=dataset_key)
+    if "error" in data:
+        return data
+    return {"front": data["exploration"].pareto(x, y)}
+
+
+def monotonicity_table(e: Any) -> pd.DataFrame:
+    """The exploration's figures per measure, one row each (what the JSON of ``workbench explore`` holds)."""
+    rows = []
+    for m, f in e.measures.items():
+        worst = f["worst"] or {}
+        rows.append({"measure": m, "declared monotone": {True: "yes", False: "no", None: "unknown"}[
+            f["declared_monotone"]], "violations": f["violations"], "share of edges": f["share"],
+            "worst edge: child": worst.get("child", ""), "parent": worst.get("parent", ""),
+            "delta": worst.get("delta"), "optimum is k-minimal": f["optimum_is_k_minimal"],
+            "min": f["min"], "max": f["max"], "optimum": e.optima.get(m)})
+    return pd.DataFrame(rows)
+
+
+def meanings() -> pd.DataFrame:
+    """Every registered measure: its formula and plain meaning."""
+    return pd.DataFrame([{"measure": m.id, "name": m.name, "formula": m.formula, "what it means": m.plain,
+                          "direction": str(m.direction),
+                          "monotone": {True: "yes", False: "no", None: "unknown"}[m.declared_monotone],
+                          "source": m.source if not m.user else f"{m.source} ({m.origin})"}
+                         for m in M.MEASURES.values()])
+
+
+def page(source: Source) -> None:
+    st.header("Measures")
+    st.caption("How the measures behave on every admissible (k-anonymous) node of this dataset's lattice, not "
+               "only on a few candidates: where they disagree, where generalizing makes a score better (so a "
+               "search assuming monotonicity can miss the optimum), and which node each would choose.")
+    if source.sample is None and source.dataset_key is None:
+        st.warning("Choose a dataset whose quasi-identifiers all have hierarchies (Data and Hierarchies pages).")
+        return
+    c1, c2 = st.columns(2)
+    k = state.k_input(c1, help="the session's k, shared with every page")
+    suppression = state.suppression_input(c2)
+    ids = list(M.LATTICE_MEASURES)  # the built-in lattice measures and the measures of your own
+    config_json = source.config_json(k=k, max_suppression=suppression / 100, compare=ids)
+    with st.spinner("Scoring every admissible node under every measure…"):
+        data = exploration(config_json, dataset_key=source.dataset_key)
+    if "error" in data:
+        st.error(data["error"])
+        return
+    e = data["exploration"]
+    if e.sample:
+        st.info(f"This lattice has {e.sample['lattice_nodes']:,} nodes: {e.sample['drawn']:,} were drawn at random, "
+                f"{e.sample['admissible']:,} of them admissible. The figures are over those and the edges to "
+                "their parents.")
+    if e.nodes == 0:
+        st.warning(f"No node is k-anonymous for k = {k} with {suppression:g} % suppression.")
+        return
+    for m in e.flagged():
+        f = e.measures[m]
+        st.error(f"**{m}** is declared monotone but gets better on {f['violations']:,} of {e.edges:,} edges of "
+                 f"this lattice (e.g. {f['worst']['child']} → {f['worst']['parent']}): Flash and OLA would miss "
+                 "its optimum.")
+    st.caption(f"{e.nodes:,} admissible nodes, {e.edges:,} edges between them (a parent is one level more "
+               "general in one attribute).")
+
+    st.subheader("Two measures against each other")
+    left, right = st.columns(2)
+    state.keep_valid("mea_x", ids)
+    state.keep_valid("mea_y", ids)
+    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key="mea_x")
+    y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
+                        key="mea_y")
+    mask = front(config_json, x, y, dataset_key=source.dataset_key)
+    if "front" in mask:
+        chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}
+        st.altair_chart(measure_scatter(e.table, x, y, mask["front"], chosen), width="stretch")
+        st.caption(f"Lower-left is better when both are losses. Optimum of {x}: {e.optima.get(x)}; of {y}: "
+                   f"{e.optima.get(y)}. The dashed line joins the {int(mask['front'].sum())} nodes of the Pareto "
+                   "front: no other admissible node is at least as good under both and better under one.")
+
+    st.subheader("Monotonicity on this lattice")
+    st.dataframe(monotonicity_table(e), hide_index=True, key="mea_mono")
+    st.caption("violations: edges where the more general parent scores better than its child. optimum is "
+               "k-minimal: the best value is reached at a node with no admissible specialization, so a k-minimal "
+               "search (Flash, OLA) can find it.")
+
+    st.subheader("Rank agreement (Kendall τ-b over every admissible node)")
+    st.altair_chart(rank_heatmap(e.kendall_tau), width="content")
+
+    st.subheader("Which node each measure would choose")
+    broken = [m for m, f in e.measures.items() if f["worst"]]
+    show = st.selectbox("Draw the worst edge of", ["(none)", *broken], key="mea_edge")
+    worst = e.measures[show]["worst"] if show != "(none)" else None
+    st.altair_chart(optima_on_the_lattice(e.table, e.optima, worst), width="content")
+
+    st.subheader("What each measure means")
+    st.dataframe(meanings(), hide_index=True, key="mea_meanings")
+
+    st.subheader("Measures of your own")
+    problems = wb.load_server_measures()
+    for problem in problems:
+        st.warning(problem)
+    own = pd.DataFrame(wb.user_measures())
+    if len(own):
+        st.dataframe(own, hide_index=True, key="mea_own")
+    st.caption("The app never runs code sent through the browser. It uses the measures registered on this server: "
+               "installed packages' (entry-point group workbench.measures) and the plugins of the config the "
+               "server was started with (WORKBENCH_CONFIG). See docs/measures.md, “Measures of your own”."
+               + ("" if len(own) else " None is registered now."))
