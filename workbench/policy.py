@@ -34,11 +34,12 @@ def lattice_size(dataset: Dataset) -> int:
     return math.prod(c.height + 1 for c in dataset.encoded)
 
 
-# the local engine's Greedy and Partition on one table, both (as the Compare page runs them): seconds per distinct
-# record and per pair of distinct records (Greedy compares records pairwise), fitted by least squares to runs on
-# 2,500 to 20,000 records of the registry and 5,000 to 30,162 of Adult on a 2-core machine (docs/performance.md)
-LOCAL_SECONDS_PER_RECORD = 8e-5
-LOCAL_SECONDS_PER_PAIR = 2.2e-9
+# the local engine's releases as the Compare page runs them (compare.COMPARED_LOCAL_ALGORITHMS: Greedy, Partition,
+# Mondrian): seconds per distinct record and per pair of distinct records (Greedy compares records pairwise),
+# fitted by least squares to runs on 2,500 to 20,000 records of the registry and 5,000 to 30,162 of Adult on a
+# 2-core machine (docs/performance.md)
+LOCAL_SECONDS_PER_RECORD = 1.2e-4
+LOCAL_SECONDS_PER_PAIR = 1.0e-9
 
 
 def distinct_records(dataset: Dataset) -> int:
@@ -48,7 +49,8 @@ def distinct_records(dataset: Dataset) -> int:
 
 
 def local_engine_seconds(distinct: int) -> float:
-    """The expected time of the local engine's Greedy and Partition on a table of ``distinct`` distinct records."""
+    """The expected time of the local engine's releases (Greedy, Partition, Mondrian) on a table of ``distinct``
+    distinct records."""
     return LOCAL_SECONDS_PER_RECORD * distinct + LOCAL_SECONDS_PER_PAIR * distinct ** 2
 
 

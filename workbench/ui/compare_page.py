@@ -183,7 +183,7 @@ def page(source: Source) -> None:
     candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
     local_hint = local_engine_hint(source)  # computed for the table at hand
     with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
-                           help=f"Greedy and Partition for the same k; {local_hint}")
+                           help=f"Greedy, Partition and Mondrian for the same k; {local_hint}")
     ids = source.measure_ids
     config_json = source.config_json(k=k, max_suppression=suppression / 100)
     local_json = source.config_json(k=k) if with_local else None
@@ -202,7 +202,7 @@ def page(source: Source) -> None:
         early = st.empty()
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
             st.dataframe(lattice["table"], hide_index=True, width="stretch")
-            with st.spinner(f"Local engine: Greedy and Partition clustering ({local_hint})…"):
+            with st.spinner(f"Local engine: Greedy, Partition and Mondrian ({local_hint})…"):
                 local = local_rows(local_json, dataset_key=key)
         early.empty()
         if "error" in local:
