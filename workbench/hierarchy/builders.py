@@ -30,6 +30,7 @@ _SHOWN = 5
 NON_NUMERIC = ("keep", "group", "missing", "error")  # what the intervals builder does with text that is no number
 NOT_A_NUMBER = "(not a number)"  # the group of text values, when the analyst puts them in one group
 MISSING = "(missing)"  # the group of the missing value "" and of text the analyst counts as missing
+R_MISSING = "NA"  # how R's write.csv writes a missing value
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -456,7 +457,8 @@ def suggest_spec(values: Iterable[object]) -> dict[str, object]:
     """A complete builder spec for a column (``suggest_builder``'s kind with its parameters), ready to build: at
     most two values (or any other text) go straight to ``"*"`` (groupings without levels: height 1, so a yes/no
     column does not double the lattice), codes are masked, numbers get nested bands (text among them must be
-    placed by the analyst: ``non_numeric = "error"`` names it), ISO dates get month, year, decade."""
+    placed by the analyst: ``non_numeric = "error"`` names it; ``NA`` alone, R's missing value, is suggested as
+    missing), ISO dates get month, year, decade."""
     values = list(values)
     kind = suggest_builder(values)
     if kind == "masking":
@@ -468,7 +470,10 @@ def suggest_spec(values: Iterable[object]) -> dict[str, object]:
         profile = numeric_profile(values, comma)
         spec: dict[str, object] = {"kind": "intervals", "widths": _nice_widths(values, comma)}
         spec |= {"decimal_comma": True} if comma else {}
-        return spec | ({"non_numeric": "error"} if profile.not_numbers else {})
+        if profile.not_numbers:  # R's missing value alone is suggested as missing; other text the analyst places
+            r_missing = all(value == R_MISSING for value, _ in profile.not_numbers)
+            spec["non_numeric"] = "missing" if r_missing else "error"
+        return spec
     return {"kind": "groupings", "levels": []}
 
 
