@@ -153,10 +153,7 @@ def page(source: Source) -> None:
 
     st.subheader("How each measure degrades as k grows")
     ks = st.multiselect("k values", SWEEP_KS, default=[2, 5, 10, 20], key="cmp_sweep_ks")
-    took = local_rows(local_json, dataset_key=key) if local_json is not None else None  # cached: its measured time
-    cost = (f"it took {format.number(took['seconds'])} s at k = {took['k']} on this table; about as long per k"
-            if took is not None and "seconds" in took else f"{local_hint}, per k")
-    sweep_local = st.checkbox(f"with the local engine ({cost})", value=False,
+    sweep_local = st.checkbox(f"with the local engine ({local_hint}, per k)", value=False,
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
         with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
