@@ -319,13 +319,6 @@ def test_set_overrides_a_model_scalar_and_the_cli_reports_models_and_risk(tmp_pa
     assert out["risk"]["prosecutor"]["average"] == pytest.approx(len(sizes) / ds.n)
 
 
-def test_delta_presence_is_refused_with_one_clear_line() -> None:
-    ds, _ = _table(3)
-    study = _study({"delta_presence": {"subset": "subset.csv", "delta_max": 0.5}}, 2, 0.0)
-    with pytest.raises(ConfigError, match="δ-presence is not available"):
-        admissibility_for(study, ds)
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_average_risk_threshold_without_suppression_by_brute_force(seed: int) -> None:
     """Average risk <= 0.2 with no suppression: admissible iff every class has k records and classes/records <= 0.2
