@@ -53,7 +53,7 @@ def test_risk_page_shows_the_input_and_the_release_risk_as_counted(dataset: str)
     shown_input, shown_release = _shown(at)
     assert shown_input == _expected(rows)
     assert not shown_release and any("Run an anonymization" in i.value for i in at.info)
-    assert len(at.get("vega_lite_chart")) == 1  # the record-level histogram
+    assert len(at.get("vega_lite_chart")) == 2  # the record-level histogram and risk against utility
 
     goto(at, "Anonymize").run()
     at.button[0].click().run()
@@ -85,6 +85,25 @@ def test_risk_page_threshold_and_population() -> None:
     assert _shown(at)[0]["population uniques (Dankar)"] == (
         "—" if expected.dankar is None else f"{expected.dankar:.4%}")
     assert at.dataframe and set(at.dataframe[0].value.columns) == {"table", "pitman", "zayatz", "snb", "dankar"}
+
+
+def test_risk_against_utility_shows_the_library_points_and_front() -> None:
+    """The risk–utility section places every k-minimal candidate at the session's k and suppression limit (k = 5,
+    2 % by default): the library's points (their risk tested against a count in test_compare), front included."""
+    from workbench import compare
+
+    at = _risk_page("teaching")
+    shown = next(d.value for d in at.dataframe if "pareto" in d.value.columns)
+    study = wb.study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 5, "max_suppression": 0.02},
+                                "measures": {"compare": ["loss"]}})
+    expected = compare.risk_utility(compare.lattice_solutions(study, wb.load_dataset(study)), "loss", "risk_average")
+    assert shown.reset_index(drop=True).equals(expected)
+    at.selectbox(key="risk_ru_risk").select("risk_highest").run()
+    at.selectbox(key="risk_ru_utility").select("dm").run()
+    assert not at.exception
+    shown = next(d.value for d in at.dataframe if "pareto" in d.value.columns)
+    assert list(shown.risk) == list(compare.risk_utility(compare.lattice_solutions(
+        study, wb.load_dataset(study)), "loss", "risk_highest").risk)
 
 
 # ---------------------------------------------------------------------------------------------- privacy models
