@@ -106,6 +106,33 @@ def test_risk_against_utility_shows_the_library_points_and_front() -> None:
         study, wb.load_dataset(study)), "loss", "risk_highest").risk)
 
 
+def test_attacks_section_before_and_after_a_run() -> None:
+    """Before a run: the input's values rarer than k (the library's report) with the tables without them; after a
+    run: the attacks on its release as ``check_attacks`` computes them."""
+    from workbench import attacks
+    from workbench.attack_checks import check_attacks
+
+    at = _risk_page("teaching")
+    sample = load_sample("teaching")
+    shown = next(d.value for d in at.dataframe if "attribute" in d.value.columns)
+    expected = attacks.rare_values(sample.frame, list(sample.quasi_identifiers), 5).table()
+    assert shown.reset_index(drop=True).equals(expected)
+    assert any("Run an anonymization on the Anonymize page: the attacks" in i.value for i in at.info)
+    goto(at, "Anonymize").run()
+    at.number_input(key="an_k").set_value(3).run()  # at k = 5 the release is the only k-minimal node
+    at.button[0].click().run()
+    goto(at, "Risk").run()
+    assert not at.exception
+    config = json.loads(at.session_state["last_run"]["config"])
+    result = wb.run(wb.study_from_dict(config))
+    checks = check_attacks(result.study, result.dataset, result.release).to_dict()
+    table = next(d.value for d in at.dataframe if "attack" in d.value.columns)
+    comp = checks["complementary_release"]
+    assert comp is not None and len(table) == 4
+    assert table.result[0].startswith(f"{comp['below_k']:,} of {comp['records']:,} records")
+    assert str(checks["unsorted_matching_same_seed"]["reidentified"]) in table.result[1]
+
+
 # ---------------------------------------------------------------------------------------------- privacy models
 def _own_table_with_a_sensitive_column() -> AppTest:
     """A small uploaded table, made ready by a loaded config: age and sex quasi-identifiers, diagnosis sensitive."""

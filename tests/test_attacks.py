@@ -141,3 +141,35 @@ def test_matching_attack_equals_every_assignment(seed: int) -> None:
     assert result.rows_below_k == sum(c < k for c in rows)
     anonymous = run(replace(study, algorithm="greedy"), base).release
     assert attacks.matching_attack(anonymous).below_k == 0
+
+
+# ---------------------------------------------------------------------------------------------- the front ends
+def test_risk_attacks_cli_text_and_json(capsys) -> None:
+    """``workbench risk --attacks``: the JSON is ``check_attacks`` on the run's release; with one seed for both
+    files every row pairs the same record and the row join re-identifies what the record join does; the text names
+    each attack; ``--against`` picks the second release and needs ``--attacks``."""
+    import json
+
+    from tests.conftest import ROOT
+    from workbench import study as S
+    from workbench.attack_checks import check_attacks
+    from workbench.cli import main
+    from workbench.config import load_study
+
+    config = str(ROOT / "sample_configs" / "teaching.toml")
+    assert main(["risk", config, "--attacks", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["attacks"]
+    study = load_study(config)
+    result = S.run(study)
+    assert shown == json.loads(json.dumps(check_attacks(study, result.dataset, result.release).to_dict()))
+    same = shown["unsorted_matching_same_seed"]
+    assert same["linked"] == 10 and same["reidentified"] == shown["complementary_release"]["below_k"]
+    assert main(["risk", config, "--attacks", "--against", "date=1,gender=1,age=3"]) == 0
+    text = capsys.readouterr().out
+    for word in ("rare values", "the release of date=1,gender=1,age=3", "complement.", "unsorted", "matching"):
+        assert word in text
+    assert main(["risk", config, "--attacks", "--against", "date=1,gender=1,age=1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the second release (date=1,gender=1,age=1) does not meet the privacy model" in err[0]
+    assert main(["risk", config, "--against", "date=1,gender=1,age=1"]) == 2
+    assert "add --attacks" in capsys.readouterr().err

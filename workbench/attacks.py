@@ -28,7 +28,7 @@ from workbench.release import Release
 from workbench.verify import SUPPRESSED
 
 REMOVE = ("rows", "values")
-MAX_MATCHING_GROUPS = 4000  # distinct released rows and distinct original rows the matching attack accepts
+MAX_MATCHING_PAIRS = 5_000_000  # distinct released rows × distinct original rows the matching attack accepts
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ def _covers(release: Release, qi: str, labels: np.ndarray, values: np.ndarray) -
     return (ok | (grid_l == SUPPRESSED)).reshape(len(labels), len(values))
 
 
-def matching_attack(release: Release, max_groups: int = MAX_MATCHING_GROUPS) -> MatchingAttack:
+def matching_attack(release: Release, max_pairs: int = MAX_MATCHING_PAIRS) -> MatchingAttack:
     """The matching attack on a release (Katirai's k-ambiguity leaves it open): rows and people are grouped by
     equal released rows and equal originals; the truth is a flow from row groups to people groups, and a pairing
     (row group, people group) fits some one-to-one assignment iff it carries flow or both lie on a cycle of the
@@ -210,9 +210,9 @@ def matching_attack(release: Release, max_groups: int = MAX_MATCHING_GROUPS) -> 
     rows = group_rows(_codes(released, qis), with_inverse=True)
     people = group_rows(_codes(original, qis), with_inverse=True)
     assert rows.inverse is not None and people.inverse is not None
-    if max(rows.size, people.size) > max_groups:
+    if rows.size * people.size > max_pairs:
         raise ValueError(f"the matching attack compares every distinct released row with every distinct original "
-                         f"({rows.size:,} × {people.size:,}); it runs up to {max_groups:,} of each")
+                         f"({rows.size:,} × {people.size:,}); it runs up to {max_pairs:,} pairs")
     cover = np.ones((rows.size, people.size), dtype=bool)
     for q in qis:
         labels, r_idx = np.unique(released[q].to_numpy()[rows.first], return_inverse=True)

@@ -28,3 +28,40 @@ def risk_utility_points(config_json: str, utility: str, risk: str, with_local: b
         return {"points": compare.risk_utility(table, utility, risk)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
+
+
+@dual_cache(max_entries=16)
+def rare_values(config_json: str, k: int, dataset_key: str | None) -> dict[str, Any]:
+    """The input's quasi-identifier values rarer than ``k`` (``attacks.rare_values``) and the table without them,
+    as CSV, both ways (records dropped, values blanked)."""
+    from workbench import attacks
+    from workbench.attack_checks import without_rare_csv
+    from workbench.ui.cached import dataset_for
+
+    try:
+        dataset = dataset_for(config_json, dataset_key)
+        report = attacks.rare_values(dataset.frame, dataset.quasi_identifiers, k)
+        return {"table": report.table(), "records": report.records, "n": dataset.n,
+                "rows_csv": without_rare_csv(dataset, k, "rows"), "values_csv": without_rare_csv(dataset, k, "values")}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+
+
+@dual_cache(max_entries=8, heavy=True)
+def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """The attacks on the release of a config (``attack_checks.check_attacks``): ``checks`` as a dict, ``node``
+    the release's transformation."""
+    from workbench.attack_checks import check_attacks
+    from workbench.ui.cached import run_result
+
+    outcome = run_result(release_config_json, dataset_key=dataset_key)
+    if "error" in outcome:
+        return outcome
+    result = outcome["result"]
+    if result.release is None:
+        return {"error": "the last run found no release"}
+    try:
+        checks = check_attacks(result.study, result.dataset, result.release)
+    except (WorkbenchError, ValueError) as exc:
+        return error_result(exc)
+    return {"checks": checks.to_dict(), "node": result.release.transformation}

@@ -1,5 +1,6 @@
 """Sections of the Risk page beyond the input's and the release's figures (``workbench/ui/risk.py``): risk against
-utility over the candidate solutions. Every figure comes from the library through ``workbench/ui/risk_cached.py``."""
+utility over the candidate solutions, and the attacks of Sweeney 2002 and Katirai 2006 on the input and the current
+release. Every figure comes from the library through ``workbench/ui/risk_cached.py``."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import json
 
 import streamlit as st
 
+from workbench.attack_checks import attack_table
 from workbench.compare import RISK_COLUMNS
 from workbench.ui import state
-from workbench.ui.risk_cached import risk_utility_points
+from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points
 from workbench.ui.risk_utility import risk_utility_chart
 from workbench.ui.source import Source
 
@@ -57,3 +59,39 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
                f"suppression (suppressed records one class of `*`) against its {utility}. The dashed line joins the "
                "Pareto front: no other solution has both less risk and less loss.")
     st.dataframe(points, hide_index=True, width="stretch")
+
+
+def attacks_section(source: Source, release_config: str | None) -> None:
+    """Values rarer than k in the input (with the table without them, to anonymize instead), and the attacks on
+    the last run's release."""
+    st.subheader("Attacks")
+    k = state.privacy().k if release_config is None else int(json.loads(release_config)["privacy"]["k"])
+    rare = rare_values(source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
+    if "error" in rare:
+        st.error(rare["error"])
+    else:
+        st.markdown(f"**Values rarer than k = {k} in the input** (Sweeney 2002): a record holding one cannot be "
+                    f"{k}-anonymous unless that value is generalized or the record suppressed. {rare['records']:,} of "
+                    f"{rare['n']:,} records hold one.")
+        if len(rare["table"]):
+            st.dataframe(rare["table"], hide_index=True)
+            left, right = st.columns(2)
+            left.download_button("Table without these records (CSV)", rare["rows_csv"], "without_rare_records.csv",
+                                 "text/csv", key="risk_rare_rows",
+                                 help="records dropped until no value is rarer than k; load it on the Data page")
+            right.download_button("Table with these values blanked (CSV)", rare["values_csv"],
+                                  "without_rare_values.csv", "text/csv", key="risk_rare_values",
+                                  help="each rare value becomes the missing value, which the hierarchies must have")
+    if release_config is None:
+        st.info("Run an anonymization on the Anonymize page: the attacks on its release are shown here.")
+        return
+    with st.spinner("Attacking the release…"):
+        data = attack_checks(release_config, dataset_key=source.dataset_key)
+    if "error" in data:
+        st.error(data["error"])
+        return
+    st.markdown("**Attacks on the last run's release.** A second release of the same table (the first other "
+                "k-minimal node) stands for another recipient's copy.")
+    st.dataframe(attack_table(data["checks"]), hide_index=True, width="stretch")
+    st.caption("Files written with one seed share one row order, so joining them row by row is joining them on the "
+               "record: give every release of a table its own seed.")
