@@ -106,6 +106,24 @@ def test_risk_against_utility_shows_the_library_points_and_front() -> None:
         study, wb.load_dataset(study)), "loss", "risk_highest").risk)
 
 
+def test_unique_combinations_of_the_input_and_the_release() -> None:
+    """The combinations table of the input, then of the last run's release (suppressed records ``*``), as
+    ``unique_combinations`` computes them (tested against a row count in test_risk)."""
+    from workbench.unique_combinations import unique_combinations
+
+    at = _risk_page("teaching")
+    sample = load_sample("teaching")
+    shown = [d.value for d in at.dataframe if "combination" in d.value.columns]
+    assert len(shown) == 1 and shown[0].equals(unique_combinations(sample.frame, list(sample.quasi_identifiers)))
+    goto(at, "Anonymize").run()
+    at.button[0].click().run()
+    goto(at, "Risk").run()
+    assert not at.exception
+    release = wb.run(wb.study_from_dict(json.loads(at.session_state["last_run"]["config"]))).release
+    shown = [d.value for d in at.dataframe if "combination" in d.value.columns]
+    assert len(shown) == 2 and shown[1].equals(unique_combinations(release.table(), release.quasi_identifiers))
+
+
 def test_attacks_section_before_and_after_a_run() -> None:
     """Before a run: the input's values rarer than k (the library's report) with the tables without them; after a
     run: the attacks on its release as ``check_attacks`` computes them."""

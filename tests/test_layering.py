@@ -102,7 +102,7 @@ PUBLIC_MODULES = {
     "workbench.dependencies", "workbench.errors", "workbench.export", "workbench.geography", "workbench.guarantees",
     "workbench.hierarchy", "workbench.lattice_views", "workbench.node_details", "workbench.output",
     "workbench.policy", "workbench.report", "workbench.risk", "workbench.samples", "workbench.study",
-    "workbench.walkthrough", "measures",
+    "workbench.unique_combinations", "workbench.walkthrough", "measures",
 }
 
 

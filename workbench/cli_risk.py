@@ -27,6 +27,8 @@ def add_risk_parser(sub: argparse._SubParsersAction) -> None:
                       help="population size, for the population-uniqueness estimates (Pitman, Zayatz, SNB, Dankar)")
     risk.add_argument("--threshold", type=_risk_threshold, default=DEFAULT_THRESHOLD, metavar="T",
                       help=f"a record is at risk when 1/|class| > T (default {DEFAULT_THRESHOLD:g}: classes under 5)")
+    risk.add_argument("--combinations", action="store_true",
+                      help="which quasi-identifier combinations make records of the input unique")
     risk.add_argument("--attacks", action="store_true",
                       help="run the study and simulate the attacks of Sweeney 2002 and Katirai 2006 on its release")
     risk.add_argument("--against", default=None, metavar="QI=LEVEL,...",
@@ -125,6 +127,15 @@ def risk_command(study: Study, args: argparse.Namespace) -> int:
             print(json.dumps(summary))
         else:
             print(("\n" if i else "") + _format_risk(what, summary))
+    if args.combinations:
+        from workbench.unique_combinations import unique_combinations
+
+        table = unique_combinations(dataset.frame, names)
+        if args.json:
+            print(json.dumps({"unique_combinations": table.to_dict(orient="records")}))
+        else:
+            print("\nunique on   (records alone in their class on these quasi-identifiers; only here: on none of "
+                  "their parts)\n" + table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if args.attacks:
         _attacks(study, dataset, args)
     elif args.against:

@@ -15,7 +15,7 @@ from workbench.config import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
-from workbench.ui.risk_sections import attacks_section, risk_utility_section
+from workbench.ui.risk_sections import attacks_section, risk_utility_section, unique_combinations_section
 from workbench.ui.source import Source
 
 INPUT = "input"
@@ -101,4 +101,5 @@ def page(source: Source) -> None:
     st.altair_chart(record_risk_chart(records), width="stretch")
     st.caption("Each bar: the share of a table's records whose risk is 1 / class size (hover for the counts).")
     risk_utility_section(source, release_config)
+    unique_combinations_section(source, release_config)
     attacks_section(source, release_config)

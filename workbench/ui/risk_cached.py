@@ -65,3 +65,23 @@ def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str
     except (WorkbenchError, ValueError) as exc:
         return error_result(exc)
     return {"checks": checks.to_dict(), "node": result.release.transformation}
+
+
+@dual_cache(max_entries=16)
+def unique_combinations(config_json: str, release_config_json: str | None, dataset_key: str | None) -> dict[str, Any]:
+    """Which quasi-identifier combinations make records unique (``unique_combinations``), in the input and, given
+    the last run's config, in its release (suppressed records ``*``)."""
+    from workbench.ui.cached import dataset_for, run_result
+    from workbench.unique_combinations import unique_combinations as combinations_table
+
+    try:
+        dataset = dataset_for(config_json, dataset_key)
+        out: dict[str, Any] = {"input": combinations_table(dataset.frame, dataset.quasi_identifiers), "release": None}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+    if release_config_json is not None:
+        outcome = run_result(release_config_json, dataset_key=dataset_key)
+        release = outcome.get("result").release if "result" in outcome else None
+        if release is not None:
+            out["release"] = combinations_table(release.table(), release.quasi_identifiers)
+    return out

@@ -11,7 +11,7 @@ import streamlit as st
 from workbench.attack_checks import attack_table
 from workbench.compare import RISK_COLUMNS
 from workbench.ui import state
-from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points
+from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart
 from workbench.ui.source import Source
 
@@ -95,3 +95,21 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     st.dataframe(attack_table(data["checks"]), hide_index=True, width="stretch")
     st.caption("Files written with one seed share one row order, so joining them row by row is joining them on the "
                "record: give every release of a table its own seed.")
+
+
+def unique_combinations_section(source: Source, release_config: str | None) -> None:
+    """For each combination of quasi-identifiers (all of them when there are at most 6, else up to 3 at a time):
+    the records alone on it, in the input and the last run's release."""
+    st.subheader("Which quasi-identifier combinations make records unique")
+    data = unique_combinations(source.config_json(k=2, compare=[]), release_config, dataset_key=source.dataset_key)
+    if "error" in data:
+        st.error(data["error"])
+        return
+    st.caption("unique records: records alone in their class on these attributes only; only here: unique on the "
+               "combination but on none of its parts, so the combination itself singles them out (Sweeney 2000).")
+    tabs = st.tabs(["Input", "Release"])
+    tabs[0].dataframe(data["input"], hide_index=True, width="stretch")
+    if data["release"] is None:
+        tabs[1].info("Run an anonymization on the Anonymize page: its release's combinations are shown here.")
+    else:
+        tabs[1].dataframe(data["release"], hide_index=True, width="stretch")
