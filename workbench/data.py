@@ -248,10 +248,25 @@ class EncodedColumn:
 
 
 @dataclass(frozen=True, eq=False)
+class Population:
+    """The table a research subset was drawn from (δ-presence, Nergiz et al. 2007): the data file's rows, and
+    which of them the subset is (``rows[i]``: the population row of the subset's row i)."""
+
+    frame: pd.DataFrame
+    rows: np.ndarray
+    source: str = "population"
+
+    @property
+    def n(self) -> int:
+        return len(self.frame)
+
+
+@dataclass(frozen=True, eq=False)
 class Dataset:
     """A table with attribute roles and one hierarchy per quasi-identifier.
 
-    Build it with ``Dataset.create``, which validates everything and copies the frame.
+    Build it with ``Dataset.create``, which validates everything and copies the frame. ``population``: when the
+    table is a research subset (δ-presence), the table it was drawn from.
     """
 
     frame: pd.DataFrame
@@ -259,6 +274,7 @@ class Dataset:
     hierarchies: Mapping[str, Hierarchy]
     source: str = "data"
     warnings: tuple[str, ...] = field(default=())
+    population: Population | None = None
 
     @classmethod
     def create(
@@ -268,12 +284,14 @@ class Dataset:
         hierarchies: Mapping[str, Hierarchy],
         source: str = "data",
         without_hierarchy: Collection[str] = (),
+        population: Population | None = None,
     ) -> Dataset:
         """Validate roles and hierarchies against the frame; raise DataError/HierarchyError on problems.
 
         Columns not in ``roles`` are insensitive. The order of ``roles`` is the quasi-identifier order.
         ``without_hierarchy``: quasi-identifiers generalized by a poset of their own (local engine), which
-        need no hierarchy.
+        need no hierarchy. ``population``: the table the frame's rows were drawn from (δ-presence); the
+        hierarchies must cover its values too.
         """
         if len(frame) == 0:
             raise DataError(f"{source}: no data rows")
@@ -304,10 +322,13 @@ class Dataset:
             problems.extend(report.errors)
             if h.rows:  # coverage too, so that every problem is reported at once
                 problems.extend(_coverage_problems(frame[a], h, a))
+                if population is not None and a in population.frame.columns:
+                    problems.extend(f"population: {p}" for p in _coverage_problems(
+                        population.frame[a].astype(str), h, a))
         if problems:
             raise HierarchyError("; ".join(problems), problems)
         return cls(frame=frame, roles=ordered, hierarchies=dict(hierarchies), source=source,
-                   warnings=tuple(warnings))
+                   warnings=tuple(warnings), population=population)
 
     @property
     def n(self) -> int:

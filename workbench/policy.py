@@ -119,9 +119,13 @@ def admissibility_refusal(rule: Admissibility, algorithm: str) -> str | None:
     if not bad:
         return None
     names = "; ".join(m.describe() for m in bad)
-    return (f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone with "
-            f"suppression (records of violating classes are suppressed, as in ARX); use 'exhaustive', 'bnb' or "
-            "'incognito', or set privacy.max_suppression = 0")
+    if all(m.monotone_with_generalization for m in bad):  # monotone again without suppression
+        why, fix = "with suppression (records of violating classes are suppressed, as in ARX)", \
+            ", or set privacy.max_suppression = 0"
+    else:
+        why, fix = "over the lattice", ""
+    return (f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone {why}; "
+            f"use 'exhaustive', 'bnb' or 'incognito'{fix}")
 
 
 def privacy_refusal(study: Study, dataset: Dataset, algorithm: str) -> str | None:

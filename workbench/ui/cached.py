@@ -62,6 +62,8 @@ def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
     data_only["engine"] = {"kind": raw.get("engine", {}).get("kind", "lattice")}
     data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
                                                if "target" in raw.get("measures", {}) else {})}
+    if "delta_presence" in raw.get("privacy", {}):  # δ-presence releases the research subset: another table
+        data_only["privacy"] = {"delta_presence": raw["privacy"]["delta_presence"]}
     return _sample_dataset(json.dumps(data_only, sort_keys=True))
 
 
