@@ -70,24 +70,37 @@ ROWS = 20_000
 NOTE = 90  # characters of the insensitive note column: every row has the same length in bytes
 
 
-def _tables() -> tuple[pd.DataFrame, pd.DataFrame, list[str], list[str]]:
-    """Two analysts' tables: the same except for the note of 40 records that the release's shuffle (seed 0)
-    puts a quarter of the way into the file, away from Streamlit's sampled windows."""
-    rng = np.random.default_rng(7)
-    frame = pd.DataFrame({
-        "patient": [f"P{i:06d}" for i in range(ROWS)],
-        "age": rng.integers(20, 80, ROWS).astype(str),
-        "sex": rng.choice(["F", "M"], ROWS),
-        "note": [f"{'n' * (NOTE - 6)}{i:06d}" for i in range(ROWS)],
-    })
-    order = np.random.default_rng(0).permutation(ROWS)  # the export's shuffle: released row i is record order[i]
-    changed = order[ROWS // 4: ROWS // 4 + 40]
-    a, b = frame.copy(), frame.copy()
-    marks_a = [f"{'A' * (NOTE - 6)}{i:06d}" for i in changed]
-    marks_b = [f"{'B' * (NOTE - 6)}{i:06d}" for i in changed]
-    a.loc[changed, "note"] = marks_a
-    b.loc[changed, "note"] = marks_b
-    return a, b, marks_a, marks_b
+def _tables(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, list[str], list[str]]:
+    """Two analysts' tables of identical records (one released row, repeated) except for the note of two records,
+    chosen so that the release's shuffle (``workbench.export.row_order``: the seed and the release's content) puts
+    them away from Streamlit's sampled windows at both ends of each file: the files then agree in every sampled
+    byte, the case Streamlit's ids confuse. Written to ``folder``/a and ``folder``/b."""
+    from workbench.config import load_study
+    from workbench.export import row_order
+    from workbench.study import run
+
+    frame = pd.DataFrame({"patient": [f"P{i:06d}" for i in range(ROWS)], "age": "40", "sex": "F",
+                          "note": "n" * NOTE})
+    for first in range(0, ROWS, 97):
+        changed = [first, first + 1]
+        tables, marks, ok = [], [], True
+        for name, letter in (("a", "A"), ("b", "B")):
+            table = frame.copy()
+            marked = [f"{letter * (NOTE - 6)}{i:06d}" for i in changed]
+            table.loc[changed, "note"] = marked
+            (folder / name).mkdir(exist_ok=True)
+            table.to_csv(folder / name / "patients.csv", index=False)
+            (folder / name / "study.toml").write_text(CONFIG, encoding="utf-8")
+            study = load_study(folder / name / "study.toml")
+            released = run(study).release.table()
+            line = len(released.iloc[:1].to_csv(index=False, header=False).encode())  # bytes per released row
+            order, margin = row_order(released, study.seed), SAMPLE // line + 2
+            ok &= all(margin <= int(np.flatnonzero(order == i)[0]) < ROWS - margin for i in changed)
+            tables.append(table)
+            marks.append(marked)
+        if ok:
+            return tables[0], tables[1], marks[0], marks[1]
+    raise AssertionError("no pair of records the shuffle keeps away from the sampled windows")
 
 
 CONFIG = """[data]
@@ -154,11 +167,7 @@ def _export(page, app_url: str, data: Path, config: Path, out: Path):
 def test_two_analysts_each_download_their_own_release(app_url: str, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    a, b, marks_a, marks_b = _tables()
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    a.to_csv(tmp_path / "a" / "patients.csv", index=False)
-    b.to_csv(tmp_path / "b" / "patients.csv", index=False)
+    a, b, marks_a, marks_b = _tables(tmp_path)
     config = tmp_path / "study.toml"
     config.write_text(CONFIG, encoding="utf-8")
     with sync_playwright() as p:

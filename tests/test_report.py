@@ -306,7 +306,7 @@ def test_every_measure_has_a_plain_explanation():
 
 def test_the_attacks_section_is_check_attacks(teaching):
     """The attacks section shows ``attack_checks.check_attacks`` on the release: the rare values, each attack's
-    result, and the warning that files written with one seed share their row order."""
+    result, and how many rows two of the table's release files pair by chance (each is shuffled by its content)."""
     from workbench.attack_checks import attack_table, check_attacks
 
     study, result, report = teaching
@@ -317,4 +317,5 @@ def test_the_attacks_section_is_check_attacks(teaching):
         assert esc(text) in section
     for value in checks["rare_values"]["values"]:
         assert f"<td>{esc(value['value'])}</td>" in section
-    assert "share one row order" in section
+    same = checks["unsorted_matching_same_seed"]
+    assert f"pairs the same record only by chance ({same['linked']} of {same['rows']} rows here)" in section

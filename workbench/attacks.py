@@ -17,12 +17,12 @@ local recoding). Each function takes tables or releases and returns a small froz
 
 from __future__ import annotations
 
-import io
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
 
+from workbench.export import row_order
 from workbench.grouping import class_sizes, group_rows
 from workbench.release import Release
 from workbench.verify import SUPPRESSED
@@ -127,15 +127,9 @@ def unsorted_matching(first: pd.DataFrame, second: pd.DataFrame, quasi_identifie
 
 
 def written_order(release: Release, seed: int) -> np.ndarray:
-    """The record (row of the input) on each row of the CSV file the workbench's writer produces for ``release``
-    with ``seed`` (``Release.export_bytes``), read back from the file through a row-number column."""
-    name = "__record__"
-    while name in release.dataset.frame.columns:
-        name += "_"
-    frame = release.dataset.frame.assign(**{name: [str(i) for i in range(release.n)]})
-    dataset = replace(release.dataset, frame=frame, roles={**release.dataset.roles, name: "insensitive"})
-    written = replace(release, dataset=dataset).export_bytes(seed=seed)["release"]
-    return pd.read_csv(io.BytesIO(written), dtype=str, keep_default_na=False)[name].astype(int).to_numpy()
+    """The record (row of the input) on each row of the file the workbench's writer produces for ``release``
+    with ``seed`` (``Release.export_bytes``, marked suppressed records): ``workbench.export.row_order``."""
+    return row_order(release.table(), seed)
 
 
 @dataclass(frozen=True)

@@ -213,10 +213,10 @@ def _attacks(f: Facts) -> str:
         parts.append(table_html(a["rare"], f"Quasi-identifier values rarer than k = {k}", max_rows=30))
     parts.append(table_html(a["table"], "The attacks and what they yield", css_class="wide"))
     same = c["unsorted_matching_same_seed"]
-    if same is not None and same["linked"] == same["rows"]:
-        parts.append(_p(f"Release files written with the same seed ({c['seed']}) share one row order: joining two of "
-                        "them row by row is joining them on the record. Give every release of a table its own seed.",
-                        "warn"))
+    if same is not None:
+        parts.append(_p("Each file's rows are shuffled by the release seed and the release's own content, so two "
+                        "releases of this table do not share a row order: joining them row by row pairs the same "
+                        f"record only by chance ({fmt(same['linked'])} of {fmt(same['rows'])} rows here)."))
     return "".join(parts)
 
 
