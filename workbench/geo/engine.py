@@ -26,7 +26,7 @@ from workbench.data import Dataset
 from workbench.errors import ConfigError, DataError
 from workbench.geo.aggregation import Aggregation, geoleader_like, vbas
 from workbench.geo.config import GeoSpec
-from workbench.geo.points import RegionPoints, match_regions, points_from_frame, read_points
+from workbench.geo.points import RegionPoints, match_regions, points_from_frame, read_points, restrict
 from workbench.grouping import group_rows
 from workbench.hierarchy.tree import Hierarchy
 from workbench.release import Release
@@ -87,9 +87,11 @@ def prepare(dataset: Dataset, attribute: str, points: RegionPoints) -> GeoProble
 
 
 def load_problem(study: Study, spec: GeoSpec) -> GeoProblem:
-    """A study's data (``workbench.study.load_dataset``) joined to the ``[geo]`` table's points (the embedded
-    ``province`` sample's own points when ``points`` is left out). The geographic attribute is made a
-    quasi-identifier; it needs no hierarchy (a flat one stands in until the aggregation replaces it)."""
+    """A study's data (``workbench.study.load_dataset``) joined to the ``[geo]`` table's points. When ``points`` is
+    left out, an embedded sample's own points are used (``workbench.samples.region_points``: ``province``,
+    ``registry``), restricted to the regions its data holds (``data.rows`` may leave some out). The geographic
+    attribute is made a quasi-identifier; it needs no hierarchy (a flat one stands in until the aggregation
+    replaces it)."""
     from workbench.config import AttributeSpec
     from workbench.study import load_dataset
 
@@ -98,16 +100,24 @@ def load_problem(study: Study, spec: GeoSpec) -> GeoProblem:
     attributes = tuple(flat if a.name == spec.attribute else a for a in study.attributes)
     if spec.attribute not in declared:
         attributes = (flat, *attributes)
-    if spec.points is not None:
-        points = read_points(spec.points)
-    elif study.sample == "province":
-        from workbench.samples import province
+    embedded = None
+    if spec.points is None:
+        from workbench.samples import GEO_POINTS, region_points
 
-        points = points_from_frame(province.region_points(), "sample:province points")
-    else:
-        raise ConfigError(f"{study.source}: geo.points is required (a table region, x, y) unless the data is the "
-                          "'province' sample")
+        found = region_points(study.sample) if study.sample is not None else None
+        if found is None:
+            raise ConfigError(f"{study.source}: geo.points is required (a table region, x, y) unless the data is "
+                              f"an embedded sample with points ({', '.join(map(repr, GEO_POINTS))})")
+        if found[0] != spec.attribute:
+            raise ConfigError(f"{study.source}: the {study.sample!r} sample's points are for its column "
+                              f"{found[0]!r}, not geo.attribute {spec.attribute!r}; give geo.points for it")
+        embedded = points_from_frame(found[1], f"sample:{study.sample} points")
     dataset = load_dataset(replace(study, attributes=attributes))
+    if embedded is not None:
+        points = restrict(embedded, dataset.frame[spec.attribute].to_numpy(dtype=str))
+    else:
+        assert spec.points is not None
+        points = read_points(spec.points)
     return prepare(dataset, spec.attribute, points)
 
 
