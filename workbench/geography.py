@@ -43,6 +43,29 @@ class GeoResult(GeoRelease):
                 "k_anonymous": guarantee.holds, "guarantee": guarantee.describe()}
 
 
+def suppression_limit_warning(result: GeoRelease, max_suppression: float,
+                              setting: str = "privacy.max_suppression") -> str:
+    """Why a suppression limit (``setting`` = ``max_suppression``, a share of records) does not apply to a
+    geographic release: Croft 2015 suppresses every class still below k, without limit; that step is what
+    guarantees k-anonymity. Says whether this release stays within the limit."""
+    n = result.problem.dataset.n
+    share = result.suppressed / n if n else 0.0
+    within = "within" if share <= max_suppression else "above"
+    return (f"{setting} = {max_suppression:.10g} is not applied: the geography engine suppresses every record of a "
+            f"class smaller than k, without limit (that is what guarantees k-anonymity); this release suppresses "
+            f"{result.suppressed:,} of {n:,} records ({100 * share:.3g} %), {within} that limit")
+
+
+def warnings(result: GeoRelease, max_suppression: float | None = None,
+             setting: str = "privacy.max_suppression") -> list[str]:
+    """What the user of a geographic release should be told: a suppression limit that is not applied (when one
+    was set)."""
+    out = []
+    if max_suppression is not None:
+        out.append(suppression_limit_warning(result, max_suppression, setting))
+    return out
+
+
 def score(released: GeoRelease) -> dict[str, float]:
     """The measures of Croft 2015 §3.4 of a geographic release."""
     p, groups = released.problem, released.aggregation.groups

@@ -3,9 +3,11 @@
 Reads the config's ``[geo]`` table (``workbench.geo.config``), aggregates the fine regions (VBAS or
 GeoLeader-like), suppresses every class below ``privacy.k`` and prints the result; ``--json`` prints one object
 ``{"method", "k", "regions", "suppressed", "measures": {"compactness", "dm", "geo_entropy"}, "seconds", ...}``.
-``--out DIR`` writes ``release.csv`` (the geographic column as the aggregated region's id, suppressed records
-``*`` in every quasi-identifier; rows shuffled with ``release.seed``, re-verified), ``region_map.csv``
-(``region,aggregated``, every fine region once) and ``provenance.json`` as one folder, all or nothing.
+A ``privacy.max_suppression`` in the config is not applied (the engine suppresses without limit): a warning on
+stderr and under ``"warnings"`` in the JSON names it. ``--out DIR`` writes ``release.csv`` (the geographic column
+as the aggregated region's id, suppressed records ``*`` in every quasi-identifier; rows shuffled with
+``release.seed``, re-verified), ``region_map.csv`` (``region,aggregated``, every fine region once) and
+``provenance.json`` (with the warnings) as one folder, all or nothing.
 User errors raise WorkbenchError (the CLI prints one line and exits with status 2).
 """
 
@@ -14,6 +16,8 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,14 +55,19 @@ def format_text(summary: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def write(result: GeoResult, study: Study, out: Path, force: bool = False) -> list[Path]:
-    """Write the release, the region map and the provenance as the folder ``out``, all or nothing."""
+def write(result: GeoResult, study: Study, out: Path, force: bool = False,
+          warnings: Sequence[str] = ()) -> list[Path]:
+    """Write the release, the region map and the provenance (with ``warnings``, when there are any) as the folder
+    ``out``, all or nothing."""
     from workbench.output import write_folder
 
     config = dict(study.raw)
     files = result.release.export_bytes(seed=study.seed, fmt="csv", config=config,
                                         measures={**result.measures, "suppressed": float(result.suppressed)},
                                         escape_formulas=study.escape_formulas)
+    if warnings:
+        provenance = json.loads(files["provenance"])
+        files["provenance"] = (json.dumps(provenance | {"warnings": list(warnings)}, indent=2) + "\n").encode()
     buffer = io.StringIO()
     result.region_map().to_csv(buffer, index=False, lineterminator="\n")
     written = write_folder(out, {"release.csv": files["release"], "region_map.csv": buffer.getvalue().encode(),
@@ -71,6 +80,7 @@ def run(study: Study, args: argparse.Namespace) -> int:
     from workbench.geo.config import geo_spec
     from workbench.geo.engine import load_problem
     from workbench.geography import run as run_geo
+    from workbench.geography import warnings as geo_warnings
     from workbench.output import check_folder
 
     spec = geo_spec(study.raw, study.source, study.base_dir)
@@ -80,11 +90,13 @@ def run(study: Study, args: argparse.Namespace) -> int:
         except OutputError as exc:
             raise WorkbenchError(f"--out {exc}") from None
     result = run_geo(load_problem(study, spec), spec, study.k)
-    summary = result.summary()
+    limit = study.max_suppression if "max_suppression" in study.raw.get("privacy", {}) else None
+    warnings = geo_warnings(result, limit)
+    summary = result.summary() | ({"warnings": warnings} if warnings else {})
     paths: list[Path] = []
     if args.out:
         try:
-            paths = write(result, study, args.out, args.force)
+            paths = write(result, study, args.out, args.force, warnings)
         except OutputError as exc:
             raise WorkbenchError(f"--out {exc}") from None
         except OSError as exc:
@@ -95,4 +107,6 @@ def run(study: Study, args: argparse.Namespace) -> int:
         print(format_text(summary))
         for p in paths:
             print(f"wrote        {p}")
+    for w in warnings:
+        print(f"workbench: warning: {w}", file=sys.stderr)
     return 0
