@@ -31,36 +31,62 @@ class GeoResult(GeoRelease):
 
     measures: dict[str, float] = field(default_factory=dict)
 
-    def summary(self) -> dict[str, object]:
-        """The ``workbench geo --json`` object."""
+    def summary(self, max_suppression: float | None = None, setting: str | None = None) -> dict[str, object]:
+        """The ``workbench geo --json`` object. ``sites``: VBAS's sites asked for, ``empty_sites``: those whose
+        Voronoi cell holds no region point (both None for GeoLeader-like). ``warnings`` (only when there are
+        any): ``warnings(self, max_suppression, setting)``."""
         guarantee = self.guarantee
         populations = self.aggregation.populations(self.problem.population)
-        return {"method": self.method, "label": METHOD_LABELS[self.method], "k": self.k,
-                "regions": self.aggregation.regions, "fine_regions": self.problem.regions,
-                "records": self.problem.dataset.n, "suppressed": self.suppressed, "measures": dict(self.measures),
-                "seconds": self.seconds, "parameters": dict(self.aggregation.parameters),
-                "smallest_region_population": float(populations.min()),
-                "k_anonymous": guarantee.holds, "guarantee": guarantee.describe()}
+        sites, empty = site_counts(self.aggregation)
+        out = {"method": self.method, "label": METHOD_LABELS[self.method], "k": self.k,
+               "regions": self.aggregation.regions, "sites": sites, "empty_sites": empty,
+               "fine_regions": self.problem.regions, "records": self.problem.dataset.n,
+               "suppressed": self.suppressed, "measures": dict(self.measures), "seconds": self.seconds,
+               "parameters": dict(self.aggregation.parameters),
+               "smallest_region_population": float(populations.min()),
+               "k_anonymous": guarantee.holds, "guarantee": guarantee.describe()}
+        notes = warnings(self, max_suppression, setting)
+        return out | ({"warnings": notes} if notes else {})
 
 
-def suppression_limit_warning(result: GeoRelease, max_suppression: float,
-                              setting: str = "privacy.max_suppression") -> str:
-    """Why a suppression limit (``setting`` = ``max_suppression``, a share of records) does not apply to a
-    geographic release: Croft 2015 suppresses every class still below k, without limit; that step is what
-    guarantees k-anonymity. Says whether this release stays within the limit."""
+def site_counts(aggregation: Aggregation) -> tuple[int | None, int | None]:
+    """VBAS: the sites asked for and how many of them made no aggregated region (a site whose Voronoi cell holds
+    no region point: balanced density puts a site at the mean of its cell's points, and each of those points can
+    be nearer another site). (None, None) for GeoLeader-like."""
+    if aggregation.method != "vbas" or aggregation.sites is None:
+        return None, None
+    return int(aggregation.parameters["sites"]), len(aggregation.sites) - aggregation.regions
+
+
+def empty_sites_warning(regions: int, sites: int) -> str:
+    """VBAS made ``regions`` aggregated regions from ``sites`` sites (fewer: some Voronoi cells hold no point)."""
+    empty = sites - regions
+    cells = "site's Voronoi cell holds" if empty == 1 else "sites' Voronoi cells hold"
+    return (f"VBAS made {regions} aggregated region(s) from the {sites} sites asked for: {empty} {cells} no region "
+            "point (each site is the mean of its cell's points, and another site can be nearer every one of them)")
+
+
+def suppression_limit_warning(result: GeoRelease, max_suppression: float, setting: str | None = None) -> str:
+    """Why a suppression limit (``max_suppression``, a share of records; ``setting`` names it, by default
+    ``privacy.max_suppression = VALUE``) does not apply to a geographic release: Croft 2015 suppresses every class
+    still below k, without limit; that step is what guarantees k-anonymity. Says whether this release stays
+    within the limit."""
     n = result.problem.dataset.n
     share = result.suppressed / n if n else 0.0
     within = "within" if share <= max_suppression else "above"
-    return (f"{setting} = {max_suppression:.10g} is not applied: the geography engine suppresses every record of a "
+    setting = setting or f"privacy.max_suppression = {max_suppression:.10g}"
+    return (f"{setting} is not applied: the geography engine suppresses every record of a "
             f"class smaller than k, without limit (that is what guarantees k-anonymity); this release suppresses "
             f"{result.suppressed:,} of {n:,} records ({100 * share:.3g} %), {within} that limit")
 
 
-def warnings(result: GeoRelease, max_suppression: float | None = None,
-             setting: str = "privacy.max_suppression") -> list[str]:
-    """What the user of a geographic release should be told: a suppression limit that is not applied (when one
-    was set)."""
+def warnings(result: GeoRelease, max_suppression: float | None = None, setting: str | None = None) -> list[str]:
+    """What the user of a geographic release should be told: VBAS sites that made no region; a suppression limit
+    that is not applied (when one was set)."""
     out = []
+    sites, empty = site_counts(result.aggregation)
+    if sites is not None and empty:
+        out.append(empty_sites_warning(result.aggregation.regions, sites))
     if max_suppression is not None:
         out.append(suppression_limit_warning(result, max_suppression, setting))
     return out

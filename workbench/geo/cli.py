@@ -43,9 +43,10 @@ def format_text(summary: dict[str, object]) -> str:
     """The human-readable report of ``GeoResult.summary()``."""
     parameters = summary["parameters"]
     assert isinstance(parameters, dict)
+    asked = f" ({summary['sites']} sites asked for)" if summary.get("sites") is not None else ""
     lines = [f"method       {summary['label']} ({', '.join(f'{k} = {v:g}' for k, v in parameters.items())})",
-             f"regions      {summary['regions']} aggregated from {summary['fine_regions']} fine regions; smallest "
-             f"population {summary['smallest_region_population']:,.0f}",
+             f"regions      {summary['regions']} aggregated from {summary['fine_regions']} fine regions{asked}; "
+             f"smallest population {summary['smallest_region_population']:,.0f}",
              f"guarantee    {summary['guarantee']}",
              f"suppressed   {summary['suppressed']:,} of {summary['records']:,} records",
              f"time         {summary['seconds']:.3f} s"]
@@ -80,7 +81,6 @@ def run(study: Study, args: argparse.Namespace) -> int:
     from workbench.geo.config import geo_spec
     from workbench.geo.engine import load_problem
     from workbench.geography import run as run_geo
-    from workbench.geography import warnings as geo_warnings
     from workbench.output import check_folder
 
     spec = geo_spec(study.raw, study.source, study.base_dir)
@@ -91,8 +91,8 @@ def run(study: Study, args: argparse.Namespace) -> int:
             raise WorkbenchError(f"--out {exc}") from None
     result = run_geo(load_problem(study, spec), spec, study.k)
     limit = study.max_suppression if "max_suppression" in study.raw.get("privacy", {}) else None
-    warnings = geo_warnings(result, limit)
-    summary = result.summary() | ({"warnings": warnings} if warnings else {})
+    summary = result.summary(limit)
+    warnings = list(summary.get("warnings", []))
     paths: list[Path] = []
     if args.out:
         try:

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench import geography
+from workbench.ui import state
 
 SWEEP_SITES = (5, 10, 20, 40, 80, 120, 160, 200)
 
@@ -28,7 +29,8 @@ def _problem(roles: tuple[str, ...]) -> geography.GeoProblem:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _run(roles: tuple[str, ...], method: str, value: float, k: int) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+def _run(roles: tuple[str, ...], method: str, value: float, k: int,
+         limit_percent: float) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     problem = _problem(roles)
     if method == "vbas":
         result = geography.anonymize(problem, geography.aggregate(problem, "vbas", sites=int(value)), k)
@@ -39,7 +41,8 @@ def _run(roles: tuple[str, ...], method: str, value: float, k: int) -> tuple[dic
     else:
         result = geography.anonymize(problem, geography.aggregate(problem, "geoleader", cutoff=float(value)), k)
         cells = pd.DataFrame(columns=["site", "order", "x", "y"])
-    return result.summary(), result.region_table(), cells
+    setting = f"The suppression limit of {limit_percent:g} % set on the other pages"
+    return result.summary(limit_percent / 100, setting), result.region_table(), cells
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -92,14 +95,19 @@ def page(source: object = None) -> None:
                                         value=5000, step=500, key="geo_cutoff"))
     left, right = st.columns(2)
     for column, method, value in ((left, "vbas", sites), (right, "geoleader", cutoff)):
-        summary, regions, cells = _run(roles, method, value, k)
+        summary, regions, cells = _run(roles, method, value, k, state.privacy().suppression_percent)
         with column:
             st.subheader(geography.METHOD_LABELS[method])
             st.write(summary["guarantee"])
             metrics = st.columns(3)
-            metrics[0].metric("regions", summary["regions"])
+            asked = f"of {summary['sites']} sites asked for" if summary["sites"] is not None else None
+            metrics[0].metric("regions", summary["regions"], help=asked)
             metrics[1].metric("suppressed", f"{summary['suppressed']:,}")
             metrics[2].metric("seconds", f"{summary['seconds']:.3f}")
+            if asked:
+                st.caption(f"{summary['regions']} aggregated regions {asked}")
+            for warning in summary.get("warnings", []):
+                st.warning(warning)
             st.altair_chart(_map(regions, cells), use_container_width=True)
             measures = geography.GEO_MEASURES
             st.dataframe(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,
