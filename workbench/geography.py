@@ -1,8 +1,8 @@
 """The geography engine scored: ``workbench.geo`` aggregates and releases, ``measures.geography`` measures
 (Croft, Shi, Sack & Corriveau 2015, §3.4), as ``workbench.objective`` joins the other engines to the measure
 registry. The CLI (``workbench geo``), the reproduction and the Geography page call these functions; the page
-reads everything it needs from here (the engine's ``prepare`` and ``aggregate``, ``points_from_frame``,
-``cell_polygons``, ``METHOD_LABELS``, ``GEO_MEASURES``).
+reads everything it needs from here (the engine's ``problem_from_frame``, ``embedded_points``, ``prepare`` and
+``aggregate``, ``points_from_frame``, ``cell_polygons``, ``METHOD_LABELS``, ``GEO_MEASURES``).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
+import numpy as np
 import pandas as pd
 
 from measures.geography import GEO_MEASURES as GEO_MEASURES
@@ -19,7 +20,9 @@ from workbench.geo.aggregation import Aggregation
 from workbench.geo.config import METHOD_LABELS, GeoSpec
 from workbench.geo.engine import GeoProblem, GeoRelease
 from workbench.geo.engine import aggregate as aggregate
+from workbench.geo.engine import embedded_points as embedded_points
 from workbench.geo.engine import prepare as prepare
+from workbench.geo.engine import problem_from_frame as problem_from_frame
 from workbench.geo.points import points_from_frame as points_from_frame
 from workbench.geo.voronoi import cell_polygons as cell_polygons
 
@@ -122,6 +125,27 @@ def sweep(problem: GeoProblem, sites: Iterable[int], k: int) -> pd.DataFrame:
                      **result.measures, "seconds": result.seconds})
     return pd.DataFrame(rows, columns=["sites", "regions", "suppressed", "compactness", "dm", "geo_entropy",
                                        "seconds"])
+
+
+def sweep_sites(regions: int, most: int = 200, count: int = 8) -> list[int]:
+    """The site counts of the page's sweep: about ``count`` from 2 to ``min(regions, most)``, evenly spaced on a
+    log scale (an empty list below 2 regions)."""
+    top = min(regions, most)
+    if top < 2:
+        return []
+    return sorted({int(v) for v in np.rint(np.geomspace(2, top, count))})
+
+
+def voronoi_cells(result: GeoRelease, pad: float = 0.02) -> pd.DataFrame:
+    """VBAS's Voronoi cells clipped to the points' bounding box widened by ``pad`` of its longer side (columns
+    site, order, x, y; ``workbench.geo.voronoi.cell_polygons``); empty for GeoLeader-like."""
+    sites = result.aggregation.sites
+    if sites is None:
+        return pd.DataFrame(columns=["site", "order", "x", "y"])
+    xy = result.problem.points.xy
+    margin = pad * max(float(np.ptp(xy, axis=0).max()), 1.0)
+    box = (xy[:, 0].min() - margin, xy[:, 1].min() - margin, xy[:, 0].max() + margin, xy[:, 1].max() + margin)
+    return cell_polygons(sites, box)
 
 
 def compare_methods(problem: GeoProblem, cutoff: float, k: int) -> tuple[GeoResult, GeoResult]:

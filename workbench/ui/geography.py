@@ -1,6 +1,7 @@
-"""The Geography page: the province's fine regions aggregated by VBAS and by the GeoLeader-like baseline side by
-side (Croft et al. 2015), their measures, and VBAS's site-count sweep. The page computes nothing itself: every
-number comes from ``workbench.geo`` (the same calls as ``workbench geo``)."""
+"""The Geography page: the fine regions of the current dataset aggregated by VBAS and by the GeoLeader-like baseline
+side by side (Croft et al. 2015), their measures, and VBAS's site-count sweep. The data (a sample with its own
+points, or any dataset with an uploaded points table) comes from ``workbench.ui.geography_data``. The page computes
+nothing itself: every number comes from ``workbench.geography`` (the same calls as ``workbench geo``)."""
 
 from __future__ import annotations
 
@@ -10,44 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from workbench import geography
-from workbench.ui import state
-
-SWEEP_SITES = (5, 10, 20, 40, 80, 120, 160, 200)
-
-
-@st.cache_resource(show_spinner=False)
-def _problem(roles: tuple[str, ...]) -> geography.GeoProblem:
-    from workbench.data import Dataset
-    from workbench.geography import points_from_frame
-    from workbench.samples import province
-
-    frame, points = province.generate()
-    hierarchies = province.hierarchies(points)
-    chosen = {"region": "quasi", **{q: "quasi" for q in roles}}
-    dataset = Dataset.create(frame, chosen, {q: hierarchies[q] for q in chosen})
-    return geography.prepare(dataset, "region", points_from_frame(points, "province points"))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _run(roles: tuple[str, ...], method: str, value: float, k: int,
-         limit_percent: float) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    problem = _problem(roles)
-    if method == "vbas":
-        result = geography.anonymize(problem, geography.aggregate(problem, "vbas", sites=int(value)), k)
-        xy = problem.points.xy
-        pad = 0.02 * float(np.ptp(xy, axis=0).max())
-        box = (xy[:, 0].min() - pad, xy[:, 1].min() - pad, xy[:, 0].max() + pad, xy[:, 1].max() + pad)
-        cells = geography.cell_polygons(result.aggregation.sites, box)
-    else:
-        result = geography.anonymize(problem, geography.aggregate(problem, "geoleader", cutoff=float(value)), k)
-        cells = pd.DataFrame(columns=["site", "order", "x", "y"])
-    setting = f"The suppression limit of {limit_percent:g} % set on the other pages"
-    return result.summary(limit_percent / 100, setting), result.region_table(), cells
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _sweep(roles: tuple[str, ...], k: int) -> pd.DataFrame:
-    return geography.sweep(_problem(roles), SWEEP_SITES, k)
+from workbench.errors import WorkbenchError
+from workbench.ui import geography_data, state
 
 
 def _map(regions: pd.DataFrame, cells: pd.DataFrame) -> alt.Chart:
@@ -77,25 +42,46 @@ def _sweep_chart(table: pd.DataFrame) -> alt.Chart:
         column=alt.Column("measure:N", title=None)).resolve_scale(y="independent")
 
 
+def _default_cutoff(total: float) -> int:
+    """A twentieth of the total population, to two significant digits (the cut-off widget's first value)."""
+    twentieth = max(total / 20, 1.0)
+    step = 10 ** max(int(np.floor(np.log10(twentieth))) - 1, 0)
+    return int(max(round(twentieth / step) * step, 1))
+
+
 def page(source: object = None) -> None:
-    """The page (it works on the embedded ``province`` sample, whatever dataset is chosen)."""
+    """The page: the current dataset's fine regions (a sample's own points, or an uploaded points table)."""
     st.header("Geography: aggregating fine regions")
     st.caption("Croft et al. 2015: VBAS places Voronoi sites by balanced density and aggregates each fine region "
                "into the cell of its nearest site; the GeoLeader-like baseline merges the least populous region "
                "with the neighbour that keeps the regions most compact until every region exceeds a population "
-               "cut-off. Then every equivalence class still below k is suppressed. Data: the synthetic province "
-               "sample (200 regions of 400-700 people).")
-    options = ["sex", "age", "marital_status", "education", "income", "household_size"]
-    roles = tuple(st.multiselect("Quasi-identifiers besides the region", options, default=["sex", "age"],
-                                 key="geo_qis"))
+               "cut-off. Then every equivalence class still below k is suppressed, without limit. The province "
+               "and registry samples carry their regions' points; for any other data, upload a points table.")
+    data = geography_data.choose()
+    if data is None:
+        return
+    problem = data.problem
+    total = float(problem.population.sum())
+    st.caption(f"{data.label}: {problem.regions:,} fine regions, {problem.dataset.n:,} records, population "
+               f"{total:,.0f}")
+    if problem.regions < 2:
+        st.warning("There is a single region: nothing to aggregate.")
+        return
     cols = st.columns(3)
-    k = int(cols[0].number_input("k", min_value=1, max_value=1000, value=5, key="geo_k"))
-    sites = int(cols[1].slider("VBAS: number of sites", 2, 200, 20, key="geo_sites"))
-    cutoff = float(cols[2].number_input("GeoLeader-like: population cut-off", min_value=1, max_value=100_000,
-                                        value=5000, step=500, key="geo_cutoff"))
+    k = state.k_input(cols[0])
+    sites = int(cols[1].slider("VBAS: number of sites", 1, problem.regions, min(20, problem.regions),
+                               key=f"geo_sites:{data.tag}"))
+    top = max(int(np.ceil(total)) - 1, 1)  # the cut-off must be below the total population
+    cutoff = float(cols[2].number_input("GeoLeader-like: population cut-off", min_value=1, max_value=top,
+                                        value=min(_default_cutoff(total), top), key=f"geo_cutoff:{data.tag}",
+                                        help="a region passes when its population exceeds this"))
     left, right = st.columns(2)
     for column, method, value in ((left, "vbas", sites), (right, "geoleader", cutoff)):
-        summary, regions, cells = _run(roles, method, value, k, state.privacy().suppression_percent)
+        try:
+            summary, regions, cells = geography_data.run(data, method, value, k)
+        except WorkbenchError as exc:
+            column.error(str(exc).splitlines()[0])
+            continue
         with column:
             st.subheader(geography.METHOD_LABELS[method])
             st.write(summary["guarantee"])
@@ -108,13 +94,14 @@ def page(source: object = None) -> None:
                 st.caption(f"{summary['regions']} aggregated regions {asked}")
             for warning in summary.get("warnings", []):
                 st.warning(warning)
-            st.altair_chart(_map(regions, cells), use_container_width=True)
+            st.altair_chart(_map(regions, cells), width="stretch")
             measures = geography.GEO_MEASURES
             st.dataframe(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,
                                         "source": measures[m].source} for m, v in summary["measures"].items()]),
                          hide_index=True)
     st.subheader("VBAS: suppression against compactness as the number of sites grows")
-    table = _sweep(roles, k)
-    st.altair_chart(_sweep_chart(table), use_container_width=True)
+    table = geography_data.sweep(data, k)
+    st.altair_chart(_sweep_chart(table), width="stretch")
     st.dataframe(table, hide_index=True)
-    st.info("From a shell: `workbench geo sample_configs/province_geo.toml --json` runs the same engine.")
+    st.info("From a shell: `workbench geo CONFIG --json` runs the same engine (sample_configs/province_geo.toml, "
+            "sample_configs/registry_geo.toml; for your data, a `[geo]` table with `points`).")
