@@ -14,32 +14,49 @@ from workbench import geography
 from workbench.errors import WorkbenchError
 from workbench.ui import geography_data, state
 
+MAP_WIDTH, MAP_HEIGHT = 400, 340  # pixels of a map's plot (the legend below it)
+SWEEP_WIDTH = 330  # pixels of each of the sweep's two charts
+
+
+def _equal_aspect(regions: pd.DataFrame, pad: float = 0.06) -> tuple[alt.Scale, alt.Scale]:
+    """x and y scales with as many metres per pixel on both axes, so the map is not stretched."""
+    lo, hi = regions[["x", "y"]].min().to_numpy(float), regions[["x", "y"]].max().to_numpy(float)
+    centre, span = (lo + hi) / 2, np.maximum(hi - lo, 1.0) * (1 + 2 * pad)
+    per_pixel = max(span[0] / MAP_WIDTH, span[1] / MAP_HEIGHT)
+    half = per_pixel * np.array([MAP_WIDTH, MAP_HEIGHT]) / 2
+    return (alt.Scale(domain=[float(centre[0] - half[0]), float(centre[0] + half[0])], nice=False),
+            alt.Scale(domain=[float(centre[1] - half[1]), float(centre[1] + half[1])], nice=False))
+
 
 def _map(regions: pd.DataFrame, cells: pd.DataFrame) -> alt.Chart:
     """Fine regions as points coloured by aggregated region (crosses: regions with suppressed records), over the
-    Voronoi cells of VBAS's sites."""
-    scale = alt.Scale(zero=False)
+    Voronoi cells of VBAS's sites; equal scales on both axes."""
+    x_scale, y_scale = _equal_aspect(regions)
     points = alt.Chart(regions.assign(has_suppressed=np.where(regions["suppressed"] > 0, "some suppressed",
-                                                              "none suppressed"))).mark_point(filled=True, size=40)
+                                                              "none suppressed"))).mark_point(filled=True, size=40,
+                                                                                              clip=True)
     points = points.encode(
-        x=alt.X("x:Q", scale=scale, title="x (m)"), y=alt.Y("y:Q", scale=scale, title="y (m)"),
+        x=alt.X("x:Q", scale=x_scale, title="x (m)"), y=alt.Y("y:Q", scale=y_scale, title="y (m)"),
         color=alt.Color("aggregated:N", legend=None, scale=alt.Scale(scheme="tableau20")),
-        shape=alt.Shape("has_suppressed:N", title="records", scale=alt.Scale(range=["circle", "cross"])),
+        shape=alt.Shape("has_suppressed:N", title="records", scale=alt.Scale(range=["circle", "cross"]),
+                        legend=alt.Legend(orient="bottom")),
         tooltip=["region", "aggregated", "population", "records", "suppressed"])
+    size = {"width": MAP_WIDTH, "height": MAP_HEIGHT}
     if cells.empty:
-        return points.properties(height=320)
+        return points.properties(**size)
     closed = pd.concat([cells, cells.groupby("site").head(1)], ignore_index=True)  # back to the first vertex
     polygons = alt.Chart(closed.assign(order=closed.groupby("site").cumcount())).mark_line(
-        color="#666", strokeWidth=0.8).encode(x="x:Q", y="y:Q", detail="site:N", order="order:Q")
-    return (polygons + points).properties(height=320)
+        color="#666", strokeWidth=0.8, clip=True).encode(x=alt.X("x:Q", scale=x_scale), y=alt.Y("y:Q", scale=y_scale),
+                                                         detail="site:N", order="order:Q")
+    return (polygons + points).properties(**size)
 
 
 def _sweep_chart(table: pd.DataFrame) -> alt.Chart:
     long = table.melt(id_vars=["sites"], value_vars=["suppressed", "compactness"], var_name="measure")
     return alt.Chart(long).mark_line(point=True).encode(
         x=alt.X("sites:Q", title="number of sites s"), y=alt.Y("value:Q", title=None),
-        color="measure:N", tooltip=["sites", "measure", "value"]).properties(height=200).facet(
-        column=alt.Column("measure:N", title=None)).resolve_scale(y="independent")
+        color=alt.Color("measure:N", legend=None), tooltip=["sites", "measure", "value"]).properties(
+        width=SWEEP_WIDTH, height=200).facet(column=alt.Column("measure:N", title=None)).resolve_scale(y="independent")
 
 
 def _default_cutoff(total: float) -> int:
@@ -94,14 +111,14 @@ def page(source: object = None) -> None:
                 st.caption(f"{summary['regions']} aggregated regions {asked}")
             for warning in summary.get("warnings", []):
                 st.warning(warning)
-            st.altair_chart(_map(regions, cells), width="stretch")
+            st.altair_chart(_map(regions, cells), width="content")
             measures = geography.GEO_MEASURES
             st.dataframe(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,
                                         "source": measures[m].source} for m, v in summary["measures"].items()]),
                          hide_index=True)
     st.subheader("VBAS: suppression against compactness as the number of sites grows")
     table = geography_data.sweep(data, k)
-    st.altair_chart(_sweep_chart(table), width="stretch")
+    st.altair_chart(_sweep_chart(table), width="content")
     st.dataframe(table, hide_index=True)
     st.info("From a shell: `workbench geo CONFIG --json` runs the same engine (sample_configs/province_geo.toml, "
             "sample_configs/registry_geo.toml; for your data, a `[geo]` table with `points`).")
