@@ -26,6 +26,7 @@ from workbench.errors import OutputError, WorkbenchError
 if TYPE_CHECKING:
     from workbench.config import Study
     from workbench.geography import GeoResult
+    from workbench.geography_lattice import GeoLatticeResult
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -53,10 +54,16 @@ def format_text(summary: dict[str, object]) -> str:
     measures = summary["measures"]
     assert isinstance(measures, dict)
     lines += [f"  {mid:<12} {value:.10g}" for mid, value in measures.items()]
+    lattice = summary.get("lattice")
+    if isinstance(lattice, dict):
+        levels = ", ".join(f"{a} {v}" for a, v in (lattice["transformation"] or {}).items())
+        lines += [f"lattice      {lattice['algorithm']}, suppression limit {lattice['max_suppression']:.10g}: "
+                  f"levels {levels}"]
+        lines += [f"  {mid:<12} {value:.10g}" for mid, value in lattice["measures"].items()]
     return "\n".join(lines)
 
 
-def write(result: GeoResult, study: Study, out: Path, force: bool = False,
+def write(result: GeoResult | GeoLatticeResult, study: Study, out: Path, force: bool = False,
           warnings: Sequence[str] = ()) -> list[Path]:
     """Write the release, the region map and the provenance (with ``warnings``, when there are any) as the folder
     ``out``, all or nothing."""
@@ -80,6 +87,7 @@ def run(study: Study, args: argparse.Namespace) -> int:
     """Run ``workbench geo`` on a loaded study; returns the exit status."""
     from workbench.geo.config import geo_spec
     from workbench.geo.engine import load_problem
+    from workbench.geography import empty_sites_warning
     from workbench.geography import run as run_geo
     from workbench.output import check_folder
 
@@ -89,10 +97,24 @@ def run(study: Study, args: argparse.Namespace) -> int:
             check_folder(args.out, force=args.force)
         except OutputError as exc:
             raise WorkbenchError(f"--out {exc}") from None
-    result = run_geo(load_problem(study, spec), spec, study.k)
-    limit = study.max_suppression if "max_suppression" in study.raw.get("privacy", {}) else None
-    summary = result.summary(limit)
-    warnings = list(summary.get("warnings", []))
+    problem = load_problem(study, spec)
+    result: GeoResult | GeoLatticeResult
+    if spec.lattice:  # the lattice engine over the aggregated geography: the suppression limit applies
+        from workbench import geography_lattice
+        from workbench.geo.engine import aggregate
+        from workbench.geography import site_counts
+
+        result = geography_lattice.run(study, problem, aggregate(problem, spec.method, sites=spec.sites,
+                                                                 cutoff=spec.cutoff))
+        summary = result.summary()
+        sites, empty = site_counts(result.aggregation)
+        warnings = [empty_sites_warning(result.aggregation.regions, sites)] if sites is not None and empty else []
+        summary |= {"warnings": warnings} if warnings else {}
+    else:
+        result = run_geo(problem, spec, study.k)
+        limit = study.max_suppression if "max_suppression" in study.raw.get("privacy", {}) else None
+        summary = result.summary(limit)
+        warnings = list(summary.get("warnings", []))
     paths: list[Path] = []
     if args.out:
         try:
