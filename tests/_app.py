@@ -3,7 +3,11 @@ the analyst's own data."""
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,3 +44,27 @@ builder = {{ kind = "groupings", levels = [{{ F = "*", M = "*" }}] }}
     at.file_uploader(key="config_upload").upload("people.toml", toml.encode(), "application/toml").run()
     assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
     return at
+
+
+@contextlib.contextmanager
+def captured_downloads() -> Iterator[dict[str, Callable[[], bytes]]]:
+    """The app's download buttons produce their bytes on click (a deferred callable); AppTest cannot click one.
+    Inside this block every deferred download the app registers is recorded by its file name without the digest
+    (``release.csv``, ``config.toml``), so a test calls it for the bytes the analyst would get."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    seen: dict[str, Callable[[], bytes]] = {}
+    original = MediaFileManager.add_deferred
+
+    def record(self: Any, data_callable: Callable[[], bytes], mimetype: Any, coordinates: str,
+               file_name: str | None = None, **kwargs: Any) -> str:
+        if file_name:
+            path = Path(file_name)
+            seen[re.sub(r"-[0-9a-f]{16}$", "", path.stem) + path.suffix] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
+    MediaFileManager.add_deferred = record  # type: ignore[method-assign]
+    try:
+        yield seen
+    finally:
+        MediaFileManager.add_deferred = original  # type: ignore[method-assign]

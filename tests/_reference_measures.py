@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 
@@ -50,3 +52,22 @@ def reference_measures(dataset: Dataset, node: tuple[int, ...], k: int) -> tuple
 def node_of(dataset: Dataset, solution: str) -> tuple[int, ...]:
     levels = dict(part.split("=", 1) for part in solution.split(","))
     return tuple(int(levels[q]) for q in dataset.quasi_identifiers)
+
+
+def reference_risk(ds: Dataset, node: tuple[int, ...], k: int) -> list[float]:
+    """Highest and average prosecutor risk and the share of records in classes under 5, of a node's release: the
+    classes of generalized labels, those under k suppressed into one class of ``*`` (with a kept class whose every
+    label is ``*``)."""
+    qis = ds.quasi_identifiers
+    paths = {q: {r[0]: r for r in ds.hierarchies[q].rows} for q in qis}
+    keys = Counter(tuple(paths[q][ds.frame[q].iat[i]][v] for q, v in zip(qis, node, strict=True))
+                   for i in range(ds.n))
+    suppressed = sum(c for c in keys.values() if c < k)
+    released = Counter()
+    for key, c in keys.items():
+        if c >= k:
+            released[key] += c
+    if suppressed:
+        released[("*",) * len(qis)] += suppressed
+    sizes = np.array(list(released.values()))
+    return [1 / sizes.min(), sizes.size / ds.n, sizes[sizes < 5].sum() / ds.n]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -53,3 +54,17 @@ def streamlit_server(env: dict[str, str], port: int, args: Sequence[str] = (), c
 def local_args(port: int) -> list[str]:
     """The flags ``make run`` passes, on ``port``."""
     return ["--server.port", str(port), "--server.address", "localhost", "--server.headless", "true"]
+
+
+SCREENSHOTS_ENV = "WORKBENCH_SCREENSHOTS"  # a folder (docs/screenshots) that receives the published screenshots
+
+
+def screenshot(page: object, path: Path, publish: bool = False) -> None:
+    """A full-page screenshot to ``path`` (test artifacts); a ``publish`` one goes also, under the same file name,
+    to the folder ``WORKBENCH_SCREENSHOTS`` names when it is set. That is how the README's screenshots are
+    refreshed: ``WORKBENCH_SCREENSHOTS=docs/screenshots pytest tests/test_browser.py``."""
+    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    folder = os.environ.get(SCREENSHOTS_ENV)
+    if publish and folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / path.name), full_page=True)  # type: ignore[attr-defined]

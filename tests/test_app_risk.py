@@ -53,7 +53,7 @@ def test_risk_page_shows_the_input_and_the_release_risk_as_counted(dataset: str)
     shown_input, shown_release = _shown(at)
     assert shown_input == _expected(rows)
     assert not shown_release and any("Run an anonymization" in i.value for i in at.info)
-    assert len(at.get("vega_lite_chart")) == 1  # the record-level histogram
+    assert len(at.get("vega_lite_chart")) == 2  # the record-level histogram and risk against utility
 
     goto(at, "Anonymize").run()
     at.button[0].click().run()
@@ -85,6 +85,70 @@ def test_risk_page_threshold_and_population() -> None:
     assert _shown(at)[0]["population uniques (Dankar)"] == (
         "—" if expected.dankar is None else f"{expected.dankar:.4%}")
     assert at.dataframe and set(at.dataframe[0].value.columns) == {"table", "pitman", "zayatz", "snb", "dankar"}
+
+
+def test_risk_against_utility_shows_the_library_points_and_front() -> None:
+    """The risk–utility section places every k-minimal candidate at the session's k and suppression limit (k = 5,
+    2 % by default): the library's points (their risk tested against a count in test_compare), front included."""
+    from workbench import compare
+
+    at = _risk_page("teaching")
+    shown = next(d.value for d in at.dataframe if "pareto" in d.value.columns)
+    study = wb.study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 5, "max_suppression": 0.02},
+                                "measures": {"compare": ["loss"]}})
+    expected = compare.risk_utility(compare.lattice_solutions(study, wb.load_dataset(study)), "loss", "risk_average")
+    assert shown.reset_index(drop=True).equals(expected)
+    at.selectbox(key="risk_ru_risk").select("risk_highest").run()
+    at.selectbox(key="risk_ru_utility").select("dm").run()
+    assert not at.exception
+    shown = next(d.value for d in at.dataframe if "pareto" in d.value.columns)
+    assert list(shown.risk) == list(compare.risk_utility(compare.lattice_solutions(
+        study, wb.load_dataset(study)), "loss", "risk_highest").risk)
+
+
+def test_unique_combinations_of_the_input_and_the_release() -> None:
+    """The combinations table of the input, then of the last run's release (suppressed records ``*``), as
+    ``unique_combinations`` computes them (tested against a row count in test_risk)."""
+    from workbench.unique_combinations import unique_combinations
+
+    at = _risk_page("teaching")
+    sample = load_sample("teaching")
+    shown = [d.value for d in at.dataframe if "combination" in d.value.columns]
+    assert len(shown) == 1 and shown[0].equals(unique_combinations(sample.frame, list(sample.quasi_identifiers)))
+    goto(at, "Anonymize").run()
+    at.button[0].click().run()
+    goto(at, "Risk").run()
+    assert not at.exception
+    release = wb.run(wb.study_from_dict(json.loads(at.session_state["last_run"]["config"]))).release
+    shown = [d.value for d in at.dataframe if "combination" in d.value.columns]
+    assert len(shown) == 2 and shown[1].equals(unique_combinations(release.table(), release.quasi_identifiers))
+
+
+def test_attacks_section_before_and_after_a_run() -> None:
+    """Before a run: the input's values rarer than k (the library's report) with the tables without them; after a
+    run: the attacks on its release as ``check_attacks`` computes them."""
+    from workbench import attacks
+    from workbench.attack_checks import check_attacks
+
+    at = _risk_page("teaching")
+    sample = load_sample("teaching")
+    shown = next(d.value for d in at.dataframe if "attribute" in d.value.columns)
+    expected = attacks.rare_values(sample.frame, list(sample.quasi_identifiers), 5).table()
+    assert shown.reset_index(drop=True).equals(expected)
+    assert any("Run an anonymization on the Anonymize page: the attacks" in i.value for i in at.info)
+    goto(at, "Anonymize").run()
+    at.number_input(key="an_k").set_value(3).run()  # at k = 5 the release is the only k-minimal node
+    at.button[0].click().run()
+    goto(at, "Risk").run()
+    assert not at.exception
+    config = json.loads(at.session_state["last_run"]["config"])
+    result = wb.run(wb.study_from_dict(config))
+    checks = check_attacks(result.study, result.dataset, result.release).to_dict()
+    table = next(d.value for d in at.dataframe if "attack" in d.value.columns)
+    comp = checks["complementary_release"]
+    assert comp is not None and len(table) == 4
+    assert table.result[0].startswith(f"{comp['below_k']:,} of {comp['records']:,} records")
+    assert str(checks["unsorted_matching_same_seed"]["reidentified"]) in table.result[1]
 
 
 # ---------------------------------------------------------------------------------------------- privacy models

@@ -2,7 +2,9 @@
 
 The default flow on the embedded registry: Anonymize (lattice engine) -> Lattice picture -> Compare ->
 Export, downloading the release and checking it is k-anonymous. Screenshots of each page are saved under
-tests/artifacts/; the time of each interaction is printed (target: within 2 s after the first run).
+tests/artifacts/; the time of each interaction is printed (target: within 2 s after the first run). The README's
+screenshots (anonymize.png, lattice.png) are refreshed with
+``WORKBENCH_SCREENSHOTS=docs/screenshots pytest tests/test_browser.py``, which writes those two there too.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
+from tests._server import CHROMIUM, FLAGS, free_port, local_args, screenshot, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -45,7 +47,7 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
         page.goto(app_url)
         page.get_by_text("k-anonymity workbench").first.wait_for(timeout=60_000)
         page.get_by_text("Attributes").first.wait_for(timeout=60_000)
-        page.screenshot(path=str(ARTIFACTS / "data.png"), full_page=True)
+        screenshot(page, ARTIFACTS / "data.png")
         sidebar = page.locator('[data-testid="stSidebar"]')
 
         def go(name: str, ready: str, timeout: int = 120_000) -> float:
@@ -55,14 +57,14 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
             return time.perf_counter() - start
 
         timings["hierarchies"] = go("Hierarchies", "Download as an ARX hierarchy file")
-        page.screenshot(path=str(ARTIFACTS / "hierarchies.png"), full_page=True)
+        screenshot(page, ARTIFACTS / "hierarchies.png")
         go("Anonymize", "Suppression limit")
         for attempt in ("first", "again"):  # the second run is served from the cache
             start = time.perf_counter()
             page.get_by_role("button", name="Run").click()
             page.get_by_text("Guarantee: k-anonymous").first.wait_for(timeout=120_000)
             timings[f"anonymize run ({attempt})"] = time.perf_counter() - start
-        page.screenshot(path=str(ARTIFACTS / "anonymize.png"), full_page=True)
+        screenshot(page, ARTIFACTS / "anonymize.png", publish=True)
         timings["lattice (first)"] = go("Lattice", "nodes;")
         # vega-embed marks a chart it drew; wait for both the Hasse diagram and the class-size histogram
         # (they render one after the other, so counting at once raced on a loaded CI machine)
@@ -72,9 +74,9 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
                 drawn.nth(index).locator("canvas.marks, svg.marks").first.wait_for(timeout=60_000)
             except playwright.TimeoutError:
                 pytest.fail(f"{chart} did not render within 60 s")
-        page.screenshot(path=str(ARTIFACTS / "lattice.png"), full_page=True)
+        screenshot(page, ARTIFACTS / "lattice.png", publish=True)
         timings["compare (first)"] = go("Compare", "Which solution each measure would choose", 240_000)
-        page.screenshot(path=str(ARTIFACTS / "compare.png"), full_page=True)
+        screenshot(page, ARTIFACTS / "compare.png")
         timings["lattice (again)"] = go("Lattice", "nodes;")
         timings["compare (again)"] = go("Compare", "Which solution each measure would choose")
         timings["export"] = go("Export", "re-verification")
@@ -83,9 +85,9 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
             page.get_by_role("button", name="Release", exact=True).click()
         path = tmp_path / "release.csv"
         download.value.save_as(path)
-        page.screenshot(path=str(ARTIFACTS / "export.png"), full_page=True)
+        screenshot(page, ARTIFACTS / "export.png")
         go("Walkthrough", "1. The original records")
-        page.screenshot(path=str(ARTIFACTS / "walkthrough.png"), full_page=True)
+        screenshot(page, ARTIFACTS / "walkthrough.png")
         browser.close()
     assert not errors, errors  # no script error in the page (a chart that failed to render raises one)
     release = pd.read_csv(io.BytesIO(path.read_bytes()), dtype=str, keep_default_na=False)

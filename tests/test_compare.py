@@ -48,7 +48,8 @@ def test_solutions_table_contract_and_derived_tables():
     ds = load_dataset(study)
     df = compare.solutions(study, ds)
     ids = list(study.compare)
-    assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids]
+    assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids,
+                                *compare.RISK_COLUMNS]
     assert set(df.engine) == {"lattice", "local"}
     tau = compare.rank_agreement(df, ids)
     assert np.allclose(np.diag(tau), 1) and np.allclose(tau, tau.T, equal_nan=True)
@@ -73,8 +74,11 @@ def test_compare_cli_writes_the_tables(tmp_path, capsys):
     table = pd.read_csv(out / "solutions.csv")
     assert sorted(set(table.k)) == [2, 3]
     assert list(table.columns[:4]) == ["k", "engine", "algorithm", "solution"]
-    for name in ("normalized.csv", "rank_agreement.csv", "optimal_under.csv", "pareto.html", "sweep.html"):
+    for name in ("normalized.csv", "rank_agreement.csv", "optimal_under.csv", "pareto.html", "sweep.html",
+                 "risk_utility.csv", "risk_utility.html"):
         assert (out / name).exists(), name
+    assert {*compare.RISK_COLUMNS} <= set(table.columns)
+    assert {*compare.RISK_COLUMNS} <= set(pd.read_csv(out / "rank_agreement.csv", index_col=0).columns)
     assert main(["compare", str(TEACHING), "--k", "2,x"]) == 2
     assert "--k" in capsys.readouterr().err
 
@@ -187,7 +191,7 @@ def test_solution_rows_equal_an_independent_reference(seed, k, sup):
     problem changes nothing); the two parts make the whole."""
     import math
 
-    from tests._reference_measures import INDEPENDENT, node_of, reference_measures
+    from tests._reference_measures import INDEPENDENT, node_of, reference_measures, reference_risk
     from workbench.study import run
 
     study, ds = _random_study(seed, k, sup)
@@ -195,7 +199,8 @@ def test_solution_rows_equal_an_independent_reference(seed, k, sup):
         return
     df = compare.solutions(study, ds, "all")
     ids = list(study.compare)
-    assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids]
+    assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids,
+                                *compare.RISK_COLUMNS]
     lattice = df[df.engine == "lattice"]
     heights = [ds.hierarchies[q].height for q in ds.quasi_identifiers]
     limit = math.floor(sup * ds.n + 1e-9)
@@ -212,13 +217,39 @@ def test_solution_rows_equal_an_independent_reference(seed, k, sup):
         for m in INDEPENDENT:
             if m in ids:
                 assert row[m] == pytest.approx(reference[m], rel=1e-9, abs=1e-12), (row.solution, m)
+    for _, row in lattice.iterrows():  # risk after suppression, counted from the labels
+        assert [row[c] for c in compare.RISK_COLUMNS] == pytest.approx(
+            reference_risk(ds, node_of(ds, row.solution), k), rel=1e-12), row.solution
     for _, row in df[df.engine == "local"].iterrows():
         assert row.suppressed == 0 and row.suppressed_pct == 0  # the local engine suppresses no record
-        scores = run(compare._local_study(study, row.algorithm), ds).scores
+        result = run(compare._local_study(study, row.algorithm), ds)
+        scores = result.scores
         for m in ids:
             assert row[m] == scores[m].value or (np.isnan(row[m]) and np.isnan(scores[m].value)), (row.solution, m)
+        sizes = result.release.table()[ds.quasi_identifiers].astype(str).value_counts().to_numpy()
+        assert [row[c] for c in compare.RISK_COLUMNS] == pytest.approx(
+            [1 / sizes.min(), sizes.size / ds.n, sizes[sizes < 5].sum() / ds.n], rel=1e-12)
     pd.testing.assert_frame_equal(lattice.reset_index(drop=True), compare.lattice_solutions(study, ds, "all"))
     pd.testing.assert_frame_equal(df[df.engine == "local"].reset_index(drop=True), compare.local_solutions(study, ds))
+
+
+def test_risk_utility_points_and_front():
+    """The risk–utility table: one point per solution, its front the brute-force front of (utility, risk), both
+    losses; the CLI writes it beside solutions.csv, and the risk columns rank with the measures."""
+    study = load_study(TEACHING)
+    df = compare.solutions(study, load_dataset(study))
+    points = compare.risk_utility(df, "dm", "risk_highest")
+    assert list(points.risk) == list(df.risk_highest) and list(points.utility) == list(df.dm)
+    for _, p in points.iterrows():
+        dominated = ((points.utility <= p.utility) & (points.risk <= p.risk)
+                     & ((points.utility < p.utility) | (points.risk < p.risk))).any()
+        assert p.pareto == (not dominated)
+    assert compare.measure_directions(["dm", "risk_average"]) == {"dm": "lower is better",
+                                                                 "risk_average": "lower is better"}
+    tau = compare.rank_agreement(df, ["dm", *compare.RISK_COLUMNS])
+    assert tau.shape == (4, 4)
+    with pytest.raises(ValueError, match="risk must be one of"):
+        compare.risk_utility(df, "dm", "dm")
 
 
 def test_progress_reaches_one_once_per_job():

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import measures as M
-from tests._reference_measures import INDEPENDENT, node_of, reference_measures
+from tests._reference_measures import INDEPENDENT, node_of, reference_measures, reference_risk
 from tests.conftest import ROOT
 from workbench import compare
 from workbench.config import Study, load_study
@@ -59,10 +59,11 @@ def _brute_force(study: Study, dataset: Dataset) -> dict[str, tuple[float, list[
         if S > limit:
             continue
         cell = score_release(study, Release.from_node(dataset, node, study.k, study.max_suppression))
-        values[node] = independent | {m: cell[m].value for m in CELL_LEVEL}
+        risk = dict(zip(compare.RISK_COLUMNS, reference_risk(dataset, node, study.k), strict=True))
+        values[node] = independent | {m: cell[m].value for m in CELL_LEVEL} | risk
     out = {}
-    for m in ALL_IDS:
-        sign = -1.0 if M.MEASURES[m].direction == "higher is better" else 1.0
+    for m in [*ALL_IDS, *compare.RISK_COLUMNS]:
+        sign = -1.0 if m in M.MEASURES and M.MEASURES[m].direction == "higher is better" else 1.0
         best = min(sign * v[m] for v in values.values()) if values else math.nan
         ties = [n for n, v in values.items() if math.isclose(sign * v[m], best, rel_tol=1e-9, abs_tol=1e-12)]
         out[m] = (sign * best, ties)
@@ -82,8 +83,8 @@ def test_optima_equal_a_brute_force_over_every_node(seed, k, sup):
     if not expected["height"][1]:
         assert optima.empty
         return
-    assert list(optima.index) == list(ALL_IDS)
-    for m in ALL_IDS:
+    assert list(optima.index) == [*ALL_IDS, *compare.RISK_COLUMNS]
+    for m in [*ALL_IDS, *compare.RISK_COLUMNS]:
         value, ties = expected[m]
         row = optima.loc[m]
         assert row.value == pytest.approx(value, rel=1e-9, abs=1e-12), (m, row.solution)

@@ -26,13 +26,16 @@ from workbench.release import Release
 
 
 def ref_entropy(values: list[str], estimator: str) -> float:
-    """Entropy of a class's values in bits, written from the definitions (Shannon; Grassberger 2003 eq. 35)."""
+    """Entropy of a class's values in bits, written from the definitions (Shannon; Grassberger 2003 eq. 35 with
+    G for the logarithm of N too, as ARX's ``EntropyLDiversity``)."""
     counts = list(Counter(values).values())
     n = sum(counts)
     if estimator == "shannon":
         return -sum(c / n * math.log2(c / n) for c in counts)
-    g = [digamma(c) + 0.5 * (-1) ** c * (digamma((c + 1) / 2) - digamma(c / 2)) for c in counts]
-    return (math.log(n) - sum(c * gc for c, gc in zip(counts, g, strict=True)) / n) / math.log(2)
+    def g(c: int) -> float:  # Grassberger's G, ARX's ψ: H = G(N) − (1/N) Σ n_i G(n_i)
+        return digamma(c) + 0.5 * (-1) ** c * (digamma((c + 1) / 2) - digamma(c / 2))
+
+    return (g(n) - sum(c * g(c) for c in counts) / n) / math.log(2)
 
 
 def ref_emd_hierarchical(cls: list[str], table: list[str], paths: dict[str, tuple[str, ...]]) -> float:
@@ -240,6 +243,8 @@ ARX_CASES = [
                  id="LDiversity#2 entropy-5 0%"),
     pytest.param({"l_diversity": LD5 | {"l": 100}}, 1, 0.04, "entropy_nm", None, None,
                  id="LDiversity#1 entropy-100 none"),
+    pytest.param({"l_diversity": LD5 | {"estimator": "grassberger"}}, 1, 0.0, "entropy_nm", (1, 1, 1, 1, 3, 2, 2, 1),
+                 324620.5269918692, id="EntropyLDiversity#2 grassberger-5 0%"),
     pytest.param({"l_diversity": {"attribute": "occupation", "variant": "recursive", "l": 5, "c": 4.0}}, 1, 0.0,
                  "entropy", (1, 1, 1, 1, 3, 2, 2, 1), 324620.5269918695, id="Combinations#8 recursive-(4,5)"),
     pytest.param({"t_closeness": {"attribute": "occupation", "variant": "equal", "t": 0.2}}, 5, 0.04, "dm_star",
@@ -319,13 +324,6 @@ def test_set_overrides_a_model_scalar_and_the_cli_reports_models_and_risk(tmp_pa
     assert out["risk"]["prosecutor"]["average"] == pytest.approx(len(sizes) / ds.n)
 
 
-def test_delta_presence_is_refused_with_one_clear_line() -> None:
-    ds, _ = _table(3)
-    study = _study({"delta_presence": {"subset": "subset.csv", "delta_max": 0.5}}, 2, 0.0)
-    with pytest.raises(ConfigError, match="δ-presence is not available"):
-        admissibility_for(study, ds)
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_average_risk_threshold_without_suppression_by_brute_force(seed: int) -> None:
     """Average risk <= 0.2 with no suppression: admissible iff every class has k records and classes/records <= 0.2
@@ -389,3 +387,55 @@ def test_policy_privacy_refusal_is_the_refusal_the_search_raises(name: str, sup:
             assert refusal == str(exc), algorithm
         else:
             assert refusal is None, algorithm
+
+
+def test_grassberger_g_is_arx_table_and_expansion() -> None:
+    """G(n) equals ARX's precomputed G_1, G_2, G_10, G_100 (``EntropyLDiversity.G_PRECOMPUTED``), G(2m+1) = G(2m),
+    and above 100 ARX's expansion, within 1e-12 of the digamma form."""
+    from workbench.privacy.l_diversity import grassberger_g
+
+    arx = {1: -1.2703628454614782, 2: 0.7296371545385218, 10: 2.3042403291416966, 100: 4.605186851488337}
+    assert grassberger_g(np.array(list(arx))) == pytest.approx(list(arx.values()), rel=1e-14)
+    n = np.arange(1, 400)
+    g = grassberger_g(n)
+    assert g[n % 2 == 1][1:] == pytest.approx(g[n % 2 == 0][: (n % 2 == 1).sum() - 1], rel=1e-14)  # G(2m+1) = G(2m)
+    exact = digamma(n) + 0.5 * np.where(n % 2 == 0, 1, -1) * (digamma((n + 1) / 2) - digamma(n / 2))
+    assert g == pytest.approx(exact, abs=1e-12)
+
+
+GRASSBERGER_DIFFERENCE = [
+    pytest.param(0.04, 5, (1, 0, 1, 0, 3, 2, 2, 0), 216092.124036387, id="EntropyLDiversity#0"),
+    pytest.param(0.05, 3, (0, 0, 1, 1, 2, 2, 2, 0), 180347.4325366015, id="EntropyLDiversity#3"),
+]
+
+
+@pytest.mark.parametrize(("sup", "ell", "node", "value"), GRASSBERGER_DIFFERENCE)
+def test_grassberger_differs_from_arx_only_by_its_early_exit(adult_sensitive, sup, ell, node, value) -> None:
+    """ARX's check stops as soon as the running Σ n_i G(n_i) exceeds N (G(N) − ln ℓ), in its hash table's order;
+    G(1) < 0, so a later value seen once can bring the sum back under the bound: ARX then rejects a class whose
+    estimate is ≥ ln ℓ. Emulating that exit (values in code order) gives ARX's optimum node; the scores then depend
+    on ARX's table order, so only the node is compared. The workbench checks the whole sum: every class ARX
+    accepts, and more, so its optimum is at least as good as ARX's."""
+    from workbench.privacy import l_diversity as LD
+
+    def early_exit(self, view):
+        cls, _, cnt = view.pairs(self.key)
+        terms = cnt * LD.grassberger_g(cnt)
+        starts = np.searchsorted(cls, np.arange(view.classes))
+        running = np.cumsum(terms) - np.concatenate([[0.0], np.cumsum(terms)])[starts][cls]
+        worst = np.full(view.classes, -np.inf)
+        np.maximum.at(worst, cls, running)
+        bound = view.sizes * (LD.grassberger_g(view.sizes) - np.log(self.l))
+        return (self.distinct(view) < self.min_size) | (worst > bound)
+
+    raw = {"data": {"sample": "adult"}, "attributes": {"occupation": {"role": "sensitive"}},
+           "privacy": {"k": 1, "max_suppression": sup,
+                       "l_diversity": {"attribute": "occupation", "variant": "entropy", "l": ell,
+                                       "estimator": "grassberger"}},
+           "engine": {"algorithm": "bnb", "objective": "entropy_nm"}, "measures": {"compare": ["entropy_nm"]}}
+    ours = S.search(study_from_dict(raw), adult_sensitive)
+    assert ours.optimum != node and ours.value < value
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LD.EntropyLDiversity, "violating", early_exit)
+        arx_like = S.search(study_from_dict(raw), adult_sensitive)
+    assert arx_like.optimum == node and arx_like.value == pytest.approx(value, rel=5e-3)

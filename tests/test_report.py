@@ -209,7 +209,7 @@ def test_the_text_form_in_jupyter_is_one_line(teaching):
     assert pretty(result) == (f"RunResult(lattice / exhaustive, k = 3, {result.release.n} records, "
                               f"{int(result.release.suppressed.sum())} suppressed, {result.release.classes} classes)")
     assert pretty(result.release).startswith("Release(lattice / exhaustive")
-    assert "\n" not in pretty(wb.risk_of_release(result.release)) and pretty(report).startswith("Report(9 sections")
+    assert "\n" not in pretty(wb.risk_of_release(result.release)) and pretty(report).startswith("Report(10 sections")
 
 
 def test_a_release_that_is_no_candidate_is_added_to_the_alternatives():
@@ -302,3 +302,19 @@ def test_the_export_page_offers_the_report():
 def test_every_measure_has_a_plain_explanation():
     for m in M.MEASURES.values():
         assert m.plain and "\n" not in m.plain and len(m.plain) < 240, m.id
+
+
+def test_the_attacks_section_is_check_attacks(teaching):
+    """The attacks section shows ``attack_checks.check_attacks`` on the release: the rare values, each attack's
+    result, and the warning that files written with one seed share their row order."""
+    from workbench.attack_checks import attack_table, check_attacks
+
+    study, result, report = teaching
+    checks = check_attacks(study, result.dataset, result.release).to_dict()
+    assert report.facts.attacks["checks"] == checks
+    section = _section(report.html, "attacks")
+    for text in attack_table(checks).result:
+        assert esc(text) in section
+    for value in checks["rare_values"]["values"]:
+        assert f"<td>{esc(value['value'])}</td>" in section
+    assert "share one row order" in section

@@ -497,3 +497,50 @@ def test_record_risks_of_input_node_and_release_equal_a_record_by_record_count(s
 
 def test_record_risks_of_no_records_is_empty() -> None:
     assert R.record_risks([]).empty
+
+
+# ---------------------------------------------------------------------------------------------- unique combinations
+@pytest.mark.parametrize("seed", range(8))
+def test_unique_combinations_equal_a_brute_force(seed: int) -> None:
+    """For every combination of quasi-identifiers: the records alone on it and those unique on it but on none of
+    its proper subsets, counted row by row; every combination with few quasi-identifiers, up to 3 with more."""
+    from collections import Counter
+    from itertools import combinations
+
+    from workbench.unique_combinations import combinations_count, unique_combinations
+
+    rng = np.random.default_rng(seed)
+    r = int(rng.integers(1, 9))
+    n = int(rng.integers(1, 40))
+    frame = pd.DataFrame({f"q{j}": rng.integers(0, int(rng.integers(2, 6)), size=n).astype(str) for j in range(r)})
+    qis = [f"q{j}" for j in range(r)]
+    table = unique_combinations(frame, qis).set_index("combination")
+    top = r if r <= 6 else 3
+    expected = [c for s in range(1, top + 1) for c in combinations(qis, s)]
+    assert len(table) == len(expected) == combinations_count(r)
+
+    def alone(combo: tuple[str, ...]) -> set[int]:
+        keys = [tuple(frame[q].iat[i] for q in combo) for i in range(n)]
+        counts = Counter(keys)
+        return {i for i in range(n) if counts[keys[i]] == 1}
+
+    for combo in expected:
+        mine = alone(combo)
+        parts = set().union(*(alone(p) for size in range(1, len(combo)) for p in combinations(combo, size)))
+        row = table.loc[" + ".join(combo)]
+        assert (row["size"], row.unique_records, row.only_here) == (len(combo), len(mine), len(mine - parts)), combo
+        assert row.share == pytest.approx(len(mine) / n)
+
+
+def test_risk_combinations_cli(capsys) -> None:
+    """``workbench risk --combinations --json`` prints ``unique_combinations`` of the input."""
+    from workbench.cli import main
+    from workbench.config import load_study
+    from workbench.study import load_dataset
+    from workbench.unique_combinations import unique_combinations
+
+    config = str(Path(__file__).resolve().parents[1] / "sample_configs" / "teaching.toml")
+    assert main(["risk", config, "--combinations", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["unique_combinations"]
+    ds = load_dataset(load_study(config))
+    assert shown == unique_combinations(ds.frame, ds.quasi_identifiers).to_dict(orient="records")

@@ -69,25 +69,32 @@ def _report(study: Study, args: argparse.Namespace, dataset: Dataset, table: pd.
         last = last[last.max_suppression == last_sup]
     last = last.reset_index(drop=True)
     # each measure's optimum over every k-anonymous node, not only over the candidates listed above
-    optima = compare.lattice_optima(replace(study, k=last_k, max_suppression=last_sup), dataset, ids)
-    chosen = compare.optimal_under(last, ids, optima)
+    ranked = [*ids, *compare.RISK_COLUMNS]  # the risk columns rank and bound the front too (lower is better)
+    optima = compare.lattice_optima(replace(study, k=last_k, max_suppression=last_sup), dataset, ranked)
+    chosen = compare.optimal_under(last, ranked, optima)
     print(f"\noptimal under each measure (k = {last_k}, max_suppression = {last_sup:g}); scope: the set each row "
           "is the best of")
     print(chosen.to_string(index=False, float_format=lambda v: f"{v:.10g}"))
     if args.out:
         from workbench.ui import charts
+        from workbench.ui.risk_utility import risk_utility_chart
 
         out = args.out
         try:
             out.mkdir(parents=True, exist_ok=True)
             table.to_csv(out / "solutions.csv", index=False)
-            front = compare.pareto_front(last, ids)
-            compare.normalized(last, ids).assign(pareto=front).to_csv(out / "normalized.csv", index=False)
-            compare.rank_agreement(last, ids).to_csv(out / "rank_agreement.csv")
+            front = compare.pareto_front(last, ranked)
+            compare.normalized(last, ranked).assign(pareto=front).to_csv(out / "normalized.csv", index=False)
+            compare.rank_agreement(last, ranked).to_csv(out / "rank_agreement.csv")
             chosen.to_csv(out / "optimal_under.csv", index=False)
             if len(ids) >= 2:
-                charts.pareto_chart(last, ids[0], ids[1], front).save(str(out / "pareto.html"))
-            charts.rank_heatmap(compare.rank_agreement(last, ids)).save(str(out / "rank_agreement.html"))
+                charts.pareto_chart(last, ids[0], ids[1], compare.pareto_front(last, ids)).save(
+                    str(out / "pareto.html"))
+            if ids:
+                points = compare.risk_utility(last, ids[0])
+                points.to_csv(out / "risk_utility.csv", index=False)
+                risk_utility_chart(points, ids[0]).save(str(out / "risk_utility.html"))
+            charts.rank_heatmap(compare.rank_agreement(last, ranked)).save(str(out / "rank_agreement.html"))
             charts.sweep_chart(table, ids).save(str(out / "sweep.html"))
         except OSError as exc:
             raise WorkbenchError(f"--out {out}: cannot write: {exc.strerror or exc}") from None

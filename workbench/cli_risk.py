@@ -27,6 +27,12 @@ def add_risk_parser(sub: argparse._SubParsersAction) -> None:
                       help="population size, for the population-uniqueness estimates (Pitman, Zayatz, SNB, Dankar)")
     risk.add_argument("--threshold", type=_risk_threshold, default=DEFAULT_THRESHOLD, metavar="T",
                       help=f"a record is at risk when 1/|class| > T (default {DEFAULT_THRESHOLD:g}: classes under 5)")
+    risk.add_argument("--combinations", action="store_true",
+                      help="which quasi-identifier combinations make records of the input unique")
+    risk.add_argument("--attacks", action="store_true",
+                      help="run the study and simulate the attacks of Sweeney 2002 and Katirai 2006 on its release")
+    risk.add_argument("--against", default=None, metavar="QI=LEVEL,...",
+                      help="with --attacks: the second release's node (default: the first other k-minimal node)")
 
 
 def _population_size(text: str) -> int:
@@ -121,4 +127,66 @@ def risk_command(study: Study, args: argparse.Namespace) -> int:
             print(json.dumps(summary))
         else:
             print(("\n" if i else "") + _format_risk(what, summary))
+    if args.combinations:
+        from workbench.unique_combinations import unique_combinations
+
+        table = unique_combinations(dataset.frame, names)
+        if args.json:
+            print(json.dumps({"unique_combinations": table.to_dict(orient="records")}))
+        else:
+            print("\nunique on   (records alone in their class on these quasi-identifiers; only here: on none of "
+                  "their parts)\n" + table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    if args.attacks:
+        _attacks(study, dataset, args)
+    elif args.against:
+        raise WorkbenchError("--against names the second release of --attacks; add --attacks")
     return 0
+
+
+def _attacks(study: Study, dataset: object, args: argparse.Namespace) -> None:
+    """``--attacks``: the study's release attacked (``workbench.attack_checks``), as text or one JSON object."""
+    from workbench.attack_checks import check_attacks
+    from workbench.lattice_views import parse_node
+    from workbench.study import run
+
+    result = run(study, dataset)  # type: ignore[arg-type]
+    if result.release is None:
+        raise WorkbenchError("--attacks: the study finds no release to attack")
+    against = None
+    if args.against:
+        against = parse_node(args.against, result.dataset.quasi_identifiers,
+                             [c.height for c in result.dataset.encoded])
+    checks = check_attacks(study, result.dataset, result.release, against).to_dict()
+    if args.json:
+        print(json.dumps({"attacks": checks}))
+    else:
+        print("\n" + format_attacks(checks, result.release.transformation))
+
+
+def format_attacks(c: dict, node: dict[str, int] | None) -> str:
+    """The attacks as lines of text (``AttackChecks.to_dict()``)."""
+    k, rare = c["k"], c["rare_values"]
+    shown = ", ".join(f"{v['attribute']} {v['value']!r} ({v['records']})" for v in rare["values"][:6])
+    more = f" and {len(rare['values']) - 6} more" if len(rare["values"]) > 6 else ""
+    release = ", ".join(f"{q}={v}" for q, v in node.items()) if node else "the local release"
+    lines = [f"attacks      on the release of {release} (k = {k})",
+             f"rare values  {len(rare['values'])} value(s) held by fewer than {k} records, in {rare['records']:,} "
+             f"records" + (f": {shown}{more}" if shown else "")]
+    if c["second_release"] is None:
+        lines.append("second       - (no other admissible node: no second release to join)")
+    else:
+        comp, same, two = c["complementary_release"], c["unsorted_matching_same_seed"], c["unsorted_matching_two_seeds"]
+        lines += [f"second       the release of {c['second_release']}",
+                  f"complement.  joined on the record: {comp['below_k']:,} of {comp['records']:,} records in classes "
+                  f"below {comp['k']} ({comp['unique']:,} alone)",
+                  f"unsorted     both files written with seed {c['seed']}: {same['linked']:,} of {same['rows']:,} rows "
+                  f"pair the same record; {same['reidentified']:,} re-identified (joined class below {same['k']})",
+                  f"             with seeds {c['seed']} and {c['seed'] + 1}: {two['linked']:,} rows pair the same "
+                  f"record; {two['reidentified']:,} re-identified"]
+    m = c["matching_attack"]
+    if m is None:
+        lines.append(f"matching     - ({c['matching_note']})")
+    else:
+        lines.append(f"matching     people with fewer than {m['k']} consistent released rows: {m['below_k_before']:,}; "
+                     f"after keeping one-to-one assignments: {m['below_k']:,} ({m['unique']:,} with one)")
+    return "\n".join(lines)

@@ -37,6 +37,7 @@ from workbench.plugins import at
 from workbench.release import Release, generalized_column
 from workbench.solution_ranking import (  # noqa: F401  (re-exported: workbench.compare is where callers find them)
     OPTIMUM,
+    RISK_COLUMNS,
     as_loss,
     global_vs_local,
     measure_directions,
@@ -45,7 +46,9 @@ from workbench.solution_ranking import (  # noqa: F401  (re-exported: workbench.
     optimal_under,
     pareto_front,
     rank_agreement,
+    risk_utility,
 )
+from workbench.solution_risk import node_risk, release_risk
 from workbench.study import Progress, evaluator_for, local_release
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")
@@ -123,11 +126,12 @@ def _without_degradation(study: Study) -> Study:
 
 
 def _table(rows: list[dict[str, object]], ids: Sequence[str]) -> pd.DataFrame:
+    columns = [*ids, *RISK_COLUMNS]
     if not rows:  # typed even when empty (no k-anonymous node), so the parts concatenate like the whole
         return pd.DataFrame({"k": pd.Series(dtype="int64"), **{c: pd.Series(dtype=str) for c in _COLUMNS[1:]},
                              "suppressed": pd.Series(dtype="int64"), "suppressed_pct": pd.Series(dtype="float64"),
-                             **{m: pd.Series(dtype="float64") for m in ids}})
-    return pd.DataFrame(rows, columns=[*_COLUMNS, *SUPPRESSION_COLUMNS, *ids])
+                             **{m: pd.Series(dtype="float64") for m in columns}})
+    return pd.DataFrame(rows, columns=[*_COLUMNS, *SUPPRESSION_COLUMNS, *columns])
 
 
 def _options(study: Study) -> dict[str, dict[str, object]]:
@@ -190,8 +194,8 @@ def _lattice_rows(study: Study, dataset: Dataset, candidates: str, top_n: int,
     progress.add(len(nodes))
     values = _node_values(study, dataset, evaluator, nodes, ids, progress)
     return [{"k": study.k, "engine": "lattice", "algorithm": candidates, "solution": _solution_label(dataset, node),
-             **suppression_of(evaluator.evaluate(node).suppressed, dataset.n), **{m: v[m] for m in ids}}
-            for node, v in zip(nodes, values, strict=True)]
+             **suppression_of(evaluator.evaluate(node).suppressed, dataset.n), **{m: v[m] for m in ids},
+             **node_risk(evaluator, node)} for node, v in zip(nodes, values, strict=True)]
 
 
 EVERY_NODE = "every k-anonymous node"
@@ -208,12 +212,15 @@ def lattice_optima(study: Study, dataset: Dataset, measure_ids: Sequence[str] | 
     others (col_mi, pmi, nmi) cell by cell, on every k-anonymous node, except a monotone one, whose optimum
     is a k-minimal node (every k-anonymous node generalizes a k-minimal one, which scores no worse). Ties go
     to the lowest, then lexicographically smallest node (the searches' ``tie_key``). Empty when no node is
-    k-anonymous."""
-    ids = [m for m in (measure_ids if measure_ids is not None else study.compare) if m != "degradation"]
+    k-anonymous. ``measure_ids`` may name ``RISK_COLUMNS``, each minimized over every k-anonymous node; by default
+    the study's measures, then the risk columns."""
+    chosen_ids = measure_ids if measure_ids is not None else [*study.compare, *RISK_COLUMNS]
+    risks = [m for m in chosen_ids if m in RISK_COLUMNS]
+    ids = [m for m in chosen_ids if m != "degradation" and m not in RISK_COLUMNS]
     check_measures(replace(study, compare=tuple(ids)))
     evaluator = evaluator_for(study, dataset)
     admissible = _admissible(evaluator)
-    if not admissible or not ids:
+    if not admissible or not (ids or risks):
         return pd.DataFrame({"measure": pd.Series(dtype=str), "solution": pd.Series(dtype=str),
                              "value": pd.Series(dtype="float64"), "searched": pd.Series(dtype=str),
                              "nodes": pd.Series(dtype="int64")})
@@ -233,13 +240,19 @@ def lattice_optima(study: Study, dataset: Dataset, measure_ids: Sequence[str] | 
         pool = admissible if m in every else minimal
         sign = -1.0 if M.MEASURES[m].higher_is_better else 1.0
         searched[m] = (EVERY_NODE if m in every else K_MINIMAL_NODES, {n: sign * scored[n][m] for n in pool})
+    if risks:
+        node_risks = {n: node_risk(evaluator, n) for n in admissible}
+        for m in risks:
+            searched[m] = (EVERY_NODE, {n: r[m] for n, r in node_risks.items()})
     # a user measure that failed on a node scores NaN there (inside plugins.collecting_failures)
     chosen = {m: best_of({n: v for n, v in values.items() if v == v}) for m, (_, values) in searched.items()}
     ids = [m for m in ids if chosen[m] is not None]
-    distinct = list(dict.fromkeys(chosen[m] for m in ids))
+    risks = [m for m in risks if chosen[m] is not None]
+    distinct = list(dict.fromkeys(chosen[m] for m in [*ids, *risks]))
     reported = dict(zip(distinct, _node_values(study, dataset, evaluator, distinct, ids), strict=True))
-    rows = [{"measure": m, "solution": _solution_label(dataset, chosen[m]), "value": reported[chosen[m]][m],
-             "searched": searched[m][0], "nodes": len(searched[m][1])} for m in ids]
+    rows = [{"measure": m, "solution": _solution_label(dataset, chosen[m]), "value": reported[chosen[m]][m]
+             if m in ids else searched[m][1][chosen[m]], "searched": searched[m][0], "nodes": len(searched[m][1])}
+            for m in [*ids, *risks]]
     return pd.DataFrame(rows, columns=OPTIMA_COLUMNS)
 
 
@@ -269,7 +282,8 @@ def _local_rows(study: Study, dataset: Dataset, algorithms: Sequence[str],
         with at(f"the {algorithm} release"):  # named in a user measure's error
             scores = M.score(release.view(), ids, target, _options(study))
         rows.append({"k": study.k, "engine": "local", "algorithm": algorithm, "solution": algorithm,
-                     **suppression_of(int(release.suppressed.sum()), release.n), **{m: scores[m].value for m in ids}})
+                     **suppression_of(int(release.suppressed.sum()), release.n), **{m: scores[m].value for m in ids},
+                     **release_risk(release)})
     return rows
 
 
@@ -293,7 +307,8 @@ def solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top
               progress: Progress | None = None) -> pd.DataFrame:
     """One row per solution: ``k``, ``engine``, ``algorithm``, ``solution`` (the level vector or the local
     algorithm), ``suppressed`` (records) and ``suppressed_pct`` (their percent of the records; the local engine
-    suppresses none), then one column per measure of ``[measures].compare`` (the ``solutions.csv`` contract).
+    suppresses none), then one column per measure of ``[measures].compare``, then the release's
+    re-identification risk after suppression, ``RISK_COLUMNS`` (the ``solutions.csv`` contract).
     ``lattice_solutions`` and ``local_solutions`` give its two parts."""
     study = _without_degradation(study)
     tracker = _Progress(progress, len(local_algorithms))
@@ -312,7 +327,8 @@ def optimum_solutions(study: Study, dataset: Dataset, optima: pd.DataFrame) -> p
     evaluator = evaluator_for(study, dataset)
     values = _node_values(study, dataset, evaluator, nodes, ids)
     return _table([{"k": study.k, "engine": "lattice", "algorithm": OPTIMUM, "solution": label,
-                    **suppression_of(evaluator.evaluate(node).suppressed, dataset.n), **{m: v[m] for m in ids}}
+                    **suppression_of(evaluator.evaluate(node).suppressed, dataset.n), **{m: v[m] for m in ids},
+                    **node_risk(evaluator, node)}
                    for label, node, v in zip(labels, nodes, values, strict=True)], ids)
 
 

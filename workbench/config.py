@@ -224,6 +224,19 @@ def to_toml(raw: Mapping[str, Any]) -> str:
     return tomli_w.dumps(dict(raw))
 
 
+def in_attribute_order(raw: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """A copy of a config mapping whose ``[attributes]`` lists ``names`` first, in that order, then the other
+    attributes as they were. The order of the quasi-identifiers is the order of the transformation vector; a
+    mapping that went through JSON with sorted keys (a cache key) has lost it, and a config written from it would
+    give the analyst's quasi-identifiers back in alphabetical order."""
+    out = copy.deepcopy(dict(raw))
+    attributes = out.get("attributes")
+    if isinstance(attributes, dict):
+        first = [n for n in names if n in attributes]
+        out["attributes"] = {n: attributes[n] for n in [*first, *(a for a in attributes if a not in first)]}
+    return out
+
+
 def parse_override(text: str) -> tuple[list[str], Any]:
     """``SECTION.KEY=VALUE`` -> (path, value); VALUE is read as a TOML value, else taken as a string."""
     if "=" not in text:

@@ -109,6 +109,9 @@ def read_table_bytes(content: bytes, name: str, separator: str | None = None) ->
     return frame
 
 
+ROW_NAMES = "row names"  # the name given to a first column without a header (R's row names)
+
+
 LEGACY_ENCODINGS = ("cp1252", "latin-1")  # what spreadsheets on Windows write when they do not write UTF-8
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # never in a text table, often in binary
 
@@ -177,12 +180,25 @@ def _checked(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     dupes = sorted({c for c in names if names.count(c) > 1})
     if dupes:
         raise DataError(f"{source}: duplicate column name(s): {', '.join(dupes)}")
+    row_names = len(names) > 1 and not names[0].strip() and ROW_NAMES not in names
+    if row_names:  # R's write.csv writes the row names first, under an empty header
+        names[0] = ROW_NAMES
     unnamed = [c if c.strip() else f"column {i + 1}" for i, c in enumerate(names)
                if c.startswith("Unnamed:") or not c.strip()]
     if unnamed:
         raise DataError(f"{source}: column(s) without a header name: {', '.join(unnamed)}")
     frame.columns = names
-    return frame.astype(str)
+    out = frame.astype(str)
+    out.attrs["row_names"] = row_names
+    return out
+
+
+def row_names_note(frame: pd.DataFrame, name: str) -> str | None:
+    """A line saying that the table's first column had no header and was named ``ROW_NAMES``."""
+    if not frame.attrs.get("row_names"):
+        return None
+    return (f"{name}: the first column has no header (R's write.csv writes the row names there); it is read as "
+            f"{ROW_NAMES!r}. If it names people, it is identifying.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -232,10 +248,25 @@ class EncodedColumn:
 
 
 @dataclass(frozen=True, eq=False)
+class Population:
+    """The table a research subset was drawn from (δ-presence, Nergiz et al. 2007): the data file's rows, and
+    which of them the subset is (``rows[i]``: the population row of the subset's row i)."""
+
+    frame: pd.DataFrame
+    rows: np.ndarray
+    source: str = "population"
+
+    @property
+    def n(self) -> int:
+        return len(self.frame)
+
+
+@dataclass(frozen=True, eq=False)
 class Dataset:
     """A table with attribute roles and one hierarchy per quasi-identifier.
 
-    Build it with ``Dataset.create``, which validates everything and copies the frame.
+    Build it with ``Dataset.create``, which validates everything and copies the frame. ``population``: when the
+    table is a research subset (δ-presence), the table it was drawn from.
     """
 
     frame: pd.DataFrame
@@ -243,6 +274,7 @@ class Dataset:
     hierarchies: Mapping[str, Hierarchy]
     source: str = "data"
     warnings: tuple[str, ...] = field(default=())
+    population: Population | None = None
 
     @classmethod
     def create(
@@ -252,12 +284,14 @@ class Dataset:
         hierarchies: Mapping[str, Hierarchy],
         source: str = "data",
         without_hierarchy: Collection[str] = (),
+        population: Population | None = None,
     ) -> Dataset:
         """Validate roles and hierarchies against the frame; raise DataError/HierarchyError on problems.
 
         Columns not in ``roles`` are insensitive. The order of ``roles`` is the quasi-identifier order.
         ``without_hierarchy``: quasi-identifiers generalized by a poset of their own (local engine), which
-        need no hierarchy.
+        need no hierarchy. ``population``: the table the frame's rows were drawn from (δ-presence); the
+        hierarchies must cover its values too.
         """
         if len(frame) == 0:
             raise DataError(f"{source}: no data rows")
@@ -288,10 +322,13 @@ class Dataset:
             problems.extend(report.errors)
             if h.rows:  # coverage too, so that every problem is reported at once
                 problems.extend(_coverage_problems(frame[a], h, a))
+                if population is not None and a in population.frame.columns:
+                    problems.extend(f"population: {p}" for p in _coverage_problems(
+                        population.frame[a].astype(str), h, a))
         if problems:
             raise HierarchyError("; ".join(problems), problems)
         return cls(frame=frame, roles=ordered, hierarchies=dict(hierarchies), source=source,
-                   warnings=tuple(warnings))
+                   warnings=tuple(warnings), population=population)
 
     @property
     def n(self) -> int:
@@ -353,6 +390,25 @@ def _coverage_problems(column: pd.Series, h: Hierarchy, attribute: str) -> list[
         parts.append(f"{label} in data row{'s' if len(rows) > 1 else ''} {shown}")
     more = f"; and {len(missing) - 5} more value(s)" if len(missing) > 5 else ""
     return [f"column {attribute!r}: hierarchy {h.name!r} has no row for {'; '.join(parts)}{more}"]
+
+
+# column names of common demographic quasi-identifiers (Sweeney 2002: ZIP code, sex and date of birth identify
+# most people; El Emam 2009 adds age, and health data ethnicity and race)
+QUASI_NAMES = re.compile(r"(age|sex|gender|dob|(date_?of_?)?birth(_?date|day)?|birth_?year|year_?of_?birth|zip(_?code)?"
+                         r"|post(al)?_?code|postcode|ethnicity|race)", re.IGNORECASE)
+
+
+def suggest_roles(frame: pd.DataFrame) -> dict[str, str]:
+    """Roles to start from for a new table: a column with a different value in every record identifies (it is
+    marked identifying, as ``profile`` would warn); a column named like a common demographic quasi-identifier
+    (``QUASI_NAMES``: age, sex, gender, date of birth, ZIP or postal code, ethnicity, race) is quasi, in table
+    order; every other column insensitive. The analyst reviews and changes them."""
+    roles = {}
+    for column in frame.columns:
+        unique = len(frame) > 1 and frame[column].nunique() == len(frame)
+        roles[column] = "identifying" if unique else "quasi" if QUASI_NAMES.fullmatch(column.strip()) \
+            else "insensitive"
+    return roles
 
 
 def profile(frame: pd.DataFrame, roles: Mapping[str, str], k: int) -> tuple[pd.DataFrame, list[str]]:

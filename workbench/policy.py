@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import measures as M
 from workbench.config import Study
 from workbench.data import Dataset
+from workbench.grouping import group_rows
 from workbench.lattice.search import ALGORITHMS
 from workbench.privacy.base import Admissibility
 
@@ -29,6 +32,42 @@ OPTIMAL_FOR_ANY = ("exhaustive", "bnb")  # optimal for any objective
 def lattice_size(dataset: Dataset) -> int:
     """Nodes of the dataset's generalization lattice: Π (hierarchy height + 1) over the quasi-identifiers."""
     return math.prod(c.height + 1 for c in dataset.encoded)
+
+
+# the local engine's releases as the Compare page runs them (compare.COMPARED_LOCAL_ALGORITHMS: Greedy, Partition,
+# Mondrian): seconds per distinct record and per pair of distinct records (Greedy compares records pairwise),
+# fitted by least squares to runs on 2,500 to 20,000 records of the registry and 5,000 to 30,162 of Adult on a
+# 2-core machine (docs/performance.md)
+LOCAL_SECONDS_PER_RECORD = 1.2e-4
+LOCAL_SECONDS_PER_PAIR = 1.0e-9
+
+
+def distinct_records(dataset: Dataset) -> int:
+    """Records that differ in at least one quasi-identifier (the local engine clusters these)."""
+    codes = np.stack([c.codes for c in dataset.encoded], axis=1) if dataset.encoded else np.zeros((dataset.n, 0))
+    return int(group_rows(codes).size) if codes.shape[1] else min(dataset.n, 1)
+
+
+def local_engine_seconds(distinct: int) -> float:
+    """The expected time of the local engine's releases (Greedy, Partition, Mondrian) on a table of ``distinct``
+    distinct records."""
+    return LOCAL_SECONDS_PER_RECORD * distinct + LOCAL_SECONDS_PER_PAIR * distinct ** 2
+
+
+def duration_text(seconds: float) -> str:
+    """An expected duration in words: "under a second", "about 3 s", "about 2 min"."""
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"about {seconds:.0f} s"
+    return f"about {seconds / 60:.0f} min"
+
+
+def local_engine_hint(dataset: Dataset) -> str:
+    """The local engine's expected time on ``dataset``, with the figures it is estimated from."""
+    distinct = distinct_records(dataset)
+    return (f"{duration_text(local_engine_seconds(distinct))} on this table ({dataset.n:,} records, {distinct:,} "
+            "distinct)")
 
 
 def search_refusal(algorithm: str, time_limit: float | None, nodes: int) -> str | None:
@@ -80,9 +119,13 @@ def admissibility_refusal(rule: Admissibility, algorithm: str) -> str | None:
     if not bad:
         return None
     names = "; ".join(m.describe() for m in bad)
-    return (f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone with "
-            f"suppression (records of violating classes are suppressed, as in ARX); use 'exhaustive', 'bnb' or "
-            "'incognito', or set privacy.max_suppression = 0")
+    if all(m.monotone_with_generalization for m in bad):  # monotone again without suppression
+        why, fix = "with suppression (records of violating classes are suppressed, as in ARX)", \
+            ", or set privacy.max_suppression = 0"
+    else:
+        why, fix = "over the lattice", ""
+    return (f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone {why}; "
+            f"use 'exhaustive', 'bnb' or 'incognito'{fix}")
 
 
 def privacy_refusal(study: Study, dataset: Dataset, algorithm: str) -> str | None:

@@ -70,16 +70,19 @@ class Release:
         smaller than k suppressed (El Emam 2009), and those of classes that violate a privacy model of
         ``admissibility`` (ARX)."""
         columns = dataset.encoded
-        labels, heights, codes = {}, [], []
+        labels, heights, codes, levels = {}, [], [], []
         for col, v in zip(columns, node, strict=True):
             level_code = col.level_codes[col.codes, v]
             offsets = col.code_space[0]
             labels[col.name] = np.asarray(col.labels[v], dtype=object)[level_code]
             heights.append(np.full(dataset.n, v, dtype=np.int64))
             codes.append(offsets[v] + level_code)
+            levels.append(level_code)
         codes_arr = np.stack(codes, axis=1) if codes else np.zeros((dataset.n, 0), dtype=np.int64)
+        level_arr = np.stack(levels, axis=1) if levels else np.zeros((dataset.n, 0), dtype=np.int64)
         rule = admissibility if admissibility is not None else Admissibility(k, max_suppression, dataset.n)
-        suppressed = rule.suppressed_records(codes_arr)
+        suppressed = rule.suppressed_records(level_arr, [c.cardinality(v) for c, v in zip(columns, node, strict=True)],
+                                             node)
         return cls(
             dataset=dataset,
             labels=pd.DataFrame(labels, index=dataset.frame.index),

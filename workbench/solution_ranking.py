@@ -18,6 +18,14 @@ if TYPE_CHECKING:
 
 OPTIMUM = "optimum"  # the ``algorithm`` of a lattice_optima row in optimal_under
 
+# Re-identification risk of each solution's release after suppression (the suppressed records one class of
+# ``*``; ``workbench.risk.risk_of_release``), columns of the solutions table after the measures: lower is better.
+RISK_COLUMNS: dict[str, str] = {
+    "risk_highest": "highest prosecutor risk: 1 / the smallest class",
+    "risk_average": "average prosecutor risk: classes / records",
+    "risk_records_at_risk": "share of records whose risk 1 / |class| exceeds 0.2 (classes under 5 records)",
+}
+
 
 def as_loss(df: pd.DataFrame, measure_id: str) -> pd.Series:
     """The measure's values oriented as a loss (negated when higher is better, e.g. ``nmi``)."""
@@ -127,5 +135,20 @@ def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]
 
 
 def measure_directions(measure_ids: Sequence[str]) -> dict[str, str]:
-    """Each registered measure's direction, as its text (``measures.Direction``)."""
-    return {m: M.MEASURES[m].direction.value for m in measure_ids if m in M.MEASURES}
+    """Each registered measure's direction, as its text (``measures.Direction``); risk columns: lower is
+    better."""
+    return {m: M.MEASURES[m].direction.value if m in M.MEASURES else M.Direction.LOWER.value for m in measure_ids
+            if m in M.MEASURES or m in RISK_COLUMNS}
+
+
+def risk_utility(df: pd.DataFrame, utility: str, risk: str = "risk_average") -> pd.DataFrame:
+    """The solutions as points of risk (``risk``, a ``RISK_COLUMNS`` column) against a utility measure
+    (``utility``, as a loss), with ``pareto``: no other solution has at most its risk and at most its loss, and
+    less of one. Columns ``engine``, ``algorithm``, ``solution``, ``k``, ``risk``, ``utility``, ``pareto``."""
+    if risk not in RISK_COLUMNS:
+        raise ValueError(f"risk must be one of {', '.join(RISK_COLUMNS)}, got {risk!r}")
+    keep = df[[utility, risk]].notna().all(axis=1).to_numpy()
+    part = df[keep].reset_index(drop=True)
+    return pd.DataFrame({"engine": part.engine, "algorithm": part.algorithm, "solution": part.solution, "k": part.k,
+                         "risk": part[risk].astype(float), "utility": part[utility].astype(float),
+                         "pareto": pareto_front(part, [utility, risk])})

@@ -26,6 +26,7 @@ from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, _lattice_measure, check_measures, local_weigh, score_release
 from workbench.policy import admissibility_refusal, monotone_refusal
 from workbench.privacy.build import admissibility_for
+from workbench.privacy.delta_presence import research_subset
 from workbench.release import Guarantee, Release
 
 
@@ -44,6 +45,7 @@ def load_dataset(study: Study) -> Dataset:
         roles, hierarchies, source = {}, {}, str(study.data_path)
     if study.rows is not None:
         frame = frame.iloc[: study.rows]
+    frame, population = research_subset(study, frame, source)  # δ-presence: release the research subset
     declared: dict[str, str] = {}
     for spec in study.attributes:
         if spec.name not in frame.columns:
@@ -70,7 +72,7 @@ def load_dataset(study: Study) -> Dataset:
     poset_only = [a.name for a in study.attributes
                   if a.poset is not None and POSETS[a.poset].build is not None and not POSETS[a.poset].uses_hierarchy]
     dataset = Dataset.create(frame, roles, hierarchies, source=source,
-                             without_hierarchy=poset_only if study.engine == "local" else ())
+                             without_hierarchy=poset_only if study.engine == "local" else (), population=population)
     if not dataset.quasi_identifiers:
         raise ConfigError(f"{study.source}: no quasi-identifier: give at least one attribute role = \"quasi\"")
     return dataset

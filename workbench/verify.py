@@ -94,21 +94,28 @@ def _verify_models(release: Release, kept: pd.DataFrame) -> dict[str, bool]:
     assert release.admissibility is not None
     qis = release.quasi_identifiers
     positions = release.dataset.frame.index.get_indexer(kept.index)
+    first = np.zeros(1 if len(kept) else 0, dtype=np.int64)
     if len(kept) and qis:
         codes = np.stack([pd.factorize(kept[q].astype(str))[0] for q in qis], axis=1)
         groups = group_rows(codes, with_inverse=True)
         assert groups.inverse is not None
-        index, classes = groups.inverse, groups.size
+        index, classes, first = groups.inverse, groups.size, groups.first
     else:
         index, classes = np.zeros(len(kept), dtype=np.int64), 1 if len(kept) else 0
     extras = [replace(e, codes=e.codes[positions]) for e in release.admissibility.extras]
-    view = ClassView.from_records(index, classes, extras)
+    node, keys = None, None
+    if release.transformation is not None:  # a lattice node: each class's level codes, from one of its records
+        node = tuple(release.transformation[q] for q in qis)
+        columns = release.dataset.encoded
+        keys = np.stack([c.level_codes[c.codes[positions[first]], v] for c, v in zip(columns, node, strict=True)],
+                        axis=1) if qis else np.zeros((first.size, 0), dtype=np.int64)
+    view = ClassView.from_records(index, classes, extras, node=node, keys=keys)
     out = {}
     for m in release.admissibility.models:
         if m.release_level:
             out[m.describe()] = m.fulfilled(view.sizes, release.n)
         else:
-            out[m.describe()] = not bool(m.violating(view).any())
+            out[m.describe()] = not bool(m.violating(view).any()) and m.node_fulfilled(view)
     return out
 
 

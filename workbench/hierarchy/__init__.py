@@ -1,5 +1,6 @@
 """Generalization hierarchies: the tree (``tree.py``: ARX's file format, validation, levels) and the builders
-that make one from a column (``builders.py``: intervals, masking, dates, groupings, suggestions)."""
+that make one from a column (``builders.py``: masking, dates, groupings and the dispatch; ``intervals.py``;
+``suggest.py``: suggestions; ``values.py``: what they share)."""
 
 from workbench.hierarchy.builders import (
     BUILDER_KINDS,

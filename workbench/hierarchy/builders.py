@@ -6,262 +6,41 @@ common kinds (age bands, postal-code masking, date coarsening, category grouping
 numerically, dates chronologically, the missing value ``""`` last), with the root ``"*"``. The missing value
 ``""`` (an empty cell) is placed explicitly: its own branch ``"(missing)"`` up to the root unless the analyst
 puts it in a group (groupings, or intervals' ``non_numeric = "missing"``); ``missing_placement`` says where.
+The intervals builder is in ``intervals.py``, the suggestions in ``suggest.py``, what they share in ``values.py``;
+this module holds the others and the dispatch from a config's spec (``build_hierarchy``).
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import date, datetime
-from decimal import Decimal, localcontext
-from numbers import Real
 
 from workbench.errors import ConfigError
-from workbench.hierarchy.tree import Hierarchy, IntervalShares
+from workbench.hierarchy.intervals import intervals
+from workbench.hierarchy.suggest import suggest_builder, suggest_spec
+from workbench.hierarchy.tree import Hierarchy
+from workbench.hierarchy.values import (
+    DATE_LEVELS,
+    MISSING,
+    NON_NUMERIC,
+    NOT_A_NUMBER,
+    R_MISSING,
+    ROOT,
+    SHOWN,
+    NumericProfile,
+    distinct_texts,
+    finished_tree,
+    is_number,
+    listing,
+    natural_key,
+    natural_sorted,
+    numeric_profile,
+    where_of,
+)
 
-ROOT = "*"
-DATE_LEVELS = ("week", "month", "quarter", "year", "decade")
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_DIGITS = re.compile(r"([0-9]+)")
-_COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")  # a decimal comma: "29,0", "-1,5" (no thousands separators)
-_SHOWN = 5
-NON_NUMERIC = ("keep", "group", "missing", "error")  # what the intervals builder does with text that is no number
-NOT_A_NUMBER = "(not a number)"  # the group of text values, when the analyst puts them in one group
-MISSING = "(missing)"  # the group of the missing value "" and of text the analyst counts as missing
-
-
-# ---------------------------------------------------------------------------------------------- helpers
-def _where(kind: str, name: str) -> str:
-    return f"builder {kind!r} for {name!r}"
-
-
-def _distinct(values: Iterable[object]) -> list[str]:
-    return list(dict.fromkeys("" if v is None else str(v) for v in values))
-
-
-def _number(text: str, decimal_comma: bool = False) -> Decimal | None:
-    """The value of a numeric text (``"39"``, ``"-1.5"``, ``"2e3"``; with ``decimal_comma`` also ``"29,0"``),
-    else None (also for nan/inf)."""
-    s = text.strip()
-    if decimal_comma and _COMMA_NUMBER.fullmatch(s):
-        s = s.replace(",", ".")
-    if not _NUMBER.fullmatch(s):
-        return None
-    return Decimal(s)
-
-
-@dataclass(frozen=True)
-class NumericProfile:
-    """What the intervals builder would make of a column: ``comma_decimals`` distinct values read as numbers only
-    with a decimal comma (``"29,0"``); ``not_numbers`` every other non-empty value that is not a number, with its
-    number of records, most frequent first; ``missing`` records with the empty value."""
-
-    comma_decimals: int
-    not_numbers: tuple[tuple[str, int], ...]
-    missing: int
-
-    def listing(self, limit: int | None = _SHOWN) -> str:
-        """``'unknown' (3), 'n/a' (2)``: the values that are not numbers, with their counts."""
-        shown = self.not_numbers if limit is None else self.not_numbers[:limit]
-        more = len(self.not_numbers) - len(shown)
-        return ", ".join(f"{v!r} ({c:,})" for v, c in shown) + (f" and {more} more" if more > 0 else "")
-
-
-def numeric_profile(values: Iterable[object], decimal_comma: bool = False) -> NumericProfile:
-    """Count, over every record's value (not only the distinct ones), what is not a plain number."""
-    counts = Counter("" if v is None else str(v) for v in values)
-    comma = sum(1 for v in counts if v and _number(v) is None and _number(v, True) is not None)
-    odd = sorted(((v, c) for v, c in counts.items() if v != "" and _number(v, decimal_comma) is None),
-                 key=lambda vc: (-vc[1], vc[0]))
-    return NumericProfile(comma, tuple(odd), counts.get("", 0))
-
-
-def _natural_key(text: str, decimal_comma: bool = False) -> tuple:
-    if text == "":
-        return (2,)
-    num = _number(text, decimal_comma)
-    if num is not None:
-        return (0, num, text)
-    parts = tuple(int(p) if i % 2 else p for i, p in enumerate(_DIGITS.split(text)))
-    return (1, parts, text)
-
-
-def natural_sorted(values: Iterable[object]) -> list[str]:
-    """Distinct values as text, numbers numerically first, then other text naturally, ``""`` last."""
-    return sorted(_distinct(values), key=_natural_key)
-
-
-def _listing(items: Sequence[str], limit: int | None = _SHOWN) -> str:
-    shown = [repr(i) for i in (items if limit is None else items[:limit])]
-    more = len(items) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
-
-
-def _finished(rows: list[list[str]], kind: str, name: str) -> Hierarchy:
-    """Make the Hierarchy and insist it is a valid tree (labels of non-numeric values could collide)."""
-    if not rows:
-        raise ConfigError(f"{_where(kind, name)}: there are no values to build a hierarchy for")
-    h = Hierarchy.from_rows(rows, name=name)
-    report = h.validate()
-    if not report.ok:
-        raise ConfigError(f"{_where(kind, name)}: the result is not a tree: {'; '.join(report.errors)}")
-    return h
-
-
-def _is_number(x: object) -> bool:
-    return isinstance(x, Real) and not isinstance(x, bool)
-
-
-def _decimal(x: object, what: str, where: str) -> Decimal:
-    if not _is_number(x):
-        raise ConfigError(f"{where}: {what} must be a number, got {x!r}")
-    d = Decimal(str(x))
-    if not d.is_finite():
-        raise ConfigError(f"{where}: {what} must be a finite number, got {x!r}")
-    return d
-
-
-def _text(d: Decimal, integral: bool) -> str:
-    """Integers as ``20``, other numbers as Python floats print (``20.0``, ``0.25``)."""
-    return str(int(d)) if integral else str(float(d))
-
-
-# ---------------------------------------------------------------------------------------------- intervals
-def intervals(
-    values: Iterable[object],
-    widths: Sequence[float],
-    *,
-    top: float | None = None,
-    bottom: float | None = None,
-    name: str = "intervals",
-    decimal_comma: bool = False,
-    non_numeric: str = "error",
-) -> Hierarchy:
-    """Numeric intervals, one level per width: value -> ``w1``-wide band -> ... -> ``"*"``.
-
-    Bands are aligned at multiples of each width counted from ``bottom`` (0 when not given). Each width
-    must be a positive multiple of the previous one, so every band lies inside one band of the next
-    level (a tree). Labels are ``"20-24"`` (inclusive ends) when the data, widths, ``top`` and
-    ``bottom`` are all integers, else ``"[20.0, 25.0["``. ``top`` top-codes: every value ``>= top`` is
-    ``"90+"`` at every level below the root, and the band just below is cut at ``top``; ``bottom``
-    likewise labels values ``< bottom`` as ``"<18"``. ``decimal_comma`` reads ``"29,0"`` as 29.0 (the leaf keeps
-    its text). Values that are not numbers follow ``non_numeric``: ``"keep"`` their own label at every level below
-    the root (generalized only by the root); ``"group"`` one group ``"(not a number)"``; ``"missing"`` the group
-    ``"(missing)"`` with the missing value ``""``; ``"error"`` a ConfigError naming them with their counts. The
-    missing value ``""`` is ``"(missing)"`` at every level below the root (its own branch).
-    """
-    kind = "intervals"
-    where = _where(kind, name)
-    if isinstance(widths, str | bytes) or not isinstance(widths, Sequence):
-        raise ConfigError(f"{where}: widths must be a list of positive numbers, got {widths!r}")
-    ws = [_decimal(w, "each width", where) for w in widths]
-    for w, raw in zip(ws, widths, strict=True):
-        if w <= 0:
-            raise ConfigError(f"{where}: widths must be positive, got {raw!r} in {list(widths)!r}")
-    hi_cut = None if top is None else _decimal(top, "top", where)
-    lo_cut = None if bottom is None else _decimal(bottom, "bottom", where)
-    if hi_cut is not None and lo_cut is not None and hi_cut <= lo_cut:
-        raise ConfigError(f"{where}: top ({top!r}) must be greater than bottom ({bottom!r})")
-    if non_numeric not in NON_NUMERIC:
-        raise ConfigError(f"{where}: non_numeric must be one of {', '.join(NON_NUMERIC)}, got {non_numeric!r}")
-    values = list(values)
-    if non_numeric == "error":
-        odd = numeric_profile(values, decimal_comma)
-        if odd.not_numbers:
-            raise ConfigError(f"{where}: {len(odd.not_numbers)} value(s) are not numbers: {odd.listing()}; choose "
-                              "what they become (non_numeric = \"group\", \"missing\" or \"keep\") or correct "
-                              "the data")
-    ordered = sorted(_distinct(values), key=lambda t: _natural_key(t, decimal_comma))
-    numbers = {v: _number(v, decimal_comma) for v in ordered}
-    given = [d for d in numbers.values() if d is not None] + ws
-    given += [d for d in (hi_cut, lo_cut) if d is not None]
-    # exact decimal arithmetic: enough digits for every quotient value // width
-    top_digit = max((d.adjusted() for d in given if d), default=0)
-    span = top_digit - min((int(d.as_tuple().exponent) for d in given), default=0)
-    if span > 4000:
-        raise ConfigError(f"{where}: the values and widths span {span} decimal digits; that is too many")
-    with localcontext() as ctx:
-        ctx.prec = max(28, span + 10)
-        return _interval_rows(ordered, numbers, ws, list(widths), hi_cut, lo_cut, given, where, name, non_numeric)
-
-
-def _interval_rows(
-    ordered: list[str],
-    numbers: dict[str, Decimal | None],
-    ws: list[Decimal],
-    widths: list[object],
-    hi_cut: Decimal | None,
-    lo_cut: Decimal | None,
-    given: list[Decimal],
-    where: str,
-    name: str,
-    non_numeric: str = "keep",
-) -> Hierarchy:
-    for prev, w in zip(ws, ws[1:], strict=False):
-        if w % prev != 0:
-            raise ConfigError(
-                f"{where}: widths {widths!r} do not nest: each width must be a positive multiple "
-                f"of the previous one ({_text(w, w == w.to_integral_value())} is not a multiple of "
-                f"{_text(prev, prev == prev.to_integral_value())})"
-            )
-    integral = all(d == d.to_integral_value() for d in given)
-    origin = lo_cut if lo_cut is not None else Decimal(0)
-
-    def band(x: Decimal, w: Decimal) -> str:
-        lo = origin + ((x - origin) // w) * w
-        if (x - origin) % w < 0:  # Decimal // truncates toward zero; we need floor
-            lo -= w
-        hi = lo + w
-        if hi_cut is not None and hi > hi_cut:
-            hi = hi_cut
-        if integral:
-            return f"{int(lo)}-{int(hi) - 1}"
-        return f"[{_text(lo, False)}, {_text(hi, False)}["
-
-    def start(x: Decimal, w: Decimal) -> Decimal:
-        lo = origin + ((x - origin) // w) * w
-        return lo - w if (x - origin) % w < 0 else lo
-
-    rows: list[list[str]] = []
-    widths_of: list[list[Decimal]] = []  # per row, the width of each label below the root (integral case)
-    regular = [x for x in numbers.values() if x is not None and (hi_cut is None or x < hi_cut)
-               and (lo_cut is None or x >= lo_cut)]
-    numeric = [x for x in numbers.values() if x is not None]
-    for v in ordered:
-        x = numbers[v]
-        if x is None:
-            label = MISSING if v == "" else {"group": NOT_A_NUMBER, "missing": MISSING}.get(non_numeric, v)
-            path, widths_below = [label] * len(ws), [Decimal(1)] * len(ws)  # ARX: a null interval's share is 1/D
-        elif hi_cut is not None and x >= hi_cut:
-            path = [f"{_text(hi_cut, integral)}+"] * len(ws)
-            widths_below = [max(numeric) - hi_cut + 1] * len(ws)
-        elif lo_cut is not None and x < lo_cut:
-            path = [f"<{_text(lo_cut, integral)}"] * len(ws)
-            widths_below = [lo_cut - min(numeric)] * len(ws)
-        else:
-            path = [band(x, w) for w in ws]
-            widths_below = [min(start(x, w) + w, hi_cut) - start(x, w) if hi_cut is not None else w for w in ws]
-        rows.append([v, *path, ROOT])
-        widths_of.append(widths_below)
-    h = _finished(rows, "intervals", name)
-    if not integral or not numeric:
-        return h  # decimal bands: loss uses the hierarchy's rows (ARX's materialized shares)
-    # ARX's DomainShareInterval over the half-open integer domain the bands cover: the regular bands from the
-    # first widest band (or ``bottom``) to the last (or ``top``), plus the bottom- and top-coded values
-    widest = ws[-1]
-    lo = lo_cut if lo_cut is not None else (start(min(regular), widest) if regular else None)
-    hi = hi_cut if hi_cut is not None else (start(max(regular), widest) + widest if regular else None)
-    domain = (hi - lo if lo is not None and hi is not None else Decimal(0))
-    domain += (lo_cut - min(numeric)) if lo_cut is not None and min(numeric) < lo_cut else 0
-    domain += (max(numeric) - hi_cut + 1) if hi_cut is not None and max(numeric) >= hi_cut else 0
-    levels: list[dict[str, int]] = [{} for _ in range(len(ws) + 2)]
-    for row, widths_below in zip(rows, widths_of, strict=True):
-        for level, (label, width) in enumerate(zip(row, [Decimal(1), *widths_below, domain], strict=True)):
-            if levels[level].setdefault(label, int(width)) != int(width):
-                return h  # a text value that reads like a band label: keep the materialized shares
-    return replace(h, interval_shares=IntervalShares(int(domain), tuple(levels)))
+__all__ = ["BUILDER_KINDS", "DATE_LEVELS", "MISSING", "NON_NUMERIC", "NOT_A_NUMBER", "R_MISSING", "ROOT",
+           "NumericProfile", "build_hierarchy", "dates", "groupings", "groupings_from_table", "intervals", "masking",
+           "missing_placement", "natural_sorted", "numeric_profile", "suggest_builder", "suggest_spec"]
 
 
 # ---------------------------------------------------------------------------------------------- masking
@@ -272,7 +51,7 @@ def masking(values: Iterable[object], *, char: str = "*", name: str = "masking")
     value ``""`` is ``"(missing)"`` at every level below the root (its own branch).
     """
     kind = "masking"
-    where = _where(kind, name)
+    where = where_of(kind, name)
     if not isinstance(char, str) or len(char) != 1:
         raise ConfigError(f"{where}: char must be a single character, got {char!r}")
     ordered = natural_sorted(values)
@@ -291,7 +70,7 @@ def masking(values: Iterable[object], *, char: str = "*", name: str = "masking")
         else:
             path = [v[: length - i] + char * i for i in range(1, length)]
         rows.append([v, *path, ROOT])
-    return _finished(rows, kind, name)
+    return finished_tree(rows, kind, name)
 
 
 # ---------------------------------------------------------------------------------------------- dates
@@ -323,7 +102,7 @@ def dates(
     value ``""`` is ``"(missing)"`` at every level below the root (its own branch).
     """
     kind = "dates"
-    where = _where(kind, name)
+    where = where_of(kind, name)
     if not isinstance(format, str) or not format:
         raise ConfigError(f"{where}: format must be a strptime format such as '%Y-%m-%d', got {format!r}")
     if isinstance(levels, str | bytes) or not isinstance(levels, Sequence):
@@ -332,7 +111,7 @@ def dates(
     unknown = [lv for lv in levels if lv not in DATE_LEVELS]
     if unknown:
         raise ConfigError(
-            f"{where}: unknown level(s) {_listing([str(u) for u in unknown], None)}; "
+            f"{where}: unknown level(s) {listing([str(u) for u in unknown], None)}; "
             f"use {', '.join(DATE_LEVELS)}"
         )
     ranks = [DATE_LEVELS.index(lv) for lv in levels]
@@ -346,7 +125,7 @@ def dates(
             f"{where}: levels {levels!r}: weeks cross {levels[1]} boundaries, so week "
             "can only be followed by year or decade"
         )
-    distinct = _distinct(values)
+    distinct = distinct_texts(values)
     parsed: dict[str, date] = {}
     bad: list[str] = []
     for v in distinct:
@@ -357,12 +136,12 @@ def dates(
         except ValueError:
             bad.append(v)
     if bad:
-        raise ConfigError(f"{where}: {len(bad)} value(s) do not match format {format!r}: {_listing(bad)}")
+        raise ConfigError(f"{where}: {len(bad)} value(s) do not match format {format!r}: {listing(bad)}")
     ordered = sorted(parsed, key=lambda v: (parsed[v], v))
     rows = [[v, *(_DATE_LABELS[lv](parsed[v]) for lv in levels), ROOT] for v in ordered]
     if "" in distinct:
         rows.append(["", *([MISSING] * len(levels)), ROOT])
-    return _finished(rows, kind, name)
+    return finished_tree(rows, kind, name)
 
 
 # ---------------------------------------------------------------------------------------------- groupings
@@ -376,7 +155,7 @@ def groupings(
     unmapped, it is ``"(missing)"`` at every level below the root (its own branch).
     """
     kind = "groupings"
-    where = _where(kind, name)
+    where = where_of(kind, name)
     if isinstance(levels, str | bytes | Mapping) or not isinstance(levels, Sequence):
         raise ConfigError(f"{where}: levels must be a list of mappings (one per level), got {levels!r}")
     maps: list[dict[str, str]] = []
@@ -392,7 +171,7 @@ def groupings(
         unmapped = {lab for lab in current.values() if lab is not None and lab != "" and lab not in mapping}
         if unmapped:
             what = "value" if i == 1 else f"level-{i - 1} group"
-            listed = _listing(sorted(unmapped, key=_natural_key), None)
+            listed = listing(sorted(unmapped, key=natural_key), None)
             problems.append(f"level {i} has no group for {len(unmapped)} {what}(s): {listed}")
         for v, lab in current.items():
             current[v] = None if lab is None else mapping.get(lab, "" if lab == "" else None)
@@ -400,7 +179,7 @@ def groupings(
     if problems:
         raise ConfigError(f"{where}: {'; '.join(problems)}")
     rows = [[v, *(p or MISSING for p in paths[v]), ROOT] for v in ordered]  # unmapped "": its own branch
-    return _finished(rows, kind, name)
+    return finished_tree(rows, kind, name)
 
 
 def missing_placement(h: Hierarchy) -> str | None:
@@ -415,69 +194,12 @@ def missing_placement(h: Hierarchy) -> str | None:
             else f"missing values (empty cells) are generalized as {path}")
 
 
-def suggest_builder(values: Iterable[object]) -> str:
-    """A first builder to offer for a column: a column of at most two values (sex, yes/no, 0/1) gets groupings
-    (straight to ``"*"``), codes of one length (ZIP codes: leading zeros, or many values; not decimals) are
-    masked, numbers (also with a decimal comma, and with a few text values among at least five numbers) get
-    intervals, ISO dates (``%Y-%m-%d``) get dates, anything else groupings."""
-    texts = [v for v in _distinct(values) if v != ""]
-    if len(texts) <= 2:
-        return "groupings"
-    lengths = {len(v) for v in texts}
-    decimals = any(_number(v, decimal_comma=True) is not None and ("." in v or "," in v) for v in texts)
-    if len(lengths) == 1 and lengths.pop() > 2 and not decimals and (any(v.startswith("0") for v in texts)
-                                                                    or len(texts) > 50):
-        return "masking"
-    numbers = sum(_number(v, decimal_comma=True) is not None for v in texts)
-    if numbers == len(texts) or (numbers >= 0.8 * len(texts) and numbers >= 5):  # a few text values ("n/a"):
-        return "intervals"  # the intervals builder names them and asks where they go
-    try:
-        for v in texts:
-            datetime.strptime(v, "%Y-%m-%d")
-    except ValueError:
-        return "groupings"
-    return "dates"
-
-
-def _nice_widths(values: Iterable[object], decimal_comma: bool) -> list[int | float]:
-    """Nested band widths for the numbers among ``values``: the first a 1-2-5 step giving about 10 to 20 bands,
-    each next one twice the previous, up to two bands over the range (at most four levels)."""
-    numbers = [d for d in (_number(v, decimal_comma) for v in _distinct(values)) if d is not None]
-    spread = max(numbers) - min(numbers) if numbers else Decimal(0)
-    integral = all(d == d.to_integral_value() for d in numbers)
-    steps = [Decimal(m).scaleb(e) for e in range(0 if integral else -3, 16) for m in (1, 2, 5)]
-    widths = [next((w for w in steps if spread <= 20 * w), steps[-1])]
-    while len(widths) < 4 and widths[-1] * 2 < spread:
-        widths.append(widths[-1] * 2)
-    return [int(w) if w == w.to_integral_value() else float(w) for w in widths]
-
-
-def suggest_spec(values: Iterable[object]) -> dict[str, object]:
-    """A complete builder spec for a column (``suggest_builder``'s kind with its parameters), ready to build: at
-    most two values (or any other text) go straight to ``"*"`` (groupings without levels: height 1, so a yes/no
-    column does not double the lattice), codes are masked, numbers get nested bands (text among them must be
-    placed by the analyst: ``non_numeric = "error"`` names it), ISO dates get month, year, decade."""
-    values = list(values)
-    kind = suggest_builder(values)
-    if kind == "masking":
-        return {"kind": "masking", "char": "*"}
-    if kind == "dates":
-        return {"kind": "dates", "format": "%Y-%m-%d", "levels": ["month", "year", "decade"]}
-    if kind == "intervals":
-        comma = numeric_profile(values).comma_decimals > 0
-        profile = numeric_profile(values, comma)
-        spec: dict[str, object] = {"kind": "intervals", "widths": _nice_widths(values, comma)}
-        spec |= {"decimal_comma": True} if comma else {}
-        return spec | ({"non_numeric": "error"} if profile.not_numbers else {})
-    return {"kind": "groupings", "levels": []}
-
-
 def groupings_from_table(rows: Sequence[Sequence[object]], *, name: str = "groupings") -> dict[str, object]:
     """The ``groupings`` builder spec of a table with one row per value: ``[value, level-1 group, level-2 group,
     ...]`` (as edited in the app; rows of the value alone: no levels, every value straight to ``"*"``). Raises
     ConfigError naming every value without a group and every group given two different coarser groups (a
     hierarchy is a tree)."""
-    where = _where("groupings", name)
+    where = where_of("groupings", name)
     if not rows:
         raise ConfigError(f"{where}: no values to group")
     depth = max(len(r) for r in rows) - 1
@@ -498,14 +220,14 @@ def groupings_from_table(rows: Sequence[Sequence[object]], *, name: str = "group
                                 f"{levels[i][key]!r} and {group!r} at level {i + 1}")
     if problems:
         unique = sorted(set(problems))
-        more = f"; and {len(unique) - _SHOWN} more" if len(unique) > _SHOWN else ""
-        raise ConfigError(f"{where}: {'; '.join(unique[:_SHOWN])}{more}")
+        more = f"; and {len(unique) - SHOWN} more" if len(unique) > SHOWN else ""
+        raise ConfigError(f"{where}: {'; '.join(unique[:SHOWN])}{more}")
     return {"kind": "groupings", "levels": levels}
 
 
 # ---------------------------------------------------------------------------------------------- dispatch
 def _widths_ok(x: object) -> bool:
-    return isinstance(x, list | tuple) and all(_is_number(w) for w in x)
+    return isinstance(x, list | tuple) and all(is_number(w) for w in x)
 
 
 def _strings_ok(x: object) -> bool:
@@ -523,8 +245,8 @@ _BUILDERS: dict[str, tuple[Callable[..., Hierarchy], _Params]] = {
         intervals,
         {
             "widths": (True, _widths_ok, "a list of numbers"),
-            "top": (False, _is_number, "a number"),
-            "bottom": (False, _is_number, "a number"),
+            "top": (False, is_number, "a number"),
+            "bottom": (False, is_number, "a number"),
             "decimal_comma": (False, lambda x: isinstance(x, bool), "true or false"),
             "non_numeric": (False, lambda x: x in NON_NUMERIC, f"one of {', '.join(NON_NUMERIC)}"),
         },
@@ -558,7 +280,7 @@ def build_hierarchy(spec: Mapping[str, object], values: Iterable[object], name: 
             f"hierarchy builder for {name!r}: unknown kind {kind!r} (known: {', '.join(BUILDER_KINDS)})"
         )
     fn, params = _BUILDERS[kind]
-    where = _where(kind, name)
+    where = where_of(kind, name)
     for key in spec:
         if key != "kind" and key not in params:
             known = ", ".join(params)

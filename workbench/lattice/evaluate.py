@@ -204,11 +204,11 @@ class NodeEvaluator:
     def class_view(self, fs: FrequencySet) -> ClassView:
         """The privacy models' view of a frequency set's classes."""
         if fs.detail is None:
-            return ClassView.from_records(np.arange(fs.classes), fs.classes, (), fs.counts)
+            return ClassView.from_records(np.arange(fs.classes), fs.classes, (), fs.counts, fs.node, fs.codes)
         codes, counts, row_class = fs.detail
         r = len(self.columns)
         return ClassView(fs.counts, row_class, codes[:, r:], counts, {e.name: j for j, e in enumerate(self.extras)},
-                         {e.name: e.cardinality for e in self.extras})
+                         {e.name: e.cardinality for e in self.extras}, tuple(fs.node), fs.codes)
 
     def outcome(self, fs: FrequencySet) -> Outcome:
         """Which classes of a frequency set are suppressed and whether its node is admissible (memoized for the
@@ -238,7 +238,7 @@ class NodeEvaluator:
         """Per record: is it suppressed at ``node`` (in a class smaller than k or violating a privacy model)?"""
         codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)], axis=1) \
             if self.columns else np.zeros((self.n, 0), dtype=np.int64)
-        return self.admissibility.suppressed_records(codes, self.cardinalities(node))
+        return self.admissibility.suppressed_records(codes, self.cardinalities(node), node)
 
     def record_class_sizes(self, node: Node) -> np.ndarray:
         """Per record: the size of its equivalence class at ``node``."""

@@ -37,7 +37,9 @@ class Extra:
 @dataclass(eq=False)
 class ClassView:
     """The equivalence classes of one generalization as the models see them: class sizes and, per extra
-    column, the distinct (class, value) pairs with their record counts (a sparse per-class histogram)."""
+    column, the distinct (class, value) pairs with their record counts (a sparse per-class histogram); and,
+    when the generalization is a lattice node, the node and each class's quasi-identifier codes at its levels
+    (``EncodedColumn.level_codes``), which δ-presence looks up in the population."""
 
     sizes: np.ndarray  # (E,) records per class
     detail_class: np.ndarray  # (D,) class of each detail row
@@ -45,6 +47,8 @@ class ClassView:
     detail_counts: np.ndarray  # (D,) records per detail row
     columns: Mapping[str, int]  # extra name -> column of detail_codes
     cardinalities: Mapping[str, int]
+    node: tuple[int, ...] | None = None  # the lattice node of the classes, when they are one
+    keys: np.ndarray | None = None  # (E, r) each class's level codes at ``node``
     _pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
@@ -75,16 +79,20 @@ class ClassView:
 
     @classmethod
     def from_records(cls, class_index: np.ndarray, n_classes: int, extras: Sequence[Extra],
-                     weights: np.ndarray | None = None) -> ClassView:
-        """The view of a table from each record's class (``class_index``) and the extra columns."""
+                     weights: np.ndarray | None = None, node: Sequence[int] | None = None,
+                     keys: np.ndarray | None = None) -> ClassView:
+        """The view of a table from each record's class (``class_index``) and the extra columns (with the
+        lattice ``node`` and the classes' level codes ``keys`` when known)."""
         w = np.ones(class_index.size, dtype=np.int64) if weights is None else weights.astype(np.int64)
         sizes = np.bincount(class_index, weights=w, minlength=n_classes).astype(np.int64)
+        where = {"node": None if node is None else tuple(int(v) for v in node), "keys": keys}
         if not extras:
-            return cls(sizes, np.zeros(0, np.int64), np.zeros((0, 0), np.int64), np.zeros(0, np.int64), {}, {})
+            return cls(sizes, np.zeros(0, np.int64), np.zeros((0, 0), np.int64), np.zeros(0, np.int64), {}, {},
+                       **where)
         codes = np.stack([class_index, *[e.codes for e in extras]], axis=1)
         rows, counts = distinct_rows(codes, [max(n_classes, 1), *[e.cardinality for e in extras]], w)
         return cls(sizes, rows[:, 0].astype(np.int64), rows[:, 1:].astype(np.int64), counts,
-                   {e.name: j for j, e in enumerate(extras)}, {e.name: e.cardinality for e in extras})
+                   {e.name: j for j, e in enumerate(extras)}, {e.name: e.cardinality for e in extras}, **where)
 
 
 class PrivacyModel:
@@ -103,6 +111,11 @@ class PrivacyModel:
 
     def fulfilled(self, kept_sizes: np.ndarray, n: int) -> bool:
         """Do the kept classes (sizes) of a table of n records fulfil the model? (release-level models)"""
+        return True
+
+    def node_fulfilled(self, view: ClassView) -> bool:
+        """Does the generalization hold whatever is suppressed? (class-level models; False vetoes the node, as
+        δ-presence does for population classes without a subset record)"""
         return True
 
     def describe(self) -> str:
@@ -141,15 +154,18 @@ class Admissibility:
                 seen.setdefault(e.name, e)
         self.extras = tuple(seen.values())
 
-    def suppressed_records(self, codes: np.ndarray, cards: Sequence[int] | None = None) -> np.ndarray:
-        """Per record of a table of class codes (one column per quasi-identifier, ``cards`` their code counts):
-        is it suppressed, being in a class smaller than k or violating a privacy model (``outcome``)? The rule
-        a node's evaluation and its Release share."""
+    def suppressed_records(self, codes: np.ndarray, cards: Sequence[int] | None = None,
+                           node: Sequence[int] | None = None) -> np.ndarray:
+        """Per record of a table of class codes (one column per quasi-identifier, ``cards`` their code counts;
+        the level codes of lattice ``node`` when given): is it suppressed, being in a class smaller than k or
+        violating a privacy model (``outcome``)? The rule a node's evaluation and its Release share."""
         if self.plain:
             return class_sizes(codes, cards) < self.k
         groups = group_rows(codes, cards, with_inverse=True)
         assert groups.inverse is not None
-        return self.outcome(ClassView.from_records(groups.inverse, groups.size, self.extras)).suppress[groups.inverse]
+        view = ClassView.from_records(groups.inverse, groups.size, self.extras, node=node,
+                                      keys=None if node is None else np.asarray(codes)[groups.first])
+        return self.outcome(view).suppress[groups.inverse]
 
     def within(self, suppressed: int) -> bool:
         """Is this many suppressed records within the limit?"""
@@ -176,10 +192,10 @@ class Admissibility:
         sizes = view.sizes
         suppress = sizes < self.k
         models: dict[str, bool] = {}
-        for m in self.models:  # a class-level model holds on every kept class by construction
+        for m in self.models:  # a class-level model holds on every kept class by construction, bar a veto
             if not m.release_level:
                 suppress = suppress | m.violating(view)
-                models[m.describe()] = True
+                models[m.describe()] = m.node_fulfilled(view)
         release = [m for m in self.models if m.release_level]
         if release:
             suppress = self._enforce(sizes, suppress, release)

@@ -9,6 +9,7 @@ from workbench.config import PrivacyModelSpec, Study
 from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.privacy.base import Admissibility, Extra, PrivacyModel
+from workbench.privacy.delta_presence import DeltaPresence
 from workbench.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from workbench.privacy.risk_thresholds import RiskThreshold
 from workbench.privacy.t_closeness import (
@@ -91,8 +92,10 @@ def build_model(spec: PrivacyModelSpec, dataset: Dataset) -> PrivacyModel:
             raise ConfigError(f"{where}.population {population:g} is smaller than the {dataset.n:,} records of the "
                               "data (the data is a sample of the population)")
         return RiskThreshold(spec.get("model"), float(spec.get("threshold")), spec.get("estimator"), population)
-    raise ConfigError(f"{where}: δ-presence is not available in the lattice engine yet; remove [{where}] "
-                      "(ℓ-diversity, t-closeness and risk thresholds are)")
+    if dataset.population is None:
+        raise ConfigError(f"{where}: the data is not a research subset of a population: load the study with "
+                          "workbench.study.load_dataset, which releases the subset's rows of the data file")
+    return DeltaPresence(dataset, float(spec.get("delta_min")), float(spec.get("delta_max")))
 
 
 def models_for(study: Study, dataset: Dataset) -> list[PrivacyModel]:

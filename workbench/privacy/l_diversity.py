@@ -4,11 +4,15 @@ Privacy beyond k-anonymity", ACM TKDD 1(1), 2007), as ARX implements it (``Disti
 
 - distinct: a class holds at least ℓ distinct sensitive values. A class merged with one that holds is
   ℓ-diverse, so the model is monotone with suppression (as k-anonymity).
-- entropy: the class's sensitive-value entropy is at least log2(ℓ); Shannon's plug-in estimate, or
-  Grassberger's bias-corrected estimate (Grassberger, "Entropy estimates from insufficient samplings", 2003:
-  H = ln N − (1/N) Σ n_i G(n_i), G(n) = ψ(n) + ½(−1)^n (ψ((n+1)/2) − ψ(n/2))). Classes with fewer than ⌈ℓ⌉
-  distinct values fail (ARX). Shannon entropy is concave, so it is monotone with generalization (Machanavajjhala
-  et al. §4.1), not with suppression; Grassberger's estimate is declared monotone with neither.
+- entropy: the class's sensitive-value entropy is at least log2(ℓ). ARX writes both estimators as
+  H = ψ(N) − (1/N) Σ n_i ψ(n_i) over the class's N records and value counts n_i: Shannon's plug-in estimate
+  with ψ = ln, Grassberger's bias-corrected one (Grassberger, "Entropy estimates from insufficient samplings",
+  2003, eq. 35; Stammler, Katzenbeisser & Hamacher, PSD 2016) with ψ = G, G(n) = ψ(n) + ½(−1)^n (ψ((n+1)/2) −
+  ψ(n/2)), which is −γ − ln 2 + Σ_{k≤m} 2/(2k−1) for n = 2m and n = 2m + 1, and above n = 100 ARX's expansion
+  ln n + μ(1/24 − μ(7/960 − μ·31/8064)), μ = 1/(n/2)², n rounded down to even. G replaces the logarithm for
+  N too. Classes with fewer than ⌈ℓ⌉ distinct values fail (ARX). Shannon entropy is concave, so it is monotone
+  with generalization (Machanavajjhala et al. §4.1), not with suppression; Grassberger's estimate is declared
+  monotone with neither.
 - recursive (c, ℓ): r_1 < c·(r_ℓ + … + r_m) over the class's value counts in descending order; monotone with
   generalization (Machanavajjhala et al. Thm 4.2), not with suppression.
 """
@@ -30,12 +34,18 @@ def _log2(x: np.ndarray | float) -> np.ndarray:
 
 
 def grassberger_g(n: np.ndarray) -> np.ndarray:
-    """Grassberger's G(n) = ψ(n) + ½(−1)^n (ψ((n+1)/2) − ψ(n/2)) (2003, eq. 35)."""
+    """Grassberger's G(n) = ψ(n) + ½(−1)^n (ψ((n+1)/2) − ψ(n/2)) (2003, eq. 35) for n ≤ 100, and ARX's expansion
+    of it above: ln n + μ(1/24 − μ(7/960 − μ·31/8064)), μ = 1/(n/2)², n rounded down to even."""
     n = np.asarray(n, dtype=float)
     sign = np.where(np.mod(n, 2) == 0, 1.0, -1.0)
     from scipy.special import digamma  # imported here: Grassberger's estimate is its only user
 
-    return digamma(n) + 0.5 * sign * (digamma((n + 1) / 2) - digamma(n / 2))
+    small = digamma(n) + 0.5 * sign * (digamma((n + 1) / 2) - digamma(n / 2))
+    even = n - np.mod(n, 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu = 1.0 / np.floor(even / 2) ** 2
+        large = np.log(even) + mu * (1 / 24 - mu * (7 / 960 - mu * 31 / 8064))
+    return np.where(n <= 100, small, large)
 
 
 class _LDiversity(PrivacyModel):
@@ -90,7 +100,7 @@ class EntropyLDiversity(_LDiversity):
                 sum1 = np.bincount(cls, weights=f * _log2(f), minlength=view.classes)
                 return -((sum1 / total) - _log2(total))
             sum_g = np.bincount(cls, weights=f * grassberger_g(f), minlength=view.classes)
-            return (np.log(total) - sum_g / total) / _LN2
+            return (grassberger_g(total) - sum_g / total) / _LN2
 
     def violating(self, view: ClassView) -> np.ndarray:
         return (self.distinct(view) < self.min_size) | ~(self.entropy(view) >= _log2(self.l))

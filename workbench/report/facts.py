@@ -49,6 +49,7 @@ class Facts:
     costs: pd.DataFrame = field(default_factory=pd.DataFrame)
     alternatives: dict[str, Any] = field(default_factory=dict)
     checks: list[dict[str, str]] = field(default_factory=list)
+    attacks: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
 
 
@@ -287,6 +288,21 @@ def _checks(result: RunResult) -> list[dict[str, str]]:
     return out
 
 
+def _attacks(result: RunResult) -> dict[str, Any]:
+    """The attacks on the release (``attack_checks.check_attacks``): the checks as a dict and as table rows, or
+    ``{"error": ...}``; {} without a release."""
+    from workbench.attack_checks import attack_table, check_attacks
+    from workbench.errors import WorkbenchError
+
+    if result.release is None:
+        return {}
+    try:
+        checks = check_attacks(result.study, result.dataset, result.release).to_dict()
+    except (WorkbenchError, ValueError) as exc:
+        return {"error": str(exc)}
+    return {"checks": checks, "table": attack_table(checks), "rare": pd.DataFrame(checks["rare_values"]["values"])}
+
+
 def _file_hash(study: Study) -> str | None:
     if study.data_path is None:
         return None
@@ -340,7 +356,7 @@ def run_command(command: str) -> str:
 
 
 STEPS = ("the dataset", "the hierarchies", "the risk", "the release", "every measure", "the alternatives",
-         "the checks", "the provenance")
+         "the checks", "the attacks", "the provenance")
 
 
 def gather(study: Study, result: RunResult, command: str, progress: Progress | None = None) -> Facts:
@@ -361,6 +377,8 @@ def gather(study: Study, result: RunResult, command: str, progress: Progress | N
     facts.alternatives = _alternatives(result, lambda f, text: report(0.45 + 0.45 * f, text))
     report(0.9, "listing the checks")
     facts.checks = _checks(result)
+    report(0.93, "attacking the release")
+    facts.attacks = _attacks(result)
     facts.provenance = _provenance(result, command)
     report(1.0, "done")
     return facts

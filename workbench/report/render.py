@@ -20,6 +20,7 @@ SECTIONS = (
     ("costs", "What it costs"),
     ("alternatives", "The alternatives considered"),
     ("checks", "Checks done"),
+    ("attacks", "Attacks checked"),
     ("provenance", "Provenance"),
 )
 """Section ids and titles, in the order of the report."""
@@ -194,6 +195,31 @@ def _checks(f: Facts) -> str:
             + table_html(rows, max_rows=100))
 
 
+def _attacks(f: Facts) -> str:
+    a = f.attacks
+    if not a:
+        return _p("There is no release to attack.")
+    if "error" in a:
+        return _p(f"The attacks could not be simulated: {a['error']}")
+    c = a["checks"]
+    k, rare = c["k"], c["rare_values"]
+    parts = [_p("The workbench simulated the attacks of Sweeney (2002) and Katirai (2006) on this release. An attacker "
+                "who holds a second release of the same table (here the first other minimal solution, standing for "
+                "another recipient's copy) joins the two; one who knows everyone's quasi-identifiers matches rows "
+                "to people."),
+             _p(f"Values held by fewer than {k} records in the input: {fmt(len(rare['values']))}, in "
+                f"{fmt(rare['records'])} records; each needed generalizing or suppressing.")]
+    if len(a["rare"]):
+        parts.append(table_html(a["rare"], f"Quasi-identifier values rarer than k = {k}", max_rows=30))
+    parts.append(table_html(a["table"], "The attacks and what they yield", css_class="wide"))
+    same = c["unsorted_matching_same_seed"]
+    if same is not None and same["linked"] == same["rows"]:
+        parts.append(_p(f"Release files written with the same seed ({c['seed']}) share one row order: joining two of "
+                        "them row by row is joining them on the record. Give every release of a table its own seed.",
+                        "warn"))
+    return "".join(parts)
+
+
 def _provenance(f: Facts) -> str:
     p = f.provenance
     record = p["record"]
@@ -212,7 +238,7 @@ def _provenance(f: Facts) -> str:
 
 RENDERERS = {"dataset": _dataset, "hierarchies": _hierarchies, "privacy-model": _privacy, "risk": _risk,
              "release": _release, "costs": _costs, "alternatives": _alternatives, "checks": _checks,
-             "provenance": _provenance}
+             "attacks": _attacks, "provenance": _provenance}
 
 
 def render(f: Facts) -> str:

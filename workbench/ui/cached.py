@@ -62,6 +62,8 @@ def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
     data_only["engine"] = {"kind": raw.get("engine", {}).get("kind", "lattice")}
     data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
                                                if "target" in raw.get("measures", {}) else {})}
+    if "delta_presence" in raw.get("privacy", {}):  # δ-presence releases the research subset: another table
+        data_only["privacy"] = {"delta_presence": raw["privacy"]["delta_presence"]}
     return _sample_dataset(json.dumps(data_only, sort_keys=True))
 
 
@@ -73,6 +75,19 @@ def study_and_dataset(config_json: str, dataset_key: str | None) -> tuple[Study,
 def lattice_size(source: Source) -> int:
     """Nodes of the source's generalization lattice (``policy.lattice_size``)."""
     return policy.lattice_size(dataset_for(source.config_json(k=2, compare=[]), source.dataset_key))
+
+
+def local_engine_hint(source: Source) -> str:
+    """The local engine's expected time on the source's table (``policy.local_engine_hint``), memoized per session."""
+    config_json = source.config_json(k=2, compare=[])
+    memo = st.session_state.setdefault("local_engine_hints", {})
+    key = (config_json, source.dataset_key)
+    if key not in memo:
+        try:
+            memo[key] = policy.local_engine_hint(dataset_for(config_json, source.dataset_key))
+        except (WorkbenchError, KeyError):  # the page's own call reports a config or data problem
+            return "time unknown"
+    return memo[key]
 
 
 def too_large_for_tables(source: Source) -> str | None:
@@ -309,7 +324,7 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
     a zip bundle of the config with the hierarchy files it names."""
-    from workbench.config import to_toml
+    from workbench.config import in_attribute_order, to_toml
     from workbench.config_bundle import config_bundle
 
     raw = json.loads(config_json)
@@ -318,6 +333,7 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     if "error" in outcome:
         return outcome
     result = outcome["result"]
+    raw = in_attribute_order(raw, result.dataset.quasi_identifiers)  # the JSON key sorted them alphabetically
     try:
         study = study_from_dict(raw)
         if result.release is None:

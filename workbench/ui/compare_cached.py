@@ -28,17 +28,13 @@ def lattice_rows(config_json: str, candidates: str, dataset_key: str | None) -> 
 
 @dual_cache(max_entries=32, heavy=True)
 def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """The local engine's rows (``compare.COMPARED_LOCAL_ALGORITHMS``) and the seconds they took on this table (the
-    page's cost hint); ``config_json`` without a suppression limit."""
-    import time
-
+    """The local engine's rows (``compare.COMPARED_LOCAL_ALGORITHMS``); ``config_json`` without a suppression
+    limit."""
     from workbench import compare
 
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        start = time.perf_counter()
-        table = compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)
-        return {"table": table, "seconds": time.perf_counter() - start, "k": study.k}
+        return {"table": compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from workbench.catalog import CLASSIFIERS
 from workbench.ui import format, state
-from workbench.ui.cached import too_large_for_tables
+from workbench.ui.cached import local_engine_hint, too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.compare_cached import (  # noqa: F401  (analysis and local_rows: the warm-up's and tests' handles)
     analysis,
@@ -59,9 +59,9 @@ def page(source: Source) -> None:
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)  # lattice engine only: the local engine suppresses no record
     candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
+    local_hint = local_engine_hint(source)  # computed for the table at hand
     with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
-                           help="Greedy, Partition and Mondrian for the same k; Greedy's time grows with the square "
-                                "of the number of distinct records")
+                           help=f"Greedy, Partition and Mondrian for the same k; {local_hint}")
     ids = source.measure_ids
     config_json = source.config_json(k=k, max_suppression=suppression / 100)
     local_json = source.config_json(k=k) if with_local else None
@@ -80,7 +80,7 @@ def page(source: Source) -> None:
         early = st.empty()
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
             format.show(lattice["table"], labels=LABELS)
-            with st.spinner("Local engine: Greedy, Partition and Mondrian…"):
+            with st.spinner(f"Local engine: Greedy, Partition and Mondrian ({local_hint})…"):
                 local = local_rows(local_json, dataset_key=key)
         early.empty()
         if "error" in local:
@@ -153,10 +153,7 @@ def page(source: Source) -> None:
 
     st.subheader("How each measure degrades as k grows")
     ks = st.multiselect("k values", SWEEP_KS, default=[2, 5, 10, 20], key="cmp_sweep_ks")
-    took = local_rows(local_json, dataset_key=key) if local_json is not None else None  # cached: its measured time
-    cost = (f"it took {format.number(took['seconds'])} s at k = {took['k']} on this table; about as long per k"
-            if took is not None and "seconds" in took else "as long per k as the local rows of the table above")
-    sweep_local = st.checkbox(f"with the local engine ({cost})", value=False,
+    sweep_local = st.checkbox(f"with the local engine ({local_hint}, per k)", value=False,
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
         with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):

@@ -26,6 +26,7 @@ from workbench.ui import state, upload
 from workbench.ui.charts import hierarchy_tree_chart
 from workbench.ui.export import download
 from workbench.ui.source import Source
+from workbench.ui.suggestions import accept_suggested
 
 
 def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
@@ -203,33 +204,6 @@ def _edit(ws: dict[str, Any], column: str) -> None:
                                         format_func=lambda p: f"{p}: {upload.POSETS[p]}", key=f"poset:{column}")
 
 
-def _accept_all(ws: dict[str, Any], quasi: list[str]) -> None:
-    """One click gives every quasi-identifier without a hierarchy yet its suggested one (``suggest_spec``); the
-    hierarchies already chosen or imported are kept."""
-    open_columns = [c for c in quasi if c not in ws["hierarchies"]]
-    if not open_columns:
-        return
-    suggested = {c: suggest_spec(ws["frame"][c].tolist()) for c in open_columns}
-    st.caption("Suggested: " + "; ".join(f"{c}: {_describe(spec)}" for c, spec in suggested.items()))
-    if st.button(f"Accept the suggested hierarchies ({len(open_columns)} column(s) without one)", key="h_accept_all",
-                 type="primary"):
-        for column, spec in suggested.items():
-            ws["hierarchies"][column] = {"mode": "builder", "spec": spec}
-
-
-def _describe(spec: dict[str, Any]) -> str:
-    """A builder spec in a few words."""
-    kind = spec["kind"]
-    if kind == "intervals":
-        return f"bands of {', '.join(map(str, spec['widths']))}" + (
-            " (values that are not numbers: to choose)" if spec.get("non_numeric") == "error" else "")
-    if kind == "masking":
-        return "masking digits from the right"
-    if kind == "dates":
-        return f"dates by {', '.join(spec['levels'])}"
-    return "the value or '*'" if not spec.get("levels") else f"{len(spec['levels'])} level(s) of groups"
-
-
 def _own_data(ws: dict[str, Any]) -> None:
     quasi = [c for c, r in ws["roles"].items() if r == "quasi"]
     st.caption(f"Your data: {ws['name']}")
@@ -237,7 +211,7 @@ def _own_data(ws: dict[str, Any]) -> None:
         st.info("Mark the quasi-identifiers on the Data page first (role 'quasi').")
         return
 
-    _accept_all(ws, quasi)
+    accept_suggested(ws, quasi, key="h_accept_all")
     state.keep_valid("h_column", quasi)
     column = st.selectbox("Quasi-identifier", quasi, key="h_column")
     _edit(ws, column)

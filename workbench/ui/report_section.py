@@ -14,7 +14,7 @@ REPORT_KEY = "report_html"  # st.session_state: (config JSON, report bytes) of t
 def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     """A button that builds the report of the last run's release (with the Export page's seed) and a download
     button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
-    from workbench.config import study_from_dict
+    from workbench.config import in_attribute_order, study_from_dict
     from workbench.errors import WorkbenchError
     from workbench.report import build_report
     from workbench.ui.cached import error_result, run_result
@@ -32,7 +32,8 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
         if "error" not in outcome:
             try:
                 with st.spinner("Building the report…"):
-                    report = build_report(study_from_dict(raw), outcome["result"])
+                    ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
+                    report = build_report(study_from_dict(ordered), outcome["result"])
                 held = (key, report.html.encode("utf-8"))
                 st.session_state[REPORT_KEY] = held
             except WorkbenchError as exc:

@@ -1,6 +1,7 @@
 """Risk page: re-identification risk of the input and of the last run's release side by side (prosecutor risk,
 records at risk, sample uniques, population uniqueness given a population size) and a histogram of record-level
-risk. Every figure comes from ``workbench.risk`` through ``cached.risk_figures``."""
+risk; risk against utility over the candidate solutions (``risk_sections``). Every figure comes from the library
+through ``cached.risk_figures`` and ``risk_cached``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from workbench.config import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
+from workbench.ui.risk_sections import attacks_section, risk_utility_section, unique_combinations_section
 from workbench.ui.source import Source
 
 INPUT = "input"
@@ -98,3 +100,6 @@ def page(source: Source) -> None:
     records = pd.concat([t["records"].assign(table=name) for name, t in tables.items()], ignore_index=True)
     st.altair_chart(record_risk_chart(records), width="stretch")
     st.caption("Each bar: the share of a table's records whose risk is 1 / class size (hover for the counts).")
+    risk_utility_section(source, release_config)
+    unique_combinations_section(source, release_config)
+    attacks_section(source, release_config)

@@ -11,15 +11,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import measures as M
-from workbench.config import LOCAL_OBJECTIVES, Study
-from workbench.config_bundle import read_config_bytes
-from workbench.data import Dataset, encoding_note, profile, read_table_bytes
+from workbench.data import Dataset, encoding_note, profile, read_table_bytes, row_names_note, suggest_roles
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import Hierarchy, build_hierarchy
-from workbench.ui import cached, state
+from workbench.ui import cached
 from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
+from workbench.ui.suggestions import accept_suggested
 
 MAX_MB = 200  # a data table; .streamlit/config.toml's server.maxUploadSize bounds every upload request as well
 MAX_CONFIG_MB = 64  # a config or a config bundle (its contents are bounded by workbench.config_bundle's BUNDLE_MAX_*)
@@ -55,9 +53,34 @@ def _read(content: bytes, name: str, sha: str) -> pd.DataFrame | str:
     return memo[key]
 
 
+TABLES = "upload_settings"  # sha -> the settings (name, roles, hierarchies, posets) of each table uploaded
+MAX_TABLES = 16  # tables whose settings a session keeps (only the current table's rows are held)
+SETTINGS = ("name", "roles", "hierarchies", "posets")
+
+
+def _keep(ws: dict[str, Any]) -> None:
+    """Keep the settings of the table ``ws`` for this session (the latest ``MAX_TABLES`` tables)."""
+    kept = st.session_state.setdefault(TABLES, {})
+    kept.pop(ws["sha"], None)
+    kept[ws["sha"]] = {key: ws[key] for key in SETTINGS}
+    while len(kept) > MAX_TABLES:
+        kept.pop(next(iter(kept)))
+
+
 def _start(frame: pd.DataFrame, name: str, sha: str) -> dict[str, Any]:
-    ws = {"name": name, "sha": sha, "frame": frame, "roles": {c: "insensitive" for c in frame.columns},
-          "hierarchies": {}, "posets": {}}
+    """Make an uploaded table the workspace: with the settings it had when last uploaded in this session (roles,
+    hierarchies, posets), or fresh ones (roles from ``suggest_roles``); the previous table's settings are kept."""
+    previous = workspace()
+    if previous is not None:
+        _keep(previous)
+    before = st.session_state.get(TABLES, {}).get(sha)
+    if before is not None:
+        ws = {"sha": sha, "frame": frame, **before, "name": name}
+        st.session_state["upload_restored"] = name
+    else:
+        ws = {"name": name, "sha": sha, "frame": frame, "roles": suggest_roles(frame), "hierarchies": {},
+              "posets": {}}
+        st.session_state.pop("upload_restored", None)
     st.session_state[WORKSPACE] = ws
     return ws
 
@@ -163,122 +186,11 @@ def select_when_ready(was_ready: bool) -> None:
         st.rerun()
 
 
-SUPPRESSION_STEP = state.SUPPRESSION_STEP_PERCENT / 100  # the suppression slider's step, as a share
-
-
-def unrepresentable_settings(study: Study) -> list[str]:
-    """Privacy settings of a loaded config that the Anonymize page's widgets cannot hold exactly (they would
-    clamp or round them): such a config is refused, never applied approximately."""
-    out = []
-    if not 1 <= study.k <= state.MAX_WIDGET_INT:
-        out.append(f"privacy.k = {study.k} cannot be set in the app (1 to {state.MAX_WIDGET_INT:,}); nothing was "
-                   "loaded")
-    steps = study.max_suppression / SUPPRESSION_STEP
-    if study.engine == "lattice" and abs(steps - round(steps)) > 1e-9:
-        out.append(f"privacy.max_suppression = {study.max_suppression} is not a multiple of {SUPPRESSION_STEP}, the "
-                   "suppression slider's step; nothing was loaded (run it with `workbench run`, or give a multiple)")
-    return out
-
-
-def unapplied_settings(study: Study) -> list[str]:
-    """Keys of a loaded config that the app does not apply (it would otherwise drop them without a word)."""
-    raw = study.raw
-    keys = [f"data.{key}" for key in ("rows", "separator") if key in raw.get("data", {})]
-    keys += [f"engine.{key}" for key in ("time_limit", "seed") if key in raw.get("engine", {})]
-    keys += [f"release.{key}" for key in ("seed", "format", "suppressed", "escape_formulas")
-             if key in raw.get("release", {})]
-    return keys
-
-
-def _load_config(ws: dict[str, Any] | None) -> None:
-    """Load a config (TOML, or the bundle the Export page writes): roles, hierarchies and posets for the
-    uploaded table, and the privacy and engine settings for the Anonymize page."""
-    loaded = st.file_uploader("Load a config (TOML, or the .zip bundle from the Export page)", type=["toml", "zip"],
-                              key="config_upload", max_upload_size=MAX_CONFIG_MB)
-    if loaded is None:
-        return
-    if oversized(loaded, MAX_CONFIG_MB):
-        st.error(oversized(loaded, MAX_CONFIG_MB))
-        return
-    try:
-        study, files = read_config_bytes(loaded.getvalue(), loaded.name)
-    except WorkbenchError as exc:
-        st.error(str(exc).splitlines()[0])
-        return
-    marker = hashlib.sha256(loaded.getvalue()).hexdigest()
-    if st.session_state.get("config_loaded") == marker:
-        st.caption(f"{loaded.name} is loaded.")
-        for note in st.session_state.get("config_notes", []):  # kept across the reruns a load triggers
-            st.warning(note)
-        return
-    local = study.engine == "local"
-    refused = unrepresentable_settings(study)
-    if refused:  # nothing of the config is applied: a widget would clamp or round a privacy parameter
-        for problem in refused:
-            st.error(f"{loaded.name}: {problem}")
-        return
-    offered = LOCAL_OBJECTIVES if local else M.LATTICE_MEASURES  # the Anonymize page's objective choices
-    st.session_state.update({"an_engine": study.engine,  # the Anonymize page's settings
-                             "an_local_alg" if local else "an_alg": study.algorithm})
-    state.set_privacy(study.k, study.max_suppression if not local else state.privacy().max_suppression)
-    notes = []
-    ignored = unapplied_settings(study)
-    if ignored:
-        notes.append(f"{loaded.name}: {', '.join(ignored)} not applied in the app (it uses every row of the data, "
-                     "and the Export page sets the release options); `workbench run` runs the config as written.")
-    if study.objective in offered:
-        st.session_state["an_local_obj" if local else "an_obj"] = study.objective
-    else:
-        notes.append(f"{loaded.name}: objective {study.objective!r} is not offered on the Anonymize page (it has "
-                     f"no fast path there); choose one of {', '.join(offered)}, or run the config with "
-                     "`workbench run`.")
-    st.session_state["config_notes"] = notes
-    for note in notes:
-        st.warning(note)
-    if study.sample is not None:
-        st.session_state["pending_dataset"] = study.sample  # the Dataset box is already drawn in this run
-        st.session_state["config_loaded"] = marker
-        st.rerun()
-    if ws is None or study.data_path is None or study.data_path.name != ws["name"]:
-        wanted = study.data_path.name if study.data_path else "the data"
-        st.warning(f"{loaded.name} is for {wanted}: upload that file first, then load the config again.")
-        return
-    missing = [c for c in (a.name for a in study.attributes) if c not in ws["roles"]]
-    if missing:
-        st.error(f"{loaded.name}: {', '.join(map(repr, missing))} not a column of {ws['name']}")
-        return
-    # the config's attribute order is the quasi-identifier order; columns it does not list are insensitive
-    listed = {a.name: a.role or ws["roles"][a.name] for a in study.attributes}
-    if study.target is not None and study.target in ws["roles"]:
-        listed.setdefault(study.target, "target")
-    ws["roles"] = listed | {c: "insensitive" for c in ws["frame"].columns if c not in listed}
-    for spec in study.attributes:
-        if spec.builder is not None:
-            ws["hierarchies"][spec.name] = {"mode": "builder", "spec": dict(spec.builder)}
-        elif spec.hierarchy is not None:
-            rel = spec.hierarchy.as_posix().removeprefix("./")
-            if rel not in files:
-                st.warning(f"{loaded.name}: hierarchy file {rel} of {spec.name!r} is not in the upload; import it "
-                           "on the Hierarchies page")
-                continue
-            ws["hierarchies"][spec.name] = {"mode": "arx", "text": files[rel], "file": rel.split("/")[-1]}
-        if spec.poset in POSETS:
-            ws["posets"][spec.name] = spec.poset
-        elif spec.poset:
-            notes.append(f"{loaded.name}: poset {spec.poset!r} of {spec.name!r} needs a poset file, which the app "
-                         f"does not take; {spec.name!r} uses the tree poset here (`workbench run` runs the config "
-                         "as written).")
-            st.warning(notes[-1])
-    _set_role_widgets(ws)
-    st.session_state["config_loaded"] = marker
-    st.success(f"{loaded.name} loaded: roles, hierarchies and settings applied.")
-
-
 ROLE_LISTS = {"quasi": "Quasi-identifiers, in the order of the transformation (each needs a hierarchy)",
               "identifying": "Identifying (dropped from every release)", "sensitive": "Sensitive (released as is)"}
 
 
-def _set_role_widgets(ws: dict[str, Any]) -> None:
+def set_role_widgets(ws: dict[str, Any]) -> None:
     """Make the role widgets show ``ws["roles"]`` (after an upload or a loaded config)."""
     for role in ROLE_LISTS:
         st.session_state[f"role:{role}:{ws['sha']}"] = [c for c, r in ws["roles"].items() if r == role]
@@ -289,7 +201,7 @@ def _roles(ws: dict[str, Any]) -> dict[str, str] | None:
     """Each column's role from one list per role; a column in two lists is an error. Unlisted: insensitive."""
     columns = list(ws["frame"].columns)
     if f"role:quasi:{ws['sha']}" not in st.session_state:
-        _set_role_widgets(ws)
+        set_role_widgets(ws)
     chosen = {role: st.multiselect(text, columns, key=f"role:{role}:{ws['sha']}") for role, text in ROLE_LISTS.items()}
     target = st.selectbox("Target (for mutual information and model degradation; optional)", ["(none)", *columns],
                           key=f"role:target:{ws['sha']}")
@@ -335,6 +247,7 @@ def not_ready_message(ws: dict[str, Any]) -> str:
 
 def section() -> None:
     """The Data page for the session's own data: upload, roles, profile and warnings, config loading."""
+    from workbench.ui import config_load  # it reads this module's workspace and role widgets
     st.subheader("Your own data")
     st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
                      "in this browser session; nothing is written to disk unless you export.",
@@ -345,18 +258,26 @@ def section() -> None:
         return
     ws = workspace()
     if ws is None:
-        _load_config(None)
+        config_load.load_config(None)
         return
     frame = ws["frame"]
     st.caption(f"{ws['name']}: {len(frame):,} rows, {len(frame.columns)} columns (held in this session only)")
-    note = encoding_note(frame, ws["name"])
-    if note:
-        st.info(note)
-    _load_config(ws)
+    if st.session_state.get("upload_restored") == ws["name"]:
+        st.info(f"{ws['name']} was uploaded before in this session: its roles, hierarchies and posets are as you "
+                "left them.")
+    for note in (encoding_note(frame, ws["name"]), row_names_note(frame, ws["name"])):
+        if note:
+            st.info(note)
+    config_load.load_config(ws)
+    if st.session_state.get("upload_restored") != ws["name"]:
+        st.caption("Roles suggested for a new table: a column with a different value in every record is "
+                   "identifying; columns named like common quasi-identifiers (age, sex, gender, date of birth, ZIP "
+                   "or postal code, ethnicity, race) are quasi-identifiers. Check and change them here.")
     roles = _roles(ws)
     if roles is None:
         return
     ws["roles"] = roles
+    accept_suggested(ws, [c for c, r in roles.items() if r == "quasi"], key="data_accept_all")
     k = st.number_input("k for the warnings", min_value=1, value=5, step=1, key="upload_k")
     table, warnings = profile(frame, ws["roles"], int(k))
     st.dataframe(table, hide_index=True)

@@ -1,4 +1,5 @@
-"""Walkthrough page: the 10-record teaching table, step by step, for demonstrations."""
+"""Walkthrough page: the 10-record teaching table, step by step, for an ethics board (``workbench.walkthrough``
+writes every sentence from the table's counts)."""
 
 from __future__ import annotations
 
@@ -6,26 +7,30 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
-from workbench.walkthrough import MEASURE_EXPLANATIONS, steps
+from workbench.walkthrough import MEASURE_EXPLANATIONS, SMALL, steps
+
+RED, GREEN = "background-color: #f8d7da", "background-color: #d4edda"
 
 
-def _highlight(row: pd.Series, k: int) -> list[str]:
-    if row["suppressed"]:
-        return ["background-color: #f8d7da"] * len(row)
-    if row["class size"] >= k:
-        return ["background-color: #d4edda"] * len(row)
+def _highlight(row: pd.Series) -> list[str]:
+    """Red: suppressed, or in a class smaller than k; green: in a class of at least k (unmarked: no classes yet)."""
+    if bool(row.get("suppressed", False)) or bool(row.get(SMALL, False)):
+        return [RED] * len(row)
+    if SMALL in row.index or "suppressed" in row.index:
+        return [GREEN] * len(row)
     return [""] * len(row)
 
 
 def page() -> None:
     st.header("Walkthrough: what k-anonymity does, on ten patients")
-    k = st.slider("k", 2, 5, 3, key="walk_k")
-    st.caption("Green rows: in a class of at least k patients. Red rows: in a class smaller than k, so they "
-               "would be suppressed. Data: El Emam et al. 2009, Fig. 3.")
+    k = st.slider("k", 1, 10, 3, key="walk_k")
+    st.caption("Green rows: in a class of at least k patients. Red rows: in a class smaller than k, or suppressed "
+               "(released with * in every quasi-identifier). Data: El Emam et al. 2009, Fig. 3.")
     for s in steps(k):
         st.subheader(s.title)
-        st.write(s.text)
-        st.dataframe(s.table.style.apply(_highlight, axis=1, k=k), hide_index=True)
-        cols = st.columns(len(s.measures))
-        for col, (mid, value) in zip(cols, s.measures.items(), strict=True):
-            col.metric(M.MEASURES[mid].name, f"{value:.4g}", help=MEASURE_EXPLANATIONS[mid])
+        st.markdown(s.text.replace("*", "\\*"))
+        st.dataframe(s.table.style.apply(_highlight, axis=1), hide_index=True)
+        if s.measures:
+            cols = st.columns(len(s.measures))
+            for col, (mid, value) in zip(cols, s.measures.items(), strict=True):
+                col.metric(M.MEASURES[mid].name, f"{value:.4g}", help=MEASURE_EXPLANATIONS[mid])

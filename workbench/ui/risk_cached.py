@@ -1,0 +1,87 @@
+"""Cached library calls of the Risk page's sections (``workbench/ui/cached.py``'s rules: a JSON config and a
+``dataset_key`` in, plain data out): the risk–utility points of the solutions, the attacks on the release, and the
+quasi-identifier combinations that make records unique."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from workbench.errors import WorkbenchError
+from workbench.ui.cached import dual_cache, error_result, study_and_dataset
+
+
+@dual_cache(max_entries=16, heavy=True)
+def risk_utility_points(config_json: str, utility: str, risk: str, with_local: bool,
+                        dataset_key: str | None) -> dict[str, Any]:
+    """The k-minimal lattice candidates (and, ``with_local``, the local engine's releases) of a config as points
+    of ``risk`` against ``utility`` with their Pareto front (``compare.risk_utility``)."""
+    from workbench import compare
+
+    try:
+        study, dataset = study_and_dataset(config_json, dataset_key)
+        parts = [compare.lattice_solutions(study, dataset, "k_minimal")]
+        if with_local:
+            parts.append(compare.local_solutions(study, dataset))
+        table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        return {"points": compare.risk_utility(table, utility, risk)}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+
+
+@dual_cache(max_entries=16)
+def rare_values(config_json: str, k: int, dataset_key: str | None) -> dict[str, Any]:
+    """The input's quasi-identifier values rarer than ``k`` (``attacks.rare_values``) and the table without them,
+    as CSV, both ways (records dropped, values blanked)."""
+    from workbench import attacks
+    from workbench.attack_checks import without_rare_csv
+    from workbench.ui.cached import dataset_for
+
+    try:
+        dataset = dataset_for(config_json, dataset_key)
+        report = attacks.rare_values(dataset.frame, dataset.quasi_identifiers, k)
+        return {"table": report.table(), "records": report.records, "n": dataset.n,
+                "rows_csv": without_rare_csv(dataset, k, "rows"), "values_csv": without_rare_csv(dataset, k, "values")}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+
+
+@dual_cache(max_entries=8, heavy=True)
+def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """The attacks on the release of a config (``attack_checks.check_attacks``): ``checks`` as a dict, ``node``
+    the release's transformation."""
+    from workbench.attack_checks import check_attacks
+    from workbench.ui.cached import run_result
+
+    outcome = run_result(release_config_json, dataset_key=dataset_key)
+    if "error" in outcome:
+        return outcome
+    result = outcome["result"]
+    if result.release is None:
+        return {"error": "the last run found no release"}
+    try:
+        checks = check_attacks(result.study, result.dataset, result.release)
+    except (WorkbenchError, ValueError) as exc:
+        return error_result(exc)
+    return {"checks": checks.to_dict(), "node": result.release.transformation}
+
+
+@dual_cache(max_entries=16)
+def unique_combinations(config_json: str, release_config_json: str | None, dataset_key: str | None) -> dict[str, Any]:
+    """Which quasi-identifier combinations make records unique (``unique_combinations``), in the input and, given
+    the last run's config, in its release (suppressed records ``*``)."""
+    from workbench.ui.cached import dataset_for, run_result
+    from workbench.unique_combinations import unique_combinations as combinations_table
+
+    try:
+        dataset = dataset_for(config_json, dataset_key)
+        out: dict[str, Any] = {"input": combinations_table(dataset.frame, dataset.quasi_identifiers), "release": None}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+    if release_config_json is not None:
+        outcome = run_result(release_config_json, dataset_key=dataset_key)
+        release = outcome.get("result").release if "result" in outcome else None
+        if release is not None:
+            out["release"] = combinations_table(release.table(), release.quasi_identifiers)
+    return out

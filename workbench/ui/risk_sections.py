@@ -1,0 +1,115 @@
+"""Sections of the Risk page beyond the input's and the release's figures (``workbench/ui/risk.py``): risk against
+utility over the candidate solutions, and the attacks of Sweeney 2002 and Katirai 2006 on the input and the current
+release. Every figure comes from the library through ``workbench/ui/risk_cached.py``."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from workbench.attack_checks import attack_table
+from workbench.compare import RISK_COLUMNS
+from workbench.ui import state
+from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
+from workbench.ui.risk_utility import risk_utility_chart
+from workbench.ui.source import Source
+
+
+def solutions_config(source: Source, release_config: str | None, compare: list[str]) -> str:
+    """The config whose solutions the page compares: the last run's (its k, suppression limit and privacy models)
+    when there is one, else the session's k and suppression limit; scored under ``compare`` only."""
+    if release_config is None:
+        privacy = state.privacy()
+        return source.config_json(k=privacy.k, max_suppression=privacy.max_suppression, compare=compare)
+    raw = json.loads(release_config)
+    raw["measures"]["compare"] = list(compare)
+    raw["engine"]["kind"], raw["engine"]["algorithm"] = "lattice", "flash"  # the lattice candidates, whatever ran
+    return json.dumps(raw, sort_keys=True)
+
+
+def risk_utility_section(source: Source, release_config: str | None) -> None:
+    """Every k-minimal lattice candidate (and the local releases) as a point of risk against information loss,
+    with the Pareto front: the solutions no other beats on both."""
+    st.subheader("Risk against utility")
+    ids = source.measure_ids
+    left, middle, right = st.columns(3)
+    state.keep_valid("risk_ru_utility", ids)
+    utility = left.selectbox("Utility (information loss)", ids, index=ids.index("loss") if "loss" in ids else 0,
+                             key="risk_ru_utility")
+    risk = middle.selectbox("Risk", list(RISK_COLUMNS), index=1, key="risk_ru_risk",
+                            format_func=lambda c: c.removeprefix("risk_").replace("_", " "),
+                            help="; ".join(f"{c.removeprefix('risk_').replace('_', ' ')}: {text}"
+                                           for c, text in RISK_COLUMNS.items()))
+    with_local = right.toggle("Local-engine releases", value=False, key="risk_ru_local",
+                              help="Greedy and Partition for the same k; about 3 s on 20,000 records")
+    config = solutions_config(source, release_config, [utility])
+    with st.spinner("Scoring the candidate solutions…"):
+        data = risk_utility_points(config, utility, risk, with_local, dataset_key=source.dataset_key)
+    if "error" in data:
+        st.error(data["error"])
+        return
+    points = data["points"]
+    if not len(points):
+        st.info("No lattice node is admissible at these settings: no solution to place.")
+        return
+    st.altair_chart(risk_utility_chart(points, utility, risk), width="stretch")
+    st.caption(f"{len(points)} solutions: the k-minimal lattice nodes{' and the local releases' if with_local else ''}"
+               f" at k = {json.loads(config)['privacy']['k']}, each release's {risk.replace('_', ' ')} after "
+               f"suppression (suppressed records one class of `*`) against its {utility}. The dashed line joins the "
+               "Pareto front: no other solution has both less risk and less loss.")
+    st.dataframe(points, hide_index=True, width="stretch")
+
+
+def attacks_section(source: Source, release_config: str | None) -> None:
+    """Values rarer than k in the input (with the table without them, to anonymize instead), and the attacks on
+    the last run's release."""
+    st.subheader("Attacks")
+    k = state.privacy().k if release_config is None else int(json.loads(release_config)["privacy"]["k"])
+    rare = rare_values(source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
+    if "error" in rare:
+        st.error(rare["error"])
+    else:
+        st.markdown(f"**Values rarer than k = {k} in the input** (Sweeney 2002): a record holding one cannot be "
+                    f"{k}-anonymous unless that value is generalized or the record suppressed. {rare['records']:,} of "
+                    f"{rare['n']:,} records hold one.")
+        if len(rare["table"]):
+            st.dataframe(rare["table"], hide_index=True)
+            left, right = st.columns(2)
+            left.download_button("Table without these records (CSV)", rare["rows_csv"], "without_rare_records.csv",
+                                 "text/csv", key="risk_rare_rows",
+                                 help="records dropped until no value is rarer than k; load it on the Data page")
+            right.download_button("Table with these values blanked (CSV)", rare["values_csv"],
+                                  "without_rare_values.csv", "text/csv", key="risk_rare_values",
+                                  help="each rare value becomes the missing value, which the hierarchies must have")
+    if release_config is None:
+        st.info("Run an anonymization on the Anonymize page: the attacks on its release are shown here.")
+        return
+    with st.spinner("Attacking the release…"):
+        data = attack_checks(release_config, dataset_key=source.dataset_key)
+    if "error" in data:
+        st.error(data["error"])
+        return
+    st.markdown("**Attacks on the last run's release.** A second release of the same table (the first other "
+                "k-minimal node) stands for another recipient's copy.")
+    st.dataframe(attack_table(data["checks"]), hide_index=True, width="stretch")
+    st.caption("Files written with one seed share one row order, so joining them row by row is joining them on the "
+               "record: give every release of a table its own seed.")
+
+
+def unique_combinations_section(source: Source, release_config: str | None) -> None:
+    """For each combination of quasi-identifiers (all of them when there are at most 6, else up to 3 at a time):
+    the records alone on it, in the input and the last run's release."""
+    st.subheader("Which quasi-identifier combinations make records unique")
+    data = unique_combinations(source.config_json(k=2, compare=[]), release_config, dataset_key=source.dataset_key)
+    if "error" in data:
+        st.error(data["error"])
+        return
+    st.caption("unique records: records alone in their class on these attributes only; only here: unique on the "
+               "combination but on none of its parts, so the combination itself singles them out (Sweeney 2000).")
+    tabs = st.tabs(["Input", "Release"])
+    tabs[0].dataframe(data["input"], hide_index=True, width="stretch")
+    if data["release"] is None:
+        tabs[1].info("Run an anonymization on the Anonymize page: its release's combinations are shown here.")
+    else:
+        tabs[1].dataframe(data["release"], hide_index=True, width="stretch")
