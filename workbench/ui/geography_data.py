@@ -33,6 +33,7 @@ MEMO = "geo_memo"  # session: results on the analyst's data or uploaded points
 PROBLEM = "geo_problem"  # session: the latest problem on them, or its error (one: it holds a copy of the table)
 MEMO_ENTRIES = 24
 OWN_POINTS, UPLOADED_POINTS = "the sample's own points", "a points table you upload"
+GEO_WORDS = ("region", "postal", "zip", "area", "district", "county", "tract", "municipal", "geo")  # a first guess
 DEFAULT_OTHERS = {"province": ["sex", "age"], "registry": ["sex", "ethnicity"]}
 Result = tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]
 
@@ -154,7 +155,8 @@ def choose() -> GeoData | None:
     embedded = GEO_POINTS[dataset][0] if dataset in GEO_POINTS else None
     columns = list(frame.columns)
     quasi = [c for c in columns if roles.get(c) == "quasi"]
-    first = embedded or next(iter(quasi), columns[0])
+    named = [c for c in columns if any(word in str(c).lower() for word in GEO_WORDS)]
+    first = embedded or next(iter([c for c in named if c in quasi] + named + quasi), columns[0])
     cols = st.columns(2)
     column = cols[0].selectbox("Geographic column (the fine regions)", columns, index=columns.index(first),
                                key=f"geo_column:{dataset}:{identity[:12]}")
