@@ -3,9 +3,11 @@
 Reads the config's ``[geo]`` table (``workbench.geo.config``), aggregates the fine regions (VBAS or
 GeoLeader-like), suppresses every class below ``privacy.k`` and prints the result; ``--json`` prints one object
 ``{"method", "k", "regions", "suppressed", "measures": {"compactness", "dm", "geo_entropy"}, "seconds", ...}``.
-``--out DIR`` writes ``release.csv`` (the geographic column as the aggregated region's id, suppressed records
-``*`` in every quasi-identifier; rows shuffled with ``release.seed``, re-verified), ``region_map.csv``
-(``region,aggregated``, every fine region once) and ``provenance.json`` as one folder, all or nothing.
+A ``privacy.max_suppression`` in the config is not applied (the engine suppresses without limit): a warning on
+stderr and under ``"warnings"`` in the JSON names it. ``--out DIR`` writes ``release.csv`` (the geographic column
+as the aggregated region's id, suppressed records ``*`` in every quasi-identifier; rows shuffled with
+``release.seed``, re-verified), ``region_map.csv`` (``region,aggregated``, every fine region once) and
+``provenance.json`` (with the warnings) as one folder, all or nothing.
 User errors raise WorkbenchError (the CLI prints one line and exits with status 2).
 """
 
@@ -14,6 +16,8 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +26,7 @@ from workbench.errors import OutputError, WorkbenchError
 if TYPE_CHECKING:
     from workbench.config import Study
     from workbench.geography import GeoResult
+    from workbench.geography_lattice import GeoLatticeResult
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -39,26 +44,38 @@ def format_text(summary: dict[str, object]) -> str:
     """The human-readable report of ``GeoResult.summary()``."""
     parameters = summary["parameters"]
     assert isinstance(parameters, dict)
+    asked = f" ({summary['sites']} sites asked for)" if summary.get("sites") is not None else ""
     lines = [f"method       {summary['label']} ({', '.join(f'{k} = {v:g}' for k, v in parameters.items())})",
-             f"regions      {summary['regions']} aggregated from {summary['fine_regions']} fine regions; smallest "
-             f"population {summary['smallest_region_population']:,.0f}",
+             f"regions      {summary['regions']} aggregated from {summary['fine_regions']} fine regions{asked}; "
+             f"smallest population {summary['smallest_region_population']:,.0f}",
              f"guarantee    {summary['guarantee']}",
              f"suppressed   {summary['suppressed']:,} of {summary['records']:,} records",
              f"time         {summary['seconds']:.3f} s"]
     measures = summary["measures"]
     assert isinstance(measures, dict)
     lines += [f"  {mid:<12} {value:.10g}" for mid, value in measures.items()]
+    lattice = summary.get("lattice")
+    if isinstance(lattice, dict):
+        levels = ", ".join(f"{a} {v}" for a, v in (lattice["transformation"] or {}).items())
+        lines += [f"lattice      {lattice['algorithm']}, suppression limit {lattice['max_suppression']:.10g}: "
+                  f"levels {levels}"]
+        lines += [f"  {mid:<12} {value:.10g}" for mid, value in lattice["measures"].items()]
     return "\n".join(lines)
 
 
-def write(result: GeoResult, study: Study, out: Path, force: bool = False) -> list[Path]:
-    """Write the release, the region map and the provenance as the folder ``out``, all or nothing."""
+def write(result: GeoResult | GeoLatticeResult, study: Study, out: Path, force: bool = False,
+          warnings: Sequence[str] = ()) -> list[Path]:
+    """Write the release, the region map and the provenance (with ``warnings``, when there are any) as the folder
+    ``out``, all or nothing."""
     from workbench.output import write_folder
 
     config = dict(study.raw)
     files = result.release.export_bytes(seed=study.seed, fmt="csv", config=config,
                                         measures={**result.measures, "suppressed": float(result.suppressed)},
                                         escape_formulas=study.escape_formulas)
+    if warnings:
+        provenance = json.loads(files["provenance"])
+        files["provenance"] = (json.dumps(provenance | {"warnings": list(warnings)}, indent=2) + "\n").encode()
     buffer = io.StringIO()
     result.region_map().to_csv(buffer, index=False, lineterminator="\n")
     written = write_folder(out, {"release.csv": files["release"], "region_map.csv": buffer.getvalue().encode(),
@@ -70,6 +87,7 @@ def run(study: Study, args: argparse.Namespace) -> int:
     """Run ``workbench geo`` on a loaded study; returns the exit status."""
     from workbench.geo.config import geo_spec
     from workbench.geo.engine import load_problem
+    from workbench.geography import empty_sites_warning
     from workbench.geography import run as run_geo
     from workbench.output import check_folder
 
@@ -79,12 +97,28 @@ def run(study: Study, args: argparse.Namespace) -> int:
             check_folder(args.out, force=args.force)
         except OutputError as exc:
             raise WorkbenchError(f"--out {exc}") from None
-    result = run_geo(load_problem(study, spec), spec, study.k)
-    summary = result.summary()
+    problem = load_problem(study, spec)
+    result: GeoResult | GeoLatticeResult
+    if spec.lattice:  # the lattice engine over the aggregated geography: the suppression limit applies
+        from workbench import geography_lattice
+        from workbench.geo.engine import aggregate
+        from workbench.geography import site_counts
+
+        result = geography_lattice.run(study, problem, aggregate(problem, spec.method, sites=spec.sites,
+                                                                 cutoff=spec.cutoff))
+        summary = result.summary()
+        sites, empty = site_counts(result.aggregation)
+        warnings = [empty_sites_warning(result.aggregation.regions, sites)] if sites is not None and empty else []
+        summary |= {"warnings": warnings} if warnings else {}
+    else:
+        result = run_geo(problem, spec, study.k)
+        limit = study.max_suppression if "max_suppression" in study.raw.get("privacy", {}) else None
+        summary = result.summary(limit)
+        warnings = list(summary.get("warnings", []))
     paths: list[Path] = []
     if args.out:
         try:
-            paths = write(result, study, args.out, args.force)
+            paths = write(result, study, args.out, args.force, warnings)
         except OutputError as exc:
             raise WorkbenchError(f"--out {exc}") from None
         except OSError as exc:
@@ -95,4 +129,6 @@ def run(study: Study, args: argparse.Namespace) -> int:
         print(format_text(summary))
         for p in paths:
             print(f"wrote        {p}")
+    for w in warnings:
+        print(f"workbench: warning: {w}", file=sys.stderr)
     return 0

@@ -7,6 +7,8 @@ points = "regions.csv"     # region, x, y (projected); optional population colum
 method = "vbas"            # vbas | geoleader
 sites = 40                 # vbas: number of aggregated regions
 cutoff = 20000             # geoleader: population cut-off
+lattice = false            # true: the lattice engine then generalizes every quasi-identifier (the suppression
+                           # limit applies); false: the others are released as they are (Croft 2015)
 ```
 
 ``points`` may be left out when the data is an embedded sample that carries its own region points
@@ -26,7 +28,7 @@ from workbench.errors import ConfigError
 METHODS = ("vbas", "geoleader")
 METHOD_LABELS = {"vbas": "VBAS", "geoleader": "GeoLeader-like"}
 KEYS: dict[str, tuple[type, ...]] = {"attribute": (str,), "points": (str,), "method": (str,), "sites": (int,),
-                                     "cutoff": (int, float)}
+                                     "cutoff": (int, float), "lattice": (bool,)}
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class GeoSpec:
     method: str = "vbas"
     sites: int | None = None
     cutoff: float | None = None
+    lattice: bool = False
 
     def __post_init__(self) -> None:
         _check(self, "geo")
@@ -67,8 +70,9 @@ def parse_geo(table: Any, where: str, base_dir: str | Path = ".") -> GeoSpec:
         if key not in KEYS:
             raise ConfigError(f"{where}: unknown key geo.{key}; known: {', '.join(KEYS)}")
         types = KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, types):
-            expected = " or ".join({str: "a string", int: "an integer", float: "a number"}[t] for t in types)
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            expected = " or ".join({str: "a string", int: "an integer", float: "a number", bool: "true or false"}[t]
+                                   for t in types)
             raise ConfigError(f"{where}: geo.{key} must be {expected}, got {value!r}")
     if "attribute" not in table:
         raise ConfigError(f"{where}: [geo] needs attribute, the geographic column of the data")
@@ -76,7 +80,8 @@ def parse_geo(table: Any, where: str, base_dir: str | Path = ".") -> GeoSpec:
         return GeoSpec(attribute=table["attribute"],
                        points=Path(base_dir) / table["points"] if "points" in table else None,
                        method=table.get("method", "vbas"), sites=table.get("sites"),
-                       cutoff=float(table["cutoff"]) if "cutoff" in table else None)
+                       cutoff=float(table["cutoff"]) if "cutoff" in table else None,
+                       lattice=table.get("lattice", False))
     except ConfigError as exc:
         raise ConfigError(str(exc).replace("geo: ", f"{where}: ", 1)) from None
 

@@ -26,14 +26,15 @@ from workbench.data import Dataset
 from workbench.errors import ConfigError, DataError
 from workbench.geo.aggregation import Aggregation, geoleader_like, vbas
 from workbench.geo.config import GeoSpec
-from workbench.geo.points import RegionPoints, match_regions, points_from_frame, read_points
+from workbench.geo.points import RegionPoints, match_regions, points_from_frame, read_points, restrict
 from workbench.grouping import group_rows
+from workbench.hierarchy.builders import groupings
 from workbench.hierarchy.tree import Hierarchy
 from workbench.release import Release
 from workbench.verify import Guarantee
 
 if TYPE_CHECKING:
-    from workbench.config import Study
+    from workbench.config import AttributeSpec, Study
 
 ALGORITHM_NAMES = {"vbas": "VBAS (Croft 2015)", "geoleader": "GeoLeader-like"}
 
@@ -86,29 +87,74 @@ def prepare(dataset: Dataset, attribute: str, points: RegionPoints) -> GeoProble
     return GeoProblem(ordered, attribute, points, region_of, records, np.asarray(population, dtype=float))
 
 
+def embedded_points(sample: str, attribute: str, where: str = "geo") -> RegionPoints:
+    """An embedded sample's own region points (``workbench.samples.region_points``: ``province``, ``registry``).
+    ConfigError when the sample has none, or has them for another column than ``attribute``."""
+    from workbench.samples import GEO_POINTS, region_points
+
+    found = region_points(sample)
+    if found is None:
+        raise ConfigError(f"{where}: geo.points is required (a table region, x, y) unless the data is an embedded "
+                          f"sample with points ({', '.join(map(repr, GEO_POINTS))})")
+    if found[0] != attribute:
+        raise ConfigError(f"{where}: the {sample!r} sample's points are for its column {found[0]!r}, not "
+                          f"geo.attribute {attribute!r}; give geo.points for it")
+    return points_from_frame(found[1], f"sample:{sample} points")
+
+
+def _released_as_is(spec: AttributeSpec, sample: str | None) -> AttributeSpec:
+    """A quasi-identifier of a data file that the config gives no hierarchy: a flat one (value → ``*``), since
+    the geography engine releases it at level 0. An embedded sample's own hierarchies are kept."""
+    if (sample is not None or spec.role != "quasi" or spec.hierarchy is not None or spec.builder is not None
+            or spec.poset is not None):
+        return spec
+    return replace(spec, builder={"kind": "groupings", "levels": []})
+
+
 def load_problem(study: Study, spec: GeoSpec) -> GeoProblem:
-    """A study's data (``workbench.study.load_dataset``) joined to the ``[geo]`` table's points (the embedded
-    ``province`` sample's own points when ``points`` is left out). The geographic attribute is made a
-    quasi-identifier; it needs no hierarchy (a flat one stands in until the aggregation replaces it)."""
+    """A study's data (``workbench.study.load_dataset``) joined to the ``[geo]`` table's points. When ``points`` is
+    left out, an embedded sample's own points are used (``embedded_points``), restricted to the regions its data
+    holds (``data.rows`` may leave some out). The geographic attribute is made a quasi-identifier; it needs no
+    hierarchy (a flat one stands in until the aggregation replaces it), nor do the other quasi-identifiers, which
+    are released as they are (a quasi-identifier declared without a hierarchy gets a flat one)."""
     from workbench.config import AttributeSpec
     from workbench.study import load_dataset
 
     flat = AttributeSpec(name=spec.attribute, role="quasi", builder={"kind": "groupings", "levels": []})
     declared = [a.name for a in study.attributes]
-    attributes = tuple(flat if a.name == spec.attribute else a for a in study.attributes)
+    attributes = tuple(flat if a.name == spec.attribute else _released_as_is(a, study.sample)
+                       for a in study.attributes)
     if spec.attribute not in declared:
         attributes = (flat, *attributes)
-    if spec.points is not None:
-        points = read_points(spec.points)
-    elif study.sample == "province":
-        from workbench.samples import province
-
-        points = points_from_frame(province.region_points(), "sample:province points")
-    else:
-        raise ConfigError(f"{study.source}: geo.points is required (a table region, x, y) unless the data is the "
-                          "'province' sample")
+    embedded = None
+    if spec.points is None:
+        embedded = embedded_points(study.sample or "", spec.attribute, study.source)
     dataset = load_dataset(replace(study, attributes=attributes))
+    if embedded is not None:
+        points = restrict(embedded, dataset.frame[spec.attribute].to_numpy(dtype=str))
+    else:
+        assert spec.points is not None
+        points = read_points(spec.points)
     return prepare(dataset, spec.attribute, points)
+
+
+def problem_from_frame(frame: pd.DataFrame, attribute: str, others: Sequence[str], points: RegionPoints,
+                       source: str = "data", partial_points: bool = False) -> GeoProblem:
+    """A table's geographic column ``attribute`` and its other quasi-identifiers ``others`` joined to ``points``
+    (the Geography page's data: a sample or the analyst's own table). Only these columns are kept; the others are
+    released at their finest level, so each gets a flat hierarchy. ``partial_points``: ``points`` may hold
+    regions the table lacks (an embedded sample's); they are left out. DataError when a column is missing or the
+    regions of the table and the points differ."""
+    columns = [attribute, *dict.fromkeys(o for o in others if o != attribute)]
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"{source}: no column {missing[0]!r}; the columns are {', '.join(map(repr, frame.columns))}")
+    text = Dataset.create(frame[columns], {}, {}, source=source).frame  # the text every engine sees
+    hierarchies = {c: groupings(text[c].unique().tolist(), [], name=c) for c in columns}
+    dataset = Dataset.create(text, {c: "quasi" for c in columns}, hierarchies, source=source)
+    if partial_points:
+        points = restrict(points, text[attribute].to_numpy(dtype=str))
+    return prepare(dataset, attribute, points)
 
 
 def check_sites(problem: GeoProblem, sites: int) -> None:

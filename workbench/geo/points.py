@@ -87,6 +87,17 @@ def read_points(path: str | Path) -> RegionPoints:
     return points_from_frame(read_table(path), str(path))
 
 
+def restrict(points: RegionPoints, values: np.ndarray) -> RegionPoints:
+    """The points of the regions that occur in ``values`` (a data column), in the points' order: an embedded
+    sample's points for a data cut short by ``data.rows``."""
+    present = np.isin(np.asarray(points.names, dtype=str), np.unique(np.asarray(values, dtype=str)))
+    if present.all():
+        return points
+    keep = np.flatnonzero(present)
+    population = points.population[keep].copy() if points.population is not None else None
+    return RegionPoints(tuple(points.names[i] for i in keep), points.xy[keep].copy(), population, points.source)
+
+
 def match_regions(points: RegionPoints, values: np.ndarray, attribute: str) -> np.ndarray:
     """Index into ``points`` of each record's region (``values``: the data column ``attribute``). Raises
     DataError when a region of the data has no point, or a point's region does not occur in the data."""

@@ -18,7 +18,7 @@ import pandas as pd
 
 from workbench.errors import ConfigError
 from workbench.hierarchy.tree import Hierarchy
-from workbench.samples import adult, province, registry, teaching
+from workbench.samples import adult, province, registry, registry_geo, teaching
 
 SAMPLES: dict[str, str] = {
     "teaching": teaching.DESCRIPTION,
@@ -70,6 +70,22 @@ def _registry_params(params: dict[str, Any]) -> tuple:
     return (int(n), int(seed))
 
 
+# samples whose fine geographic quasi-identifier has points (workbench.geo): name -> (column, points table)
+GEO_POINTS: dict[str, tuple[str, Callable[[], pd.DataFrame]]] = {
+    "province": ("region", province.region_points),
+    "registry": (registry_geo.ATTRIBUTE, registry_geo.unit_points),
+}
+
+
+def region_points(name: str) -> tuple[str, pd.DataFrame] | None:
+    """An embedded sample's geographic column and its regions' points table (``region, x, y, population``), None
+    when the sample has none."""
+    if name not in GEO_POINTS:
+        return None
+    column, points = GEO_POINTS[name]
+    return column, points()
+
+
 _LOADERS: dict[str, tuple[Callable[[dict[str, Any]], tuple], Callable[..., tuple]]] = {
     "teaching": (_no_params("teaching"), teaching.build),
     "registry": (_registry_params, registry.build),
@@ -102,4 +118,4 @@ def load_sample(name: str, **params: Any) -> Sample:
     )
 
 
-__all__ = ["SAMPLES", "Sample", "load_sample"]
+__all__ = ["GEO_POINTS", "SAMPLES", "Sample", "load_sample", "region_points"]

@@ -1,6 +1,7 @@
-"""The Geography page: the province's fine regions aggregated by VBAS and by the GeoLeader-like baseline side by
-side (Croft et al. 2015), their measures, and VBAS's site-count sweep. The page computes nothing itself: every
-number comes from ``workbench.geo`` (the same calls as ``workbench geo``)."""
+"""The Geography page: the fine regions of the current dataset aggregated by VBAS and by the GeoLeader-like baseline
+side by side (Croft et al. 2015), their measures, and VBAS's site-count sweep. The data (a sample with its own
+points, or any dataset with an uploaded points table) comes from ``workbench.ui.geography_data``. The page computes
+nothing itself: every number comes from ``workbench.geography`` (the same calls as ``workbench geo``)."""
 
 from __future__ import annotations
 
@@ -10,103 +11,114 @@ import pandas as pd
 import streamlit as st
 
 from workbench import geography
+from workbench.errors import WorkbenchError
+from workbench.ui import geography_data, state
 
-SWEEP_SITES = (5, 10, 20, 40, 80, 120, 160, 200)
-
-
-@st.cache_resource(show_spinner=False)
-def _problem(roles: tuple[str, ...]) -> geography.GeoProblem:
-    from workbench.data import Dataset
-    from workbench.geography import points_from_frame
-    from workbench.samples import province
-
-    frame, points = province.generate()
-    hierarchies = province.hierarchies(points)
-    chosen = {"region": "quasi", **{q: "quasi" for q in roles}}
-    dataset = Dataset.create(frame, chosen, {q: hierarchies[q] for q in chosen})
-    return geography.prepare(dataset, "region", points_from_frame(points, "province points"))
+MAP_WIDTH, MAP_HEIGHT = 400, 340  # pixels of a map's plot (the legend below it)
+SWEEP_WIDTH = 330  # pixels of each of the sweep's two charts
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _run(roles: tuple[str, ...], method: str, value: float, k: int) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    problem = _problem(roles)
-    if method == "vbas":
-        result = geography.anonymize(problem, geography.aggregate(problem, "vbas", sites=int(value)), k)
-        xy = problem.points.xy
-        pad = 0.02 * float(np.ptp(xy, axis=0).max())
-        box = (xy[:, 0].min() - pad, xy[:, 1].min() - pad, xy[:, 0].max() + pad, xy[:, 1].max() + pad)
-        cells = geography.cell_polygons(result.aggregation.sites, box)
-    else:
-        result = geography.anonymize(problem, geography.aggregate(problem, "geoleader", cutoff=float(value)), k)
-        cells = pd.DataFrame(columns=["site", "order", "x", "y"])
-    return result.summary(), result.region_table(), cells
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _sweep(roles: tuple[str, ...], k: int) -> pd.DataFrame:
-    return geography.sweep(_problem(roles), SWEEP_SITES, k)
+def _equal_aspect(regions: pd.DataFrame, pad: float = 0.06) -> tuple[alt.Scale, alt.Scale]:
+    """x and y scales with as many metres per pixel on both axes, so the map is not stretched."""
+    lo, hi = regions[["x", "y"]].min().to_numpy(float), regions[["x", "y"]].max().to_numpy(float)
+    centre, span = (lo + hi) / 2, np.maximum(hi - lo, 1.0) * (1 + 2 * pad)
+    per_pixel = max(span[0] / MAP_WIDTH, span[1] / MAP_HEIGHT)
+    half = per_pixel * np.array([MAP_WIDTH, MAP_HEIGHT]) / 2
+    return (alt.Scale(domain=[float(centre[0] - half[0]), float(centre[0] + half[0])], nice=False),
+            alt.Scale(domain=[float(centre[1] - half[1]), float(centre[1] + half[1])], nice=False))
 
 
 def _map(regions: pd.DataFrame, cells: pd.DataFrame) -> alt.Chart:
     """Fine regions as points coloured by aggregated region (crosses: regions with suppressed records), over the
-    Voronoi cells of VBAS's sites."""
-    scale = alt.Scale(zero=False)
+    Voronoi cells of VBAS's sites; equal scales on both axes."""
+    x_scale, y_scale = _equal_aspect(regions)
     points = alt.Chart(regions.assign(has_suppressed=np.where(regions["suppressed"] > 0, "some suppressed",
-                                                              "none suppressed"))).mark_point(filled=True, size=40)
+                                                              "none suppressed"))).mark_point(filled=True, size=40,
+                                                                                              clip=True)
     points = points.encode(
-        x=alt.X("x:Q", scale=scale, title="x (m)"), y=alt.Y("y:Q", scale=scale, title="y (m)"),
+        x=alt.X("x:Q", scale=x_scale, title="x (m)"), y=alt.Y("y:Q", scale=y_scale, title="y (m)"),
         color=alt.Color("aggregated:N", legend=None, scale=alt.Scale(scheme="tableau20")),
-        shape=alt.Shape("has_suppressed:N", title="records", scale=alt.Scale(range=["circle", "cross"])),
+        shape=alt.Shape("has_suppressed:N", title="records", scale=alt.Scale(range=["circle", "cross"]),
+                        legend=alt.Legend(orient="bottom")),
         tooltip=["region", "aggregated", "population", "records", "suppressed"])
+    size = {"width": MAP_WIDTH, "height": MAP_HEIGHT}
     if cells.empty:
-        return points.properties(height=320)
+        return points.properties(**size)
     closed = pd.concat([cells, cells.groupby("site").head(1)], ignore_index=True)  # back to the first vertex
     polygons = alt.Chart(closed.assign(order=closed.groupby("site").cumcount())).mark_line(
-        color="#666", strokeWidth=0.8).encode(x="x:Q", y="y:Q", detail="site:N", order="order:Q")
-    return (polygons + points).properties(height=320)
+        color="#666", strokeWidth=0.8, clip=True).encode(x=alt.X("x:Q", scale=x_scale), y=alt.Y("y:Q", scale=y_scale),
+                                                         detail="site:N", order="order:Q")
+    return (polygons + points).properties(**size)
 
 
 def _sweep_chart(table: pd.DataFrame) -> alt.Chart:
     long = table.melt(id_vars=["sites"], value_vars=["suppressed", "compactness"], var_name="measure")
     return alt.Chart(long).mark_line(point=True).encode(
         x=alt.X("sites:Q", title="number of sites s"), y=alt.Y("value:Q", title=None),
-        color="measure:N", tooltip=["sites", "measure", "value"]).properties(height=200).facet(
-        column=alt.Column("measure:N", title=None)).resolve_scale(y="independent")
+        color=alt.Color("measure:N", legend=None), tooltip=["sites", "measure", "value"]).properties(
+        width=SWEEP_WIDTH, height=200).facet(column=alt.Column("measure:N", title=None)).resolve_scale(y="independent")
+
+
+def _default_cutoff(total: float) -> int:
+    """A twentieth of the total population, to two significant digits (the cut-off widget's first value)."""
+    twentieth = max(total / 20, 1.0)
+    step = 10 ** max(int(np.floor(np.log10(twentieth))) - 1, 0)
+    return int(max(round(twentieth / step) * step, 1))
 
 
 def page(source: object = None) -> None:
-    """The page (it works on the embedded ``province`` sample, whatever dataset is chosen)."""
+    """The page: the current dataset's fine regions (a sample's own points, or an uploaded points table)."""
     st.header("Geography: aggregating fine regions")
     st.caption("Croft et al. 2015: VBAS places Voronoi sites by balanced density and aggregates each fine region "
                "into the cell of its nearest site; the GeoLeader-like baseline merges the least populous region "
                "with the neighbour that keeps the regions most compact until every region exceeds a population "
-               "cut-off. Then every equivalence class still below k is suppressed. Data: the synthetic province "
-               "sample (200 regions of 400-700 people).")
-    options = ["sex", "age", "marital_status", "education", "income", "household_size"]
-    roles = tuple(st.multiselect("Quasi-identifiers besides the region", options, default=["sex", "age"],
-                                 key="geo_qis"))
+               "cut-off. Then every equivalence class still below k is suppressed, without limit. The province "
+               "and registry samples carry their regions' points; for any other data, upload a points table.")
+    data = geography_data.choose()
+    if data is None:
+        return
+    problem = data.problem
+    total = float(problem.population.sum())
+    st.caption(f"{data.label}: {problem.regions:,} fine regions, {problem.dataset.n:,} records, population "
+               f"{total:,.0f}")
+    if problem.regions < 2:
+        st.warning("There is a single region: nothing to aggregate.")
+        return
     cols = st.columns(3)
-    k = int(cols[0].number_input("k", min_value=1, max_value=1000, value=5, key="geo_k"))
-    sites = int(cols[1].slider("VBAS: number of sites", 2, 200, 20, key="geo_sites"))
-    cutoff = float(cols[2].number_input("GeoLeader-like: population cut-off", min_value=1, max_value=100_000,
-                                        value=5000, step=500, key="geo_cutoff"))
+    k = state.k_input(cols[0])
+    sites = int(cols[1].slider("VBAS: number of sites", 1, problem.regions, min(20, problem.regions),
+                               key=f"geo_sites:{data.tag}"))
+    top = max(int(np.ceil(total)) - 1, 1)  # the cut-off must be below the total population
+    cutoff = float(cols[2].number_input("GeoLeader-like: population cut-off", min_value=1, max_value=top,
+                                        value=min(_default_cutoff(total), top), key=f"geo_cutoff:{data.tag}",
+                                        help="a region passes when its population exceeds this"))
     left, right = st.columns(2)
     for column, method, value in ((left, "vbas", sites), (right, "geoleader", cutoff)):
-        summary, regions, cells = _run(roles, method, value, k)
+        try:
+            summary, regions, cells = geography_data.run(data, method, value, k)
+        except WorkbenchError as exc:
+            column.error(str(exc).splitlines()[0])
+            continue
         with column:
             st.subheader(geography.METHOD_LABELS[method])
             st.write(summary["guarantee"])
             metrics = st.columns(3)
-            metrics[0].metric("regions", summary["regions"])
+            asked = f"of {summary['sites']} sites asked for" if summary["sites"] is not None else None
+            metrics[0].metric("regions", summary["regions"], help=asked)
             metrics[1].metric("suppressed", f"{summary['suppressed']:,}")
             metrics[2].metric("seconds", f"{summary['seconds']:.3f}")
-            st.altair_chart(_map(regions, cells), use_container_width=True)
+            if asked:
+                st.caption(f"{summary['regions']} aggregated regions {asked}")
+            for warning in summary.get("warnings", []):
+                st.warning(warning)
+            st.altair_chart(_map(regions, cells), width="content")
             measures = geography.GEO_MEASURES
             st.dataframe(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,
                                         "source": measures[m].source} for m, v in summary["measures"].items()]),
                          hide_index=True)
     st.subheader("VBAS: suppression against compactness as the number of sites grows")
-    table = _sweep(roles, k)
-    st.altair_chart(_sweep_chart(table), use_container_width=True)
+    table = geography_data.sweep(data, k)
+    st.altair_chart(_sweep_chart(table), width="content")
     st.dataframe(table, hide_index=True)
-    st.info("From a shell: `workbench geo sample_configs/province_geo.toml --json` runs the same engine.")
+    st.info("From a shell: `workbench geo CONFIG --json` runs the same engine (sample_configs/province_geo.toml, "
+            "sample_configs/registry_geo.toml; for your data, a `[geo]` table with `points`).")
