@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -14,9 +12,11 @@ from typing import Any
 import pandas as pd
 
 import measures as M
-from workbench.config import Study, to_toml
+from workbench.config import Study
 from workbench.data import Dataset
 from workbench.errors import WorkbenchError
+from workbench.report.choice import why
+from workbench.report.provenance import provenance_facts
 from workbench.study import Progress, RunResult
 
 ROLE_MEANING = {
@@ -31,7 +31,6 @@ ROLE_MEANING = {
 ROLE_ORDER = ("identifying", "quasi", "sensitive", "target", "insensitive")
 SAMPLE_ROWS = 10  # released rows shown
 TREE_LEAVES = 24  # a hierarchy is drawn from the lowest level with at most this many values
-PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "altair", "vl-convert-python")
 
 
 @dataclass
@@ -212,49 +211,6 @@ def _alternatives(result: RunResult, progress: Progress | None) -> dict[str, Any
     return out
 
 
-def why(result: RunResult, c: Any) -> list[str]:
-    """Why the chosen release, in sentences built from the run and the comparison."""
-    study = result.study
-    lines = []
-    objective = M.MEASURES.get(study.objective)
-    name = objective.name if objective else study.objective
-    if study.engine == "lattice":
-        proof = ""
-        if result.search is not None:
-            proof = (" It is proven optimal." if result.search.proven_optimal
-                     else " It is not proven optimal: the search is a heuristic.")
-        lines.append(f"The configured search ({study.algorithm}) chose the solution with the least {name} among the "
-                     f"solutions that meet the privacy model.{proof}")
-    else:
-        lines.append(f"The configured local algorithm ({study.algorithm}) clustered the records so as to keep the "
-                     f"{name} low while every cluster meets k.")
-    if c.chosen is not None:
-        others = len(c.table) - 1
-        dominating = dominated_by(c.table, list(c.measures), c.chosen)
-        if not dominating:
-            lines.append(f"None of the other {others} alternatives listed is at least as good under every measure "
-                         "compared and better under one: the release is on the Pareto front.")
-        else:
-            shown = ", ".join(dominating[:3]) + (", …" if len(dominating) > 3 else "")
-            lines.append(f"{len(dominating)} of the other {others} alternatives listed ({shown}) are at least as good "
-                         f"under every measure compared and better under one. The release was chosen for its {name} "
-                         "under the configured engine and privacy model, not for every measure; the table shows "
-                         "what each alternative would cost instead.")
-    return lines
-
-
-def dominated_by(table: pd.DataFrame, ids: list[str], row: int) -> list[str]:
-    """The rows of ``table`` at least as good as ``row`` under every measure and better under one (each measure
-    in its own direction), named ``engine algorithm solution``."""
-    from workbench.compare import as_loss
-
-    loss = pd.DataFrame({m: as_loss(table, m) for m in ids})
-    mine = loss.loc[row]
-    better = (loss <= mine).all(axis=1) & (loss < mine).any(axis=1)
-    return [f"{table.engine[i]} {table.solution[i]}" if table.engine[i] == "lattice" else f"local {table.algorithm[i]}"
-            for i in table.index[better]]
-
-
 def _checks(result: RunResult) -> list[dict[str, str]]:
     """The checks done on the release: its verification from the released table, the privacy models, the
     columns that could give a quasi-identifier back, and how the written files are protected."""
@@ -303,58 +259,6 @@ def _attacks(result: RunResult) -> dict[str, Any]:
     return {"checks": checks, "table": attack_table(checks), "rare": pd.DataFrame(checks["rare_values"]["values"])}
 
 
-def _file_hash(study: Study) -> str | None:
-    if study.data_path is None:
-        return None
-    digest = hashlib.sha256()
-    with open(study.data_path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _versions() -> dict[str, str]:
-    out = {}
-    for name in ("k-anonymity-workbench", *PACKAGES):
-        try:
-            out[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
-
-
-def _provenance(result: RunResult, command: str) -> dict[str, Any]:
-    from workbench.export import provenance_record
-
-    study, release = result.study, result.release
-    record = {}
-    if release is not None:
-        assert result.guarantee is not None
-        record = provenance_record(release, seed=study.seed, config=dict(study.raw),
-                                   measures={i: s.value for i, s in result.scores.items()},
-                                   guarantee=result.guarantee, suppressed_policy=study.suppressed)
-    return {"record": record, "file_sha256": _file_hash(study), "data_path": str(study.data_path or ""),
-            "source": result.dataset.source, "versions": _versions() | dict(record.get("versions", {})),
-            "config_toml": to_toml(study.raw), "seed": study.seed, "search_seed": study.search_seed,
-            "command": command, "run_command": run_command(command)}
-
-
-def run_command(command: str) -> str:
-    """The ``workbench run`` that writes the reported release: the report's command with ``run`` for
-    ``report``, no ``--pdf``, and ``DIR-release`` for ``--out DIR``."""
-    parts = shlex.split(command)
-    out = []
-    for i, part in enumerate(parts):
-        if part == "--pdf":
-            continue
-        if i == 1 and part == "report":
-            part = "run"
-        elif i > 0 and parts[i - 1] == "--out":
-            part = f"{part.rstrip('/')}-release"
-        out.append(part)
-    return shlex.join(out)
-
-
 STEPS = ("the dataset", "the hierarchies", "the risk", "the release", "every measure", "the alternatives",
          "the checks", "the attacks", "the provenance")
 
@@ -379,6 +283,6 @@ def gather(study: Study, result: RunResult, command: str, progress: Progress | N
     facts.checks = _checks(result)
     report(0.93, "attacking the release")
     facts.attacks = _attacks(result)
-    facts.provenance = _provenance(result, command)
+    facts.provenance = provenance_facts(result, command)
     report(1.0, "done")
     return facts
