@@ -3,8 +3,8 @@
 The default flow on the embedded registry: Anonymize (lattice engine) -> Lattice picture -> Compare ->
 Export, downloading the release and checking it is k-anonymous. Screenshots of each page are saved under
 tests/artifacts/; the time of each interaction is printed (target: within 2 s after the first run). The README's
-screenshots (anonymize.png, lattice.png) are refreshed with
-``WORKBENCH_SCREENSHOTS=docs/screenshots pytest tests/test_browser.py``, which writes those two there too.
+screenshots (anonymize.png, lattice.png, risk.png) are refreshed with
+``WORKBENCH_SCREENSHOTS=docs/screenshots pytest tests/test_browser.py``, which writes those three there too.
 """
 
 from __future__ import annotations
@@ -77,6 +77,8 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
         screenshot(page, ARTIFACTS / "lattice.png", publish=True)
         timings["compare (first)"] = go("Compare", "Which solution each measure would choose", 240_000)
         screenshot(page, ARTIFACTS / "compare.png")
+        go("Risk", "Record-level risk", 240_000)
+        screenshot(page, ARTIFACTS / "risk.png", publish=True)
         timings["lattice (again)"] = go("Lattice", "nodes;")
         timings["compare (again)"] = go("Compare", "Which solution each measure would choose")
         timings["export"] = go("Export", "re-verification")

@@ -33,7 +33,15 @@ from __future__ import annotations
 import heapq
 import time
 
-from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude, tie_key
+from workbench.lattice.search.result import (
+    NO_LIMITS,
+    Limits,
+    Objective,
+    SearchResult,
+    conclude,
+    preferred,
+    tie_key,
+)
 from workbench.lattice.space import Node
 from workbench.lattice.tagging import TaggedLattice
 
@@ -88,7 +96,7 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
         k_anonymous = space.check(node).k_anonymous
         value = values[node] = objective.value(node)
         key = tie_key(node, value)
-        if k_anonymous and (best_key is None or key < best_key):
+        if k_anonymous and (best_key is None or preferred(node, value, best_key[2], best_key[0])):
             best, best_key = node, key
         if exceeds_best(node):  # prune on arrival: its generalizations are then never checked
             space.prune(node)

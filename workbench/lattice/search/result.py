@@ -79,23 +79,43 @@ class SearchResult:
         return self.checks - self.subset_checks
 
 
-def tie_key(node: Node, value: float) -> tuple[float, int, Node]:
-    """Order of preference: lowest objective, then lowest height, then lexicographically smallest.
+TIE_RTOL = 1e-9  # non-integer objective values this close (relative) are ties: rounding noise, not a difference
 
-    Values are compared exactly: DM and DM* are integers (exact in a float below 2**53), and two of them
-    that differ by 1 at 10**12 are not a tie. Values that are mathematically equal are bit-for-bit equal
-    because each fast path computes a node's value from that node alone, in a fixed order, and combines its
-    per-attribute terms with an exactly rounded sum (``math.fsum``) or exact rationals, so neither the
-    order of the attributes nor the search's path to the node changes the last bits.
-    """
+
+def tie_key(node: Node, value: float) -> tuple[float, int, Node]:
+    """Order of preference: lowest objective, then lowest height, then lexicographically smallest (see
+    ``preferred`` for what counts as equal)."""
     return (value, sum(node), node)
 
 
+def same_value(a: float, b: float) -> bool:
+    """Are two objective values a tie? Integral values (DM, DM*, height: exact in a float below 2**53) only when
+    equal, so two that differ by 1 at 10**12 are not a tie. Other values within a relative ``TIE_RTOL``: the fast
+    paths combine per-attribute terms with an exactly rounded sum, but mathematically equal values of two
+    different nodes come from different terms (different logarithms), whose roundings can differ in the last
+    bits."""
+    if a == b:
+        return True
+    if float(a).is_integer() and float(b).is_integer():
+        return False
+    return abs(a - b) <= TIE_RTOL * max(abs(a), abs(b))
+
+
+def preferred(node: Node, value: float, other: Node, other_value: float) -> bool:
+    """Is ``node`` (with objective ``value``) preferred to ``other``: a lower value that is not a tie
+    (``same_value``), else on a tie the lower height, then the lexicographically smaller node."""
+    if not same_value(value, other_value):
+        return value < other_value
+    return (sum(node), node) < (sum(other), other)
+
+
 def best_of(values: Mapping[Node, float]) -> Node | None:
-    """The preferred node of ``{node: objective value}`` under ``tie_key``."""
+    """The preferred node of ``{node: objective value}``: among the nodes whose value ties the lowest
+    (``same_value``), the lowest, then lexicographically smallest."""
     if not values:
         return None
-    return min(values, key=lambda node: tie_key(node, values[node]))
+    lowest = min(values.values())
+    return min((n for n, v in values.items() if same_value(v, lowest)), key=lambda n: (sum(n), n))
 
 
 def conclude(space: TaggedLattice, algorithm: str, objective: Objective, candidates: Iterable[Node],
