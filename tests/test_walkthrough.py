@@ -61,8 +61,8 @@ def _numbers(text: str) -> list[int]:
 def test_every_sentence_follows_the_counts(k):
     s = steps(k)
     ref = _reference(k)
-    assert [x.title[:2] for x in s] == ["1.", "2.", "3.", "4.", "5.", "6."]
-    original, classes, banded, person, suppressed, final = s
+    assert [x.title[:2] for x in s] == ["1.", "2.", "3.", "4.", "5.", "6.", "7.", "8."]
+    original, classes, banded, person, suppressed, _, _, final = s  # 6 and 7: tests/test_walkthrough_diversity.py
 
     # steps 1 and 2 show different tables: the records, then one row per class with its size
     assert original.table.values.tolist() == _frame().values.tolist()
@@ -103,7 +103,7 @@ def test_every_sentence_follows_the_counts(k):
         assert f"The {int(gone.sum())} patient" in suppressed.text
         assert f"The other {N - int(gone.sum())}, in {kept_classes} class" in suppressed.text
 
-    # step 6: the released table (k-anonymous, as released), its risk and cost, and where its report comes from
+    # step 8: the released table (k-anonymous, as released), its risk and cost, and where its report comes from
     released = final.table
     assert list(released.columns) == QUASI and len(released) == N
     kept = released[~(released[QUASI] == "*").all(axis=1)]
@@ -119,7 +119,7 @@ def test_every_sentence_follows_the_counts(k):
 def test_steps_follow_the_paper():
     """El Emam 2009, Fig. 3 at k = 3: DM 79 and DM* 16 at <0,0,0>, DM 55 and DM* 28 at <0,0,1>, DM* 16 at
     <0,1,0>; 7 records in classes smaller than 3 at <0,0,0> and 3 at <0,0,1>."""
-    _, classes, banded, person, suppressed, _ = steps(3)
+    _, classes, banded, person, suppressed, *_ = steps(3)
     assert classes.measures["dm"] == 79 and classes.measures["dm_star"] == 16
     assert banded.measures["dm"] == 55 and banded.measures["dm_star"] == 28
     assert person.measures["dm_star"] == 16 and person.measures["precision"] == 1 / 3
@@ -165,8 +165,8 @@ def test_walkthrough_page_renders_every_k():
     goto(at, "Walkthrough").run()
     assert not at.exception
     titles = [x.value for x in at.subheader]
-    assert titles[0] == "1. The original records" and titles[-1] == "6. The release the board decides on"
-    assert len(at.dataframe) == 6
+    assert titles[0] == "1. The original records" and titles[-1] == "8. The release the board decides on"
+    assert len(at.dataframe) == 8
     assert at.dataframe[0].value.shape != at.dataframe[1].value.shape  # steps 1 and 2: different tables
     for k in (1, 5, 10):
         at.slider(key="walk_k").set_value(k).run()

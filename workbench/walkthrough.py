@@ -1,9 +1,11 @@
 """A step-by-step walkthrough of k-anonymity on the 10-record teaching table of El Emam et al. 2009 (Fig. 3),
 for an ethics board and others who are not programmers: the records, the equivalence classes and what k asks,
-two generalizations, suppression, and the release the board decides on with its risk and cost.
+two generalizations, suppression, the homogeneity attack that k-anonymity leaves open and ℓ-diversity against it
+(``workbench.walkthrough_diversity``), and the release the board decides on with its risk and cost.
 
 Every sentence that states a fact about the table is a function of its counts (``ClassCounts``,
-``ask_text``, ``generalization_text``, ``suppression_text``, ``conclusion_text``), so the text follows the
+``ask_text``, ``generalization_text``, ``suppression_text``, ``homogeneity_text``, ``diversity_text``,
+``conclusion_text``), so the text follows the
 numbers at every k; the app renders these steps and the tests check each sentence against the counts."""
 
 from __future__ import annotations
@@ -20,6 +22,18 @@ from workbench.data import Dataset
 from workbench.release import Release
 from workbench.samples import load_sample
 from workbench.study import run
+from workbench.walkthrough_diversity import (
+    ELL,
+    change_of,
+    diversity_text,
+    homogeneity_text,
+    secret_counts,
+    secret_releases,
+    secret_table,
+)
+from workbench.walkthrough_diversity import (
+    SHARED as SHARED,  # re-exported: the page marks these rows
+)
 
 CHARGED = ("precision", "dm", "dm_star", "entropy", "loss")
 QUASI = ["date", "gender", "age"]
@@ -202,6 +216,11 @@ def steps(k: int = 3) -> list[Step]:
     final = chosen.release
     scores = {i: s.value for i, s in chosen.scores.items()}
     n_sup = int(suppressed.suppressed.sum())
+    secret = secret_releases(k, final.transformation)
+    before, _, example = secret_counts(secret.k_release, k)
+    after, least_dates, _ = secret_counts(secret.l_release, k)
+    l_scores = {i: s.value for i, s in secret.l_result.scores.items()}
+    k_scores = _scores(secret.k_release)
     return [
         Step("1. The original records",
              "Each row is a patient: admission date, gender and age. These three facts could be known to someone "
@@ -219,7 +238,15 @@ def steps(k: int = 3) -> list[Step]:
              rows(person), _scores(person)),
         Step("5. Suppress what is left",
              suppression_text(k, ds.n, n_sup, suppressed.classes), marked, _scores(suppressed)),
-        Step("6. The release the board decides on",
+        Step("6. The homogeneity attack: what k does not hide",
+             homogeneity_text(before, _node_text(secret.k_release), example),
+             secret_table(secret.k_release), k_scores),
+        Step(f"7. ℓ-diversity: at least {ELL} admission dates in every class",
+             diversity_text(before, after, least_dates, secret.suppressed_instead,
+                            change_of(secret.k_release.transformation, secret.l_release.transformation),
+                            _node_text(secret.l_release), k_scores, l_scores),
+             secret_table(secret.l_release), l_scores),
+        Step("8. The release the board decides on",
              conclusion_text(k, ds.n, int(final.suppressed.sum()), final.classes, final.smallest_class(),
                              _node_text(final), scores),
              final.table(), scores),

@@ -7,16 +7,18 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
-from workbench.walkthrough import MEASURE_EXPLANATIONS, SMALL, steps
+from workbench.walkthrough import MEASURE_EXPLANATIONS, SHARED, SMALL, steps
 
 RED, GREEN = "background-color: #f8d7da", "background-color: #d4edda"
 
 
 def _highlight(row: pd.Series) -> list[str]:
-    """Red: suppressed, or in a class smaller than k; green: in a class of at least k (unmarked: no classes yet)."""
-    if bool(row.get("suppressed", False)) or bool(row.get(SMALL, False)):
+    """Red: suppressed, in a class smaller than k, or in a class that shares one admission date (the ℓ-diversity
+    steps); green: marked otherwise (unmarked: no classes yet)."""
+    flags = (SMALL, "suppressed", SHARED)
+    if any(bool(row.get(flag, False)) for flag in flags):
         return [RED] * len(row)
-    if SMALL in row.index or "suppressed" in row.index:
+    if any(flag in row.index for flag in flags):
         return [GREEN] * len(row)
     return [""] * len(row)
 
@@ -25,7 +27,8 @@ def page() -> None:
     st.header("Walkthrough: what k-anonymity does, on ten patients")
     k = st.slider("k", 1, 10, 3, key="walk_k")
     st.caption("Green rows: in a class of at least k patients. Red rows: in a class smaller than k, or suppressed "
-               "(released with * in every quasi-identifier). Data: El Emam et al. 2009, Fig. 3.")
+               "(released with * in every quasi-identifier); in steps 6 and 7, in a class whose patients all share "
+               "one admission date. Data: El Emam et al. 2009, Fig. 3.")
     for s in steps(k):
         st.subheader(s.title)
         st.markdown(s.text.replace("*", "\\*"))
