@@ -246,6 +246,7 @@ class EncodedColumn:
     labels: tuple[tuple[str, ...], ...]
     shares: tuple[np.ndarray, ...] | None = None  # per level: ARX domain-share numerator of each label
     share_domain: int | None = None  # their denominator (Hierarchy.domain_shares)
+    weights: np.ndarray | None = None  # per row of ``codes``: how many records it stands for (a frequency set's)
 
     def __post_init__(self) -> None:
         for attr in ("codes", "level_codes"):
@@ -268,6 +269,8 @@ class EncodedColumn:
     @cached_property
     def counts(self) -> np.ndarray:
         """Records per original value."""
+        if self.weights is not None:
+            return np.bincount(self.codes, weights=self.weights, minlength=self.level_codes.shape[0]).astype(np.int64)
         return np.bincount(self.codes, minlength=self.level_codes.shape[0])
 
     def cardinality(self, level: int) -> int:

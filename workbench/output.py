@@ -16,6 +16,7 @@ drops).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import hmac
@@ -24,7 +25,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -87,13 +88,7 @@ def write_folder(out_dir: str | Path, files: Mapping[str, bytes], *, force: bool
     """Write ``files`` (name -> bytes) as the folder ``out_dir``, all or nothing (see the module docstring).
     Returns the path of each file. Raises OutputError (see ``check_folder``) or OSError; the target is then
     unchanged and no temporary file is left behind."""
-    check_folder(out_dir, force=force)
-    out = Path(out_dir)
-    target = out.absolute()
-    parent = target.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=parent))
-    try:
+    with staged_folder(out_dir, force=force) as staging:
         for name, data in files.items():
             with open(staging / name, "wb") as handle:
                 handle.write(data)
@@ -102,6 +97,21 @@ def write_folder(out_dir: str | Path, files: Mapping[str, bytes], *, force: bool
         for name, data in files.items():  # what is on disk is what was verified, byte for byte
             if hashlib.sha256((staging / name).read_bytes()).digest() != hashlib.sha256(data).digest():
                 raise OSError(f"{name} on disk differs from the verified release")
+    return {name: Path(out_dir) / name for name in files}
+
+
+@contextlib.contextmanager
+def staged_folder(out_dir: str | Path, *, force: bool = False) -> Iterator[Path]:
+    """A temporary folder beside ``out_dir`` to write a release into (files too large to hold in memory are
+    written there directly, then verified from disk); when the block ends without an exception it replaces
+    ``out_dir`` as a whole (``check_folder``'s rules), otherwise it is removed and the target left as it was."""
+    check_folder(out_dir, force=force)
+    target = Path(out_dir).absolute()
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=parent))
+    try:
+        yield staging
         os.chmod(staging, 0o777 & ~_umask())
         if target.is_dir():  # an empty folder, or an earlier release (force): replaced as a whole
             retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
@@ -119,7 +129,6 @@ def write_folder(out_dir: str | Path, files: Mapping[str, bytes], *, force: bool
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _fsync_dir(parent)
-    return {name: out / name for name in files}
 
 
 def _distinct_texts(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
