@@ -79,10 +79,14 @@ def _csv_columns(source: Source) -> str:
     return "{" + ", ".join(f"{_literal(n)}: 'VARCHAR'" for n in names) + "}"
 
 
-def _connect(memory_limit: str | None = None):  # noqa: ANN202
+DUCKDB_MEMORY = "1GB"  # DuckDB's working memory; beyond it, sorts and joins spill to a temporary folder
+
+
+def _connect(spill: Path | None = None):  # noqa: ANN202
     con = _duckdb().connect()
-    if memory_limit:
-        con.execute(f"SET memory_limit = {_literal(memory_limit)}")
+    con.execute(f"SET memory_limit = {_literal(DUCKDB_MEMORY)}")
+    if spill is not None:
+        con.execute(f"SET temp_directory = {_literal(str(spill))}")
     con.execute("SET preserve_insertion_order = true")
     return con
 
@@ -141,7 +145,7 @@ def write_release_duckdb(source: Source, out: Path, select: list[tuple[str, str]
     """One DuckDB query: every record joined to its plan row (released labels per quasi-identifier, suppressed or
     not) on the original values, the other columns as ``select`` says (SQL over the record ``t``), rows in the
     seeded shuffled order (a hash of the record's position and the seed), written as CSV or Parquet."""
-    con = _connect()
+    con = _connect(out.parent / ".spill")  # inside the staging folder: removed with it
     con.register("wb_plan", plan)
     on = " AND ".join(f"t.{_quote(k)} IS NOT DISTINCT FROM p.{_quote('q_' + str(j))}" for j, k in enumerate(keys))
     where = "WHERE NOT p.s" if drop else ""
@@ -150,6 +154,10 @@ def write_release_duckdb(source: Source, out: Path, select: list[tuple[str, str]
              f"JOIN wb_plan p ON {on} {where} ORDER BY hash(t.{ROW}, {int(seed)})")
     options = "FORMAT parquet" if parquet else "FORMAT csv, HEADER true, DELIMITER ','"
     con.execute(f"COPY ({query}) TO {_literal(str(out))} ({options})")
+    con.close()
+    import shutil
+
+    shutil.rmtree(out.parent / ".spill", ignore_errors=True)
 
 
 def write_release_frames(source: Source, out: Path, frames: Iterator[pd.DataFrame], parquet: bool) -> None:
