@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import shutil
 import time
 from collections import Counter
 from pathlib import Path
@@ -198,8 +199,9 @@ def _write(study: Study, source: backends.Source, dataset: Dataset, plan: pd.Dat
             backends.write_release_duckdb(source, path, select, plan, qis, study.seed, drop,
                                           study.release_format == "parquet")
         else:
-            backends.write_release_frames(source, path, release_frames(study, source, plan, qis, names, escape),
-                                          study.release_format == "parquet")
+            frames = release_frames(study, source, plan, qis, names, escape, staging / ".spill")
+            backends.write_release_frames(source, path, frames, study.release_format == "parquet")
+            shutil.rmtree(staging / ".spill", ignore_errors=True)
         guarantee = verify_file(study, dataset, counts, node, backends.Source(path, path.suffix == ".parquet"))
         if not guarantee.holds:
             raise VerificationError(f"release not written: {guarantee.describe()}")

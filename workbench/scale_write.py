@@ -4,6 +4,7 @@ each record's position, then computed one partition at a time and appended to th
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -32,8 +33,13 @@ def _released(part: pd.DataFrame, plan: pd.DataFrame, qis: list[str], names: lis
 
 
 def release_frames(study: Study, source: backends.Source, plan: pd.DataFrame, qis: list[str], names: list[str],
-                   escape: bool) -> Iterator[pd.DataFrame]:
-    """The released partitions in the seeded shuffled order, one pandas frame at a time."""
+                   escape: bool, spill: Path) -> Iterator[pd.DataFrame]:
+    """The released partitions in the seeded shuffled order, one pandas frame at a time. An external shuffle with
+    bounded memory: each partition is computed on the cluster and split by its rows' keys into buckets written to
+    ``spill`` (Parquet); then each bucket is read back and sorted by key."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     frame = backends._dask_frame(source, study.scheduler)
     seed = np.uint64(study.seed)
 
@@ -48,7 +54,24 @@ def release_frames(study: Study, source: backends.Source, plan: pd.DataFrame, qi
     released_meta = _released(meta.iloc[:0], plan.iloc[:0], qis, names, False, False)
     released = keyed.map_partitions(_released, plan, qis, names, escape, study.suppressed == "drop",
                                     meta=released_meta)
-    shuffled = released.shuffle(on=backends.ROW, npartitions=max(1, released.npartitions))
-    for part in shuffled.to_delayed():
-        done = part.compute()
-        yield done.sort_values(backends.ROW, kind="stable").drop(columns=backends.ROW).reset_index(drop=True)
+    buckets = max(1, released.npartitions)
+    spill.mkdir(parents=True, exist_ok=True)
+    writers: dict[int, pq.ParquetWriter] = {}
+    try:
+        for part in released.to_delayed():
+            done = part.compute()
+            bucket = (done[backends.ROW].to_numpy() % np.uint64(buckets)).astype(np.int64)
+            for b in np.unique(bucket):
+                table = pa.Table.from_pandas(done[bucket == b].astype({c: object for c in names}),
+                                             preserve_index=False).replace_schema_metadata(None)
+                if b not in writers:
+                    writers[b] = pq.ParquetWriter(spill / f"bucket-{b}.parquet", table.schema)
+                writers[b].write_table(table)
+    finally:
+        for w in writers.values():
+            w.close()
+    for b in sorted(writers):
+        path = spill / f"bucket-{b}.parquet"
+        part = pq.read_table(path).to_pandas()
+        path.unlink()
+        yield part.sort_values(backends.ROW, kind="stable").drop(columns=backends.ROW).reset_index(drop=True)
