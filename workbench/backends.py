@@ -135,7 +135,7 @@ def _dask_frame(source: Source, scheduler: str | None):  # noqa: ANN202
 
         Client(scheduler, set_as_default=True)
     if source.parquet:
-        return dd.read_parquet(str(source.path))
+        return dd.read_parquet(str(source.path), split_row_groups=True)  # a partition per row group
     return dd.read_csv(str(source.path), sep=source.separator, dtype=str, keep_default_na=False, na_values=[])
 
 
