@@ -10,6 +10,7 @@ cProfile's 40 most expensive calls by cumulative time.
 
 Run: .venv/bin/python tests/benchmarks/bench_million.py [--records N] [--repeats 3] [--formats csv,parquet]
      [--set engine.algorithm=flash] [--profile] [--cprofile FILE] [--data-dir DIR]
+Ten million records out of core (docs/scale.md): --records 10000000 --formats parquet --set engine.backend=duckdb
 """
 
 from __future__ import annotations
