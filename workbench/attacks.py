@@ -129,7 +129,7 @@ def unsorted_matching(first: pd.DataFrame, second: pd.DataFrame, quasi_identifie
 def written_order(release: Release, seed: int) -> np.ndarray:
     """The record (row of the input) on each row of the file the workbench's writer produces for ``release``
     with ``seed`` (``Release.export_bytes``, marked suppressed records): ``workbench.export.row_order``."""
-    return row_order(release.table(), seed)
+    return row_order(release.table(categorical=True), seed)
 
 
 @dataclass(frozen=True)

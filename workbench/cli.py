@@ -172,6 +172,31 @@ def measure(study: Study, nodes: Sequence[str], dataset: Dataset | None = None) 
     return out
 
 
+def _run_scaled(study: Study, args: argparse.Namespace) -> int:
+    """``workbench run`` with engine.backend 'duckdb' or 'dask': the file is read out of core."""
+    from workbench.scale import run_scaled
+
+    if args.trace:
+        raise WorkbenchError(f"--trace is not available with engine.backend {study.backend!r}")
+    try:
+        result = run_scaled(study, args.out, args.force)
+    except OutputError as exc:
+        raise WorkbenchError(f"--out {exc}") from None
+    if result.node is None:
+        print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = "
+              f"{study.max_suppression} ({result.n} records)", file=sys.stderr)
+        return 1
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        guarantee = result.guarantee.describe() if result.guarantee else None
+        print(_format_text(summary | ({"guarantee": guarantee} if guarantee else {})))
+        for p in result.files.values():
+            print(f"wrote        {p}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from workbench import study as study_mod
@@ -186,6 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             if args.out:
                 _check_out(args.out, args.force)  # before the search, which may take long
+            if study.backend != "pandas":  # out of core: DuckDB or Dask (workbench.scale)
+                return _run_scaled(study, args)
             dataset = study_mod.load_dataset(study)
             if study.engine == "lattice":  # the app's Anonymize page refuses the same searches
                 refusal = search_refusal(study.algorithm, study.time_limit, lattice_size(dataset))

@@ -51,7 +51,7 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "data": {"path": (str,), "separator": (str,), "sample": (str,), "rows": (int,)},
     "privacy": {"k": (int,), "max_suppression": (int, float)},
     "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,), "time_limit": (int, float),
-               "seed": (int,), "allow_non_monotone": (bool,)},
+               "seed": (int,), "allow_non_monotone": (bool,), "backend": (str,), "scheduler": (str,)},
     "measures": {"compare": (list,), "target": (str,), "col_mi_weights": (str,), "plugins": (list,)},
     "release": {"seed": (int,), "suppressed": (str,), "format": (str,), "escape_formulas": (bool,)},
 }
@@ -109,6 +109,8 @@ class Study:
     time_limit: float | None = None
     search_seed: int = 0
     allow_non_monotone: bool = False
+    backend: str = "pandas"  # the bottom frequency set and the release: in memory, DuckDB or Dask (workbench.scale)
+    scheduler: str | None = None  # Dask: a scheduler address (default: a local cluster in this process)
     compare: tuple[str, ...] = DEFAULT_COMPARE
     target: str | None = None
     col_mi_weights: str = "mi"
@@ -148,6 +150,37 @@ def _check_attribute(where: str, spec: AttributeSpec) -> None:
         raise ConfigError(f"{where}: attributes.{name}.weight must be zero or more, got {spec.weight:g}")
     if spec.hierarchy is not None and spec.builder is not None:
         raise ConfigError(f"{where}: attributes.{name} has both 'hierarchy' and 'builder'; give one")
+
+
+BACKENDS = ("pandas", "duckdb", "dask")
+
+
+def _check_backend(study: Study) -> None:
+    """engine.backend: "pandas" holds the table in memory; "duckdb" and "dask" read a CSV or Parquet file out of
+    core for the lattice engine's k-anonymity (docs/scale.md)."""
+    where, backend = study.source, study.backend
+    if backend not in BACKENDS:
+        raise ConfigError(f"{where}: engine.backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    if study.scheduler is not None and backend != "dask":
+        raise ConfigError(f"{where}: engine.scheduler is a Dask scheduler's address; it needs engine.backend = "
+                          "'dask'")
+    if backend == "pandas":
+        return
+    reasons = []
+    if study.engine != "lattice":
+        reasons.append("engine.kind = 'lattice'")
+    if study.data_path is None or study.data_path.suffix.lower() not in (".csv", ".tsv", ".txt", ".parquet"):
+        reasons.append("a CSV or Parquet [data] path")
+    if study.rows is not None:
+        reasons.append("no data.rows")
+    if study.privacy_models:
+        reasons.append("k-anonymity alone (no [privacy.MODEL] table)")
+    if study.target is not None:
+        reasons.append("no measures.target")
+    if study.release_format not in ("csv", "parquet"):
+        reasons.append("release.format 'csv' or 'parquet'")
+    if reasons:
+        raise ConfigError(f"{where}: engine.backend {backend!r} needs " + ", ".join(reasons))
 
 
 def validate(study: Study) -> None:
@@ -201,6 +234,7 @@ def validate(study: Study) -> None:
     if study.search_seed < 0:
         raise ConfigError(f"{where}: engine.seed must be zero or more, got {study.search_seed}")
 
+    _check_backend(study)
     for m in study.compare:
         if not isinstance(m, str) or m not in known:
             raise ConfigError(f"{where}: measures.compare has {m!r}, not a measure id; use "
@@ -370,7 +404,8 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         sample=data.get("sample"), rows=data.get("rows"), attributes=tuple(attributes), k=k, max_suppression=max_sup,
         engine=kind, algorithm=algorithm, objective=objective,
         time_limit=float(time_limit) if time_limit is not None else None, search_seed=engine.get("seed", 0),
-        allow_non_monotone=engine.get("allow_non_monotone", False), compare=compare,
+        allow_non_monotone=engine.get("allow_non_monotone", False), backend=engine.get("backend", "pandas"),
+        scheduler=engine.get("scheduler"), compare=compare,
         target=measures.get("target"), col_mi_weights=measures.get("col_mi_weights", "mi"), seed=seed,
         suppressed=suppressed,
         release_format=fmt, escape_formulas=release.get("escape_formulas", True), raw=copy.deepcopy(dict(raw)),

@@ -42,11 +42,18 @@ def _as_text(value: object) -> str:
 
 
 def _as_text_column(column: pd.Series) -> pd.Series:
-    """``_as_text`` over a column; a column of text (the usual case: text files are read as text) only has its
-    missing cells replaced, without a Python call per cell."""
+    """``_as_text`` over a column without a Python call per cell: a column of text (the usual case: text files
+    are read as text) only has its missing cells replaced, and is kept in its own (compact) string dtype; a typed
+    column (numbers, dates, booleans: Parquet, Excel) is converted value by distinct value."""
+    if isinstance(column.dtype, pd.StringDtype):
+        return column.fillna("") if column.hasnans else column
+    if column.dtype != object and not isinstance(column.dtype, pd.CategoricalDtype):
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        texts = np.array([*(_as_text(u) for u in uniques), ""], dtype=object)
+        return pd.Series(texts[codes], index=column.index, name=column.name)  # code -1 (missing) -> ""
     if pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty"):
         return column.astype(object).where(column.notna(), "")
-    return column.map(_as_text)
+    return column.map(_as_text)  # mixed Python objects (Excel): 1, 1.0 and True must not be merged
 
 
 def _sniff_separator(sample: str) -> str:
@@ -93,7 +100,7 @@ def read_table_bytes(content: bytes, name: str, separator: str | None = None) ->
         if suffix in TEXT_SUFFIXES:
             frame = _read_text(content, name, separator)
         elif suffix == ".parquet":
-            frame = pd.read_parquet(io.BytesIO(content)).map(_as_text)
+            frame = pd.read_parquet(io.BytesIO(content)).apply(_as_text_column)
         else:
             frame = _with_header(pd.read_excel(io.BytesIO(content), header=None, dtype=object,
                                                keep_default_na=False, na_values=[]).map(_as_text))
@@ -151,6 +158,11 @@ def _read_text(raw: bytes, name: str, separator: str | None) -> pd.DataFrame:
     if not text.strip():
         raise DataError(f"{name}: the file is empty")
     sep = separator or ("\t" if name.lower().endswith(".tsv") else _sniff_separator(text[:65536]))
+    fast = _read_text_arrow(raw if encoding == "utf-8" and not raw.startswith(b"\xef\xbb\xbf") else
+                            text.encode("utf-8"), text, sep)
+    if fast is not None:
+        fast.attrs["encoding"] = encoding
+        return fast
     try:
         # header=None: pandas would rename a duplicate name 'a' to 'a.1', and would silently take the first
         # column as the index when every data row has more fields than the header
@@ -160,6 +172,41 @@ def _read_text(raw: bytes, name: str, separator: str | None) -> pd.DataFrame:
         raise DataError(f"{name}: malformed table: {str(exc).strip().splitlines()[0]}") from None
     frame.attrs["encoding"] = encoding
     return frame
+
+
+def _read_text_arrow(data: bytes, text: str, sep: str) -> pd.DataFrame | None:
+    """The table read by pyarrow's multithreaded CSV reader, every cell as text (no value is converted or read as
+    missing), for a well-formed table: as many fields in every row as in the first. None (and the caller reads
+    it with pandas, whose messages name the bad row) for anything else: one column, a ragged row, a separator of
+    more than one character, a first row longer than 64 KiB, a quote character, a carriage return outside a CRLF
+    line end."""
+    if len(sep) != 1 or sep in '"\r\n' or b'"' in data or data.count(b"\r") != data.count(b"\r\n"):
+        return None  # quoting and lone carriage returns are read by pandas, whose rules the tests pin down
+    head = text[:65536]
+    try:
+        first = next(csv.reader(io.StringIO(head), delimiter=sep))
+    except (csv.Error, StopIteration):
+        return None
+    if len(first) < 2:  # pandas skips a one-column table's whitespace-only lines as blank
+        return None
+    if len(head) == 65536 and len(",".join(first)) > 60000:
+        return None
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = [f"f{i}" for i in range(len(first))]
+    try:
+        table = pcsv.read_csv(
+            io.BytesIO(data),
+            read_options=pcsv.ReadOptions(column_names=names),
+            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char='"', double_quote=True, escape_char=False,
+                                            newlines_in_values=True, ignore_empty_lines=True),
+            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names}, null_values=[],
+                                                strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    frame = table.to_pandas()
+    return _with_header(frame.astype(str))
 
 
 def _with_header(raw: pd.DataFrame) -> pd.DataFrame:
@@ -215,6 +262,7 @@ class EncodedColumn:
     labels: tuple[tuple[str, ...], ...]
     shares: tuple[np.ndarray, ...] | None = None  # per level: ARX domain-share numerator of each label
     share_domain: int | None = None  # their denominator (Hierarchy.domain_shares)
+    weights: np.ndarray | None = None  # per row of ``codes``: how many records it stands for (a frequency set's)
 
     def __post_init__(self) -> None:
         for attr in ("codes", "level_codes"):
@@ -237,6 +285,8 @@ class EncodedColumn:
     @cached_property
     def counts(self) -> np.ndarray:
         """Records per original value."""
+        if self.weights is not None:
+            return np.bincount(self.codes, weights=self.weights, minlength=self.level_codes.shape[0]).astype(np.int64)
         return np.bincount(self.codes, minlength=self.level_codes.shape[0])
 
     def cardinality(self, level: int) -> int:
@@ -358,16 +408,17 @@ class Dataset:
 
     def _encode(self, attribute: str) -> EncodedColumn:
         h = self.hierarchies[attribute]
-        uniques, inverse = np.unique(self.frame[attribute].to_numpy(dtype=str), return_inverse=True)
+        inverse, uniques = pd.factorize(self.frame[attribute])  # hashing, no per-cell Python; "" is a value
+        uniques = [str(u) for u in uniques]
         order = {v: i for i, v in enumerate(h.values)}
-        present = sorted(uniques.tolist(), key=order.__getitem__)  # hierarchy row order
+        present = sorted(uniques, key=order.__getitem__)  # hierarchy row order
         where = {v: i for i, v in enumerate(present)}
-        rank = np.array([where[v] for v in uniques.tolist()], dtype=np.int64)
+        rank = np.array([where[v] for v in uniques], dtype=np.int64)
         level_codes, labels = h.level_matrix(present)
         shares, domain = h.domain_shares(labels)
         return EncodedColumn(
             name=attribute,
-            codes=rank[inverse.reshape(-1)],
+            codes=rank[inverse],
             level_codes=level_codes,
             labels=tuple(tuple(lv) for lv in labels),
             shares=shares,
@@ -378,10 +429,10 @@ class Dataset:
 def _coverage_problems(column: pd.Series, h: Hierarchy, attribute: str) -> list[str]:
     """Rows whose value has no hierarchy row, named by value and 1-based data row."""
     covered = set(h.values)
-    values = column.to_numpy(dtype=str)
-    missing = sorted(set(values.tolist()) - covered)
+    missing = sorted({str(v) for v in column.unique()} - covered)  # distinct values only: one pass, hashed
     if not missing:
         return []
+    values = column.to_numpy(dtype=str)
     parts = []
     for v in missing[:5]:
         rows = (np.flatnonzero(values == v) + 1).tolist()

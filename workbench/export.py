@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ConfigError, VerificationError
-from workbench.output import FORMULA_RULE, MISSING_TOKEN, check_folder, mark_missing, write_folder
+from workbench.grouping import distinct_rows
+from workbench.output import FORMULA_RULE, MISSING_TOKEN, check_folder, csv_bytes, mark_missing, write_folder
 from workbench.output import escape_formulas as escape_formula_cells
-from workbench.verify import SUPPRESSED, Guarantee
+from workbench.verify import Guarantee
 
 if TYPE_CHECKING:
     from workbench.release import Release
@@ -39,22 +40,22 @@ def write_release(release: Release, out_dir: str | Path, *, seed: int, config: d
         raise ConfigError(f"cannot export to {name}: use one of {', '.join(EXPORT_SUFFIXES)}")
     check_folder(out_dir, force=force)
     files = export_bytes(release, seed=seed, fmt=suffix[1:], config=config, measures=measures,
-                              suppressed_policy=suppressed_policy, escape_formulas=escape_formulas)
+                         suppressed_policy=suppressed_policy, escape_formulas=escape_formulas, mappings=False)
     written = write_folder(out_dir, {name: files["release"], "provenance.json": files["provenance"]}, force=force)
     return {"release": written[name], "provenance": written["provenance.json"]}
 
 
 def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[str, object] | None = None,
                  measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
-                 escape_formulas: bool = True) -> dict[str, bytes]:
-    """The release file (rows shuffled with ``seed``, re-verified first), ``provenance.json`` and the value
-    mappings (CSV) as bytes, built in memory (nothing touches the disk); ``write`` puts the first two on
-    disk. Raises VerificationError when the guarantee does not hold. A CSV release has its formula-like text
-    cells neutralized (``workbench.output.escape_formulas``) unless ``escape_formulas`` is False; the
+                 escape_formulas: bool = True, mappings: bool = True) -> dict[str, bytes]:
+    """The release file (rows shuffled with ``seed``, re-verified first), ``provenance.json`` and (with
+    ``mappings``) the value mappings (CSV) as bytes, built in memory (nothing touches the disk); ``write`` puts
+    the first two on disk. Raises VerificationError when the guarantee does not hold. A CSV release has its
+    formula-like text cells neutralized (``workbench.output.escape_formulas``) unless ``escape_formulas`` is False; the
     provenance says which."""
     if f".{fmt}" not in EXPORT_SUFFIXES:
         raise ConfigError(f"cannot export as {fmt!r}: use one of {', '.join(s[1:] for s in EXPORT_SUFFIXES)}")
-    table = release.table(suppressed_policy)
+    table = release.table(suppressed_policy, categorical=True)
     shuffled = table.iloc[row_order(table, seed)]
     guarantee = release.verify(shuffled, suppressed_policy)
     if not guarantee.holds:
@@ -66,9 +67,9 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
         written, cells = escape_formula_cells(out) if escape_formulas else (out, 0)
         escaping = {"applied": escape_formulas, "cells": cells,
                     "rule": FORMULA_RULE if escape_formulas else "off (release.escape_formulas = false)"}
-        buffer.write(written.to_csv(index=False).encode("utf-8"))
+        buffer.write(csv_bytes(written))  # to_csv's bytes, each distinct text rendered once
     elif fmt == "parquet":
-        out.to_parquet(buffer, index=False)
+        _write_parquet_as_text(out, buffer)
     else:
         _write_xlsx_as_text(out, buffer)
     prov = provenance_record(release, seed=seed, config=config, measures=measures, guarantee=guarantee,
@@ -76,9 +77,11 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
     if escaping is not None:
         prov["csv_formula_escaping"] = escaping
     prov["missing_values"] = {"token": MISSING_TOKEN, "cells": missing}
-    return {"release": buffer.getvalue(),
-            "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8"),
-            "mappings": mark_missing(value_mappings(release))[0].to_csv(index=False).encode("utf-8")}
+    files = {"release": buffer.getvalue(),
+             "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8")}
+    if mappings:
+        files["mappings"] = mark_missing(value_mappings(release))[0].to_csv(index=False).encode("utf-8")
+    return files
 
 
 def row_order(table: pd.DataFrame, seed: int) -> np.ndarray:
@@ -97,13 +100,16 @@ def value_mappings(release: Release) -> pd.DataFrame:
     """Per quasi-identifier, every (original value, released value) pair with its number of records;
     suppressed records map to ``*``. For the lattice engine each original value has one released value
     (full-domain recoding); local recoding may release one value in several ways."""
+    from workbench.release import marked_labels
+    from workbench.verify import text_codes
+
     parts = []
     for qi in release.quasi_identifiers:
-        released = np.where(release.suppressed, SUPPRESSED, release.labels[qi].to_numpy(dtype=object))
-        pairs = pd.DataFrame({"original": release.dataset.frame[qi].to_numpy(dtype=str),
-                              "released": released.astype(str)})
-        counts = pairs.value_counts(sort=False).rename("records").reset_index()
-        parts.append(counts.sort_values(["original", "released"]).assign(attribute=qi))
+        o_codes, o_texts = text_codes(release.dataset.frame[qi])
+        r_codes, r_texts = text_codes(marked_labels(release.labels[qi], release.suppressed))
+        pairs, counts = distinct_rows(np.stack([o_codes, r_codes], axis=1), [len(o_texts), len(r_texts)])
+        rows = pd.DataFrame({"original": o_texts[pairs[:, 0]], "released": r_texts[pairs[:, 1]], "records": counts})
+        parts.append(rows.sort_values(["original", "released"]).assign(attribute=qi))
     columns = ["attribute", "original", "released", "records"]
     return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
 
@@ -138,6 +144,18 @@ def _version() -> str:
         return metadata.version("k-anonymity-workbench")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _write_parquet_as_text(table: pd.DataFrame, buffer: io.BytesIO) -> None:
+    """The table as Parquet with every column of text a string column (a Categorical's labels, dictionary-encoded
+    in the file as Parquet does anyway), read back as text, not as a pandas category."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    schema = pa.schema([pa.field(f.name, f.type.value_type) if pa.types.is_dictionary(f.type) else f
+                        for f in arrow.schema])
+    pq.write_table(arrow.cast(schema).replace_schema_metadata(None), buffer)
 
 
 def _write_xlsx_as_text(table: pd.DataFrame, buffer: io.BytesIO) -> None:

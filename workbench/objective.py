@@ -16,6 +16,7 @@ from measures.information_weights import column_weights, pmi_node_costs
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.errors import ConfigError
+from workbench.grouping import group_rows
 from workbench.lattice.evaluate import FrequencySet, NodeEvaluator
 from workbench.lattice.search import Objective
 from workbench.lattice.space import Node
@@ -49,10 +50,36 @@ def release_label(release: Release) -> str:
 
 
 def score_release(study: Study, release: Release) -> dict[str, M.Score]:
-    """Every measure of ``[measures].compare`` on a release (either engine), cell by cell."""
+    """Every measure of ``[measures].compare`` on a release (either engine). A full-domain (lattice) release is
+    scored from its equivalence classes by the measures' fast paths, which equal their cell-level definitions
+    (tests/test_measures.py); the other measures, and every measure of a local release, cell by cell."""
+    ids = list(study.compare)
+    fast = [i for i in ids if M.MEASURES[i].node is not None and not M.MEASURES[i].needs_target] \
+        if release.engine == "lattice" and release.transformation is not None and release.view_columns is None else []
+    rest = [i for i in ids if i not in fast]
+    scores: dict[str, M.Score] = {}
     with at(release_label(release)):
-        return M.score(release.view(), study.compare, target_codes(study, release.dataset),
-                       {"col_mi": {"kind": study.col_mi_weights}})
+        if fast:
+            scores |= M.score_node(release_classes(release), fast)
+        if rest:
+            scores |= M.score(release.view(), rest, target_codes(study, release.dataset),
+                              {"col_mi": {"kind": study.col_mi_weights}})
+    return {i: scores[i] for i in ids}
+
+
+def release_classes(release: Release) -> M.NodeClasses:
+    """A lattice release's frequency set, grouped from its released codes: the measures' fast-path view, with the
+    release's own suppressed records (every record of a class shares its fate)."""
+    assert release.transformation is not None
+    columns = release.dataset.encoded
+    node = tuple(release.transformation[c.name] for c in columns)
+    level = np.stack([release.codes[:, j] - c.code_space[0][v] for j, (c, v) in enumerate(zip(columns, node,
+                                                                                            strict=True))], axis=1) \
+        if columns else np.zeros((release.n, 0), dtype=np.int64)
+    groups = group_rows(level, [c.cardinality(v) for c, v in zip(columns, node, strict=True)])
+    plain = release.admissibility is None or release.admissibility.plain
+    return M.NodeClasses(node, groups.counts, np.ascontiguousarray(level[groups.first]), release.domains(), release.k,
+                         None if plain else release.suppressed[groups.first], release.view)
 
 
 def node_cells(evaluator: NodeEvaluator, node: Node) -> M.Generalized:

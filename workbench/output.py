@@ -16,15 +16,19 @@ drops).
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import hashlib
 import hmac
+import io
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from workbench.errors import OutputError
@@ -84,13 +88,7 @@ def write_folder(out_dir: str | Path, files: Mapping[str, bytes], *, force: bool
     """Write ``files`` (name -> bytes) as the folder ``out_dir``, all or nothing (see the module docstring).
     Returns the path of each file. Raises OutputError (see ``check_folder``) or OSError; the target is then
     unchanged and no temporary file is left behind."""
-    check_folder(out_dir, force=force)
-    out = Path(out_dir)
-    target = out.absolute()
-    parent = target.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=parent))
-    try:
+    with staged_folder(out_dir, force=force) as staging:
         for name, data in files.items():
             with open(staging / name, "wb") as handle:
                 handle.write(data)
@@ -99,6 +97,21 @@ def write_folder(out_dir: str | Path, files: Mapping[str, bytes], *, force: bool
         for name, data in files.items():  # what is on disk is what was verified, byte for byte
             if hashlib.sha256((staging / name).read_bytes()).digest() != hashlib.sha256(data).digest():
                 raise OSError(f"{name} on disk differs from the verified release")
+    return {name: Path(out_dir) / name for name in files}
+
+
+@contextlib.contextmanager
+def staged_folder(out_dir: str | Path, *, force: bool = False) -> Iterator[Path]:
+    """A temporary folder beside ``out_dir`` to write a release into (files too large to hold in memory are
+    written there directly, then verified from disk); when the block ends without an exception it replaces
+    ``out_dir`` as a whole (``check_folder``'s rules), otherwise it is removed and the target left as it was."""
+    check_folder(out_dir, force=force)
+    target = Path(out_dir).absolute()
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=parent))
+    try:
+        yield staging
         os.chmod(staging, 0o777 & ~_umask())
         if target.is_dir():  # an empty folder, or an earlier release (force): replaced as a whole
             retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
@@ -116,23 +129,63 @@ def write_folder(out_dir: str | Path, files: Mapping[str, bytes], *, force: bool
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _fsync_dir(parent)
-    return {name: out / name for name in files}
+
+
+def _distinct_texts(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """A text column as (codes, distinct values): a Categorical's own, else hashed (``pd.factorize``, a missing
+    cell as a value of its own); None for a column that is not text (numbers stay numbers)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        if not (categories.dtype == object or pd.api.types.is_string_dtype(categories)):
+            return None
+        codes = values.cat.codes.to_numpy().astype(np.int64)
+        distinct = categories.to_numpy(dtype=object)
+        if (codes < 0).any():
+            codes = np.where(codes < 0, len(distinct), codes)
+            distinct = np.append(distinct, None)
+        return codes, distinct
+    if not (values.dtype == object or pd.api.types.is_string_dtype(values)):
+        return None
+    codes, distinct = pd.factorize(values, use_na_sentinel=False)
+    return np.asarray(codes, dtype=np.int64), np.asarray(distinct, dtype=object)
+
+
+def _recode(values: pd.Series, change: Callable[[object], object | None]) -> tuple[pd.Series, int]:
+    """``values`` with ``change`` applied to each distinct text (None: unchanged), and how many cells changed. A
+    Categorical stays one; any other column becomes a column of text cells."""
+    found = _distinct_texts(values)
+    if found is None:
+        return values, 0
+    codes, distinct = found
+    new = [change(v) for v in distinct]
+    changed = np.array([v is not None for v in new], dtype=bool)
+    if not changed.any():
+        return values, 0
+    cells = int(np.bincount(codes, minlength=len(distinct))[changed].sum())
+    texts = np.array([n if n is not None else v for v, n in zip(distinct, new, strict=True)], dtype=object)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        remap, categories = pd.factorize(texts)  # two labels may become one
+        out = pd.Categorical.from_codes(remap[codes], categories=pd.Index(categories, dtype=object), validate=False)
+        return pd.Series(out, index=values.index, name=values.name), cells
+    return pd.Series(texts[codes], index=values.index, name=values.name), cells
+
+
+def _formula_like(text: str) -> bool:
+    return text[:1] in FORMULA_STARTS and not _NUMBER.fullmatch(text)
 
 
 def escape_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """The table with every formula-like text cell (and column name) prefixed with ``'``, and how many cells were
-    changed. Cells that are numbers (``-3``, ``+1.5``, ``-2e3``) are kept as they are."""
+    changed. Cells that are numbers (``-3``, ``+1.5``, ``-2e3``) are kept as they are. Each distinct text is
+    looked at once."""
     out = table.copy()
     changed = 0
     for column in out.columns:
-        values = out[column]
-        if not (values.dtype == object or pd.api.types.is_string_dtype(values)):
-            continue  # a numeric column holds numbers only
-        text = values.astype(str)
-        risky = text.str[:1].isin(FORMULA_STARTS) & ~text.str.fullmatch(_NUMBER.pattern)
-        if risky.any():
-            out[column] = values.where(~risky, "'" + text)
-            changed += int(risky.sum())
+        values, cells = _recode(out[column], lambda v: "'" + str(v) if v is not None and v == v
+                                and _formula_like(str(v)) else None)
+        if cells:
+            out[column] = values
+            changed += cells
     renamed = {c: f"'{c}" for c in out.columns
                if isinstance(c, str) and c[:1] in FORMULA_STARTS and not _NUMBER.fullmatch(c)}
     return out.rename(columns=renamed), changed + len(renamed)
@@ -140,18 +193,64 @@ def escape_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 def mark_missing(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """The table with every missing text cell (``""`` or None) written as ``MISSING_TOKEN``, and how many cells
-    were changed."""
+    were changed. Each distinct text is looked at once."""
     out = table.copy()
     changed = 0
     for column in out.columns:
-        values = out[column]
-        if not (values.dtype == object or pd.api.types.is_string_dtype(values)):
-            continue
-        empty = values.isna() | (values.astype(str) == "")
-        if empty.any():
-            out[column] = values.where(~empty, MISSING_TOKEN)
-            changed += int(empty.sum())
+        values, cells = _recode(out[column], lambda v: MISSING_TOKEN if v is None or v != v or str(v) == ""
+                                else None)
+        if cells:
+            out[column] = values
+            changed += cells
     return out, changed
+
+
+def _csv_fields(values: list[object]) -> list[str]:
+    """Cells as ``DataFrame.to_csv`` writes them: through the csv module with pandas' dialect (``,``, ``"``
+    doubled, minimal quoting, line terminator ``\\n``), a missing cell empty."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    out = []
+    for v in values:
+        if v is None or v != v:
+            out.append("")
+            continue
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow(["x", str(v)])  # two fields: a lone empty field is written as ""
+        out.append(buffer.getvalue()[2:-1])
+    return out
+
+
+def csv_bytes(table: pd.DataFrame, block: int = 1_000_000) -> bytes:
+    """The table as ``table.to_csv(index=False)`` writes it, byte for byte, for a table of text columns: each
+    distinct text rendered once, the rows joined by pyarrow in blocks of ``block`` rows. Other tables (numbers,
+    one column) go through ``to_csv``."""
+    found = [_distinct_texts(table[c]) for c in table.columns]
+    if len(table.columns) < 2 or any(f is None for f in found) or not all(isinstance(c, str) for c in table.columns):
+        return table.to_csv(index=False).encode("utf-8")
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    dictionaries = [pa.array(_csv_fields(list(distinct)), type=pa.large_string()) for _, distinct in found]
+    parts = [(",".join(_csv_fields(list(table.columns))) + "\n").encode("utf-8")]
+    for start in range(0, len(table), block):
+        columns = [pa.DictionaryArray.from_arrays(pa.array(codes[start:start + block], type=pa.int32()), d)
+                   .dictionary_decode() for (codes, _), d in zip(found, dictionaries, strict=True)]
+        lines = pc.binary_join_element_wise(*columns, pa.scalar(",", pa.large_string()))  # last: the separator
+        data = pc.binary_join_element_wise(lines, pa.scalar("", pa.large_string()), pa.scalar("\n", pa.large_string()))
+        parts.append(_string_bytes(data))
+    return b"".join(parts)
+
+
+def _string_bytes(array: object) -> bytes:
+    """The concatenated values of a pyarrow large_string array (its data buffer between the first and last
+    offsets)."""
+    offsets_buffer, data_buffer = array.buffers()[1], array.buffers()[2]
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[array.offset:array.offset + len(array) + 1]
+    if not len(array):
+        return b""
+    return data_buffer.slice(int(offsets[0]), int(offsets[-1] - offsets[0])).to_pybytes()
 
 
 def download_name(file_name: str, content: bytes, key: bytes) -> str:

@@ -70,23 +70,23 @@ class Release:
         smaller than k suppressed (El Emam 2009), and those of classes that violate a privacy model of
         ``admissibility`` (ARX)."""
         columns = dataset.encoded
-        labels, heights, codes, levels = {}, [], [], []
-        for col, v in zip(columns, node, strict=True):
-            level_code = col.level_codes[col.codes, v]
-            offsets = col.code_space[0]
-            labels[col.name] = np.asarray(col.labels[v], dtype=object)[level_code]
-            heights.append(np.full(dataset.n, v, dtype=np.int64))
-            codes.append(offsets[v] + level_code)
-            levels.append(level_code)
-        codes_arr = np.stack(codes, axis=1) if codes else np.zeros((dataset.n, 0), dtype=np.int64)
-        level_arr = np.stack(levels, axis=1) if levels else np.zeros((dataset.n, 0), dtype=np.int64)
+        labels, level_codes = {}, []
+        codes_arr = np.empty((dataset.n, len(columns)), dtype=np.int64)
+        for j, (col, v) in enumerate(zip(columns, node, strict=True)):
+            level_code = col.level_codes[:, v][col.codes]  # one take per column, no per-cell Python
+            labels[col.name] = label_column(level_code, col.labels[v])
+            np.add(level_code, col.code_space[0][v], out=codes_arr[:, j])
+            level_codes.append(level_code)
         rule = admissibility if admissibility is not None else Admissibility(k, max_suppression, dataset.n)
+        level_arr = np.stack(level_codes, axis=1) if level_codes else np.zeros((dataset.n, 0), dtype=np.int64)
         suppressed = rule.suppressed_records(level_arr, [c.cardinality(v) for c, v in zip(columns, node, strict=True)],
                                              node)
+        del level_arr, level_codes
+        heights = np.broadcast_to(np.asarray(node, dtype=np.int64), (dataset.n, len(columns)))
         return cls(
             dataset=dataset,
             labels=pd.DataFrame(labels, index=dataset.frame.index),
-            heights=np.stack(heights, axis=1) if heights else np.zeros((dataset.n, 0), dtype=np.int64),
+            heights=heights,  # a read-only broadcast view: every cell of column j has height node[j]
             codes=codes_arr,
             suppressed=suppressed,
             k=k,
@@ -173,16 +173,21 @@ class Release:
             return 0
         return int(group_rows(kept).counts.min())
 
-    def table(self, suppressed: str = "mark") -> pd.DataFrame:
+    def table(self, suppressed: str = "mark", categorical: bool = False) -> pd.DataFrame:
         """The release as a reader sees it: input column order, identifying columns dropped, released
         labels in quasi-identifier cells, suppressed records marked ``*`` (``"mark"``) or left out
-        (``"drop"``)."""
+        (``"drop"``). With ``categorical`` the quasi-identifiers are pandas Categoricals (a small code per cell
+        into the distinct labels: what export and verification read); else cells of text."""
         if suppressed not in ("mark", "drop"):
             raise ConfigError(f"release.suppressed must be 'mark' or 'drop', got {suppressed!r}")
         keep = [c for c in self.dataset.frame.columns if self.dataset.roles.get(c) != "identifying"]
         out = self.dataset.frame[keep].copy()
         for qi in self.quasi_identifiers:
-            out[qi] = np.where(self.suppressed, SUPPRESSED, self.labels[qi].to_numpy(dtype=object))
+            column = marked_labels(self.labels[qi], self.suppressed)
+            if not categorical and isinstance(column.dtype, pd.CategoricalDtype):
+                column = pd.Series(np.asarray(column.cat.categories, dtype=object)[column.cat.codes.to_numpy()],
+                                   index=column.index, name=qi)
+            out[qi] = column
         return out[~self.suppressed] if suppressed == "drop" else out
 
     # ------------------------------------------------------------------ verification and export
@@ -227,6 +232,26 @@ class Release:
         """The provenance record (``workbench.export.provenance_record``)."""
         return export.provenance_record(self, seed=seed, config=config, measures=measures, guarantee=guarantee,
                                         suppressed_policy=suppressed_policy)
+
+
+def label_column(codes: np.ndarray, labels: Sequence[str]) -> pd.Categorical:
+    """Released labels as a pandas Categorical: per record a small integer code into ``labels`` (one string per
+    distinct label, not one per cell)."""
+    return pd.Categorical.from_codes(codes, categories=pd.Index(list(labels), dtype=object), validate=False)
+
+
+def marked_labels(labels: pd.Series, suppressed: np.ndarray) -> pd.Series:
+    """A column of released labels with the suppressed records' cells set to ``*``; a Categorical stays one
+    (``*`` added to its labels), anything else becomes text cells."""
+    if isinstance(labels.dtype, pd.CategoricalDtype):
+        values = labels.cat.codes.to_numpy()
+        categories = list(labels.cat.categories)
+        if SUPPRESSED not in categories:
+            categories.append(SUPPRESSED)
+        marked = np.where(suppressed, categories.index(SUPPRESSED), values).astype(values.dtype, copy=False)
+        return pd.Series(label_column(marked, categories), index=labels.index, name=labels.name)
+    return pd.Series(np.where(suppressed, SUPPRESSED, labels.to_numpy(dtype=object)), index=labels.index,
+                     name=labels.name)
 
 
 def _value_order(poset_values: Sequence[str], data_values: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import VerificationError
-from workbench.grouping import group_rows
+from workbench.grouping import Groups, distinct_rows, group_rows
 from workbench.guarantees import guarantee_text
 from workbench.privacy.base import ClassView
 
@@ -57,51 +57,87 @@ def verify_release(release: Release, table: pd.DataFrame | None = None, suppress
     in the hierarchy); suppressed records carry ``*`` in every quasi-identifier (or are absent when
     dropped); every group of identical released quasi-identifier rows among the other records has
     at least k members; the suppressed count is within the limit.
+
+    Everything is read from the table's cells and the input's: each column's cells become codes into its
+    distinct texts (a Categorical's own codes, else hashed), so a label is checked once per distinct
+    (original, released) pair and the groups are counted from the codes; nothing comes from the engine's codes.
     """
-    table = release.table(suppressed_policy) if table is None else table
+    table = release.table(suppressed_policy, categorical=True) if table is None else table
     qis = release.quasi_identifiers
+    frame = release.dataset.frame
+    positions = frame.index.get_indexer(table.index)
+    if (positions < 0).any():
+        raise VerificationError("the released table holds a row that is not a record of the input")
+    released = {qi: text_codes(table[qi]) for qi in qis}
     if suppressed_policy == "drop":
-        kept_idx = table.index
+        keep = np.ones(len(table), dtype=bool)
         n_suppressed = release.n - len(table)
     else:
-        marked = (table[qis] == SUPPRESSED).all(axis=1).to_numpy() if qis else np.zeros(len(table), bool)
-        expected = pd.Series(release.suppressed, index=release.dataset.frame.index).loc[table.index].to_numpy()
+        marked = np.ones(len(table), dtype=bool) if qis else np.zeros(len(table), bool)
+        for codes, texts in released.values():
+            marked &= (texts == SUPPRESSED)[codes]
+        expected = release.suppressed[positions]
         if np.any(expected & ~marked):
             raise VerificationError("a suppressed record is not marked '*' in every quasi-identifier")
-        kept_idx = table.index[~expected]
+        keep = ~expected
         n_suppressed = int(expected.sum())
-    kept = table.loc[kept_idx, qis]
-    originals = {qi: release.dataset.frame.loc[kept_idx, qi].to_numpy(dtype=str) for qi in qis}
+    kept_positions = positions[keep]
+    kept_codes = []
     for qi in qis:
-        pairs = pd.DataFrame({"o": originals[qi], "r": kept[qi].to_numpy(dtype=object)}).drop_duplicates()
-        ok = _generalizes(release, qi, pairs["o"].to_numpy(dtype=str), pairs["r"].to_numpy(dtype=object))
+        codes, texts = released[qi]
+        codes = codes[keep]
+        o_codes, o_texts = text_codes(frame[qi])
+        pairs, _ = distinct_rows(np.stack([o_codes[kept_positions], codes], axis=1), [len(o_texts), len(texts)])
+        o, r = o_texts[pairs[:, 0]].astype(str), texts[pairs[:, 1]]
+        ok = _generalizes(release, qi, o, r)
         if not ok.all():
-            o, r = pairs.iloc[int(np.flatnonzero(~ok)[0])]
-            raise VerificationError(f"column {qi!r}: released value {r!r} does not generalize {o!r}")
+            bad = int(np.flatnonzero(~ok)[0])
+            raise VerificationError(f"column {qi!r}: released value {r[bad]!r} does not generalize {o[bad]!r}")
+        kept_codes.append((codes, len(texts)))
+    groups = None
+    if qis and kept_positions.size:
+        groups = group_rows(np.stack([c for c, _ in kept_codes], axis=1), [m for _, m in kept_codes],
+                            with_inverse=release.admissibility is not None and bool(release.admissibility.models))
     if release.guarantee_kind == "k-ambiguity":
+        kept = table.loc[table.index[keep], qis]
         smallest = _smallest_coverage(release, kept) if len(kept) else release.k
     else:
-        sizes = kept.value_counts(dropna=False).to_numpy() if qis and len(kept) else np.zeros(0, int)
-        smallest = int(sizes.min()) if sizes.size else release.k
-    models = _verify_models(release, kept) if release.admissibility is not None else {}
+        smallest = int(groups.counts.min()) if groups is not None else release.k
+    models = {}
+    if release.admissibility is not None and release.admissibility.models:
+        models = _verify_models(release, kept_positions, groups)
     holds = smallest >= release.k and n_suppressed <= release.limit and all(models.values())
     return Guarantee(release.guarantee_kind, release.k, n_suppressed, release.limit, holds, models=models)
 
 
-def _verify_models(release: Release, kept: pd.DataFrame) -> dict[str, bool]:
+def text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A column's cells as integer codes (int64) into its distinct texts (an object array of str): a Categorical's
+    own codes and labels, else the column hashed (``pd.factorize``, a missing cell as its own value)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy().astype(np.int64)
+        texts = column.cat.categories.to_numpy(dtype=object)
+        if (codes < 0).any():  # a missing cell in a Categorical: a value of its own, as ``to_numpy(dtype=str)``
+            codes = np.where(codes < 0, len(texts), codes)
+            texts = np.append(texts, np.nan)
+    else:
+        codes, texts = pd.factorize(column, use_na_sentinel=False)
+        codes = np.asarray(codes, dtype=np.int64)
+        texts = np.asarray(texts, dtype=object)
+    return codes, np.array([str(t) for t in texts], dtype=object)
+
+
+def _verify_models(release: Release, positions: np.ndarray, groups: Groups | None) -> dict[str, bool]:
     """Every privacy model, re-checked on the kept records' classes of identical released quasi-identifier
-    rows: no class violates a class-level model, and the release-level ones hold on the kept classes."""
+    rows (``groups``, from the table's cells; rows of the input at ``positions``): no class violates a
+    class-level model, and the release-level ones hold on the kept classes."""
     assert release.admissibility is not None
     qis = release.quasi_identifiers
-    positions = release.dataset.frame.index.get_indexer(kept.index)
-    first = np.zeros(1 if len(kept) else 0, dtype=np.int64)
-    if len(kept) and qis:
-        codes = np.stack([pd.factorize(kept[q].astype(str))[0] for q in qis], axis=1)
-        groups = group_rows(codes, with_inverse=True)
+    first = np.zeros(1 if positions.size else 0, dtype=np.int64)
+    if groups is not None:
         assert groups.inverse is not None
         index, classes, first = groups.inverse, groups.size, groups.first
     else:
-        index, classes = np.zeros(len(kept), dtype=np.int64), 1 if len(kept) else 0
+        index, classes = np.zeros(positions.size, dtype=np.int64), 1 if positions.size else 0
     extras = [replace(e, codes=e.codes[positions]) for e in release.admissibility.extras]
     node, keys = None, None
     if release.transformation is not None:  # a lattice node: each class's level codes, from one of its records

@@ -70,10 +70,15 @@ class NodeEvaluator:
     """
 
     def __init__(self, columns: Sequence[EncodedColumn], k: int, max_suppression: float,
-                 admissibility: Admissibility | None = None) -> None:
+                 admissibility: Admissibility | None = None, weights: np.ndarray | None = None) -> None:
+        """``weights``: the columns' rows are a frequency set's (distinct records, e.g. from an out-of-core
+        group-by, ``workbench.scale``) and each stands for this many records; per-record views (``direct``,
+        ``suppressed_mask``, ``record_class_sizes``) are then per row."""
         self.columns = tuple(columns)
         self.lattice = Lattice(tuple(c.height for c in columns), tuple(c.name for c in columns))
-        self.n = int(columns[0].codes.size) if columns else 0
+        rows = int(columns[0].codes.size) if columns else 0
+        self.weights = np.ones(rows, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
+        self.n = int(self.weights.sum())
         self.admissibility = admissibility or Admissibility(k, max_suppression, self.n)
         if (self.admissibility.k, self.admissibility.max_suppression) != (k, max_suppression):
             raise ValueError("the admissibility rule was built for another k or suppression limit")
@@ -90,8 +95,7 @@ class NodeEvaluator:
         self._cache: OrderedDict[Node, FrequencySet] = OrderedDict()
         self._cached_classes = 0
         bottom = self.lattice.bottom
-        self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]),
-                                   np.ones(self.n, dtype=np.int64))
+        self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]), self.weights)
 
     @staticmethod
     def _level_maps(c: EncodedColumn) -> list[np.ndarray]:
@@ -109,7 +113,7 @@ class NodeEvaluator:
     def _with_extras(self, qi_codes: list[np.ndarray]) -> np.ndarray:
         """Record codes: the quasi-identifiers' (at some levels), then the extra columns."""
         parts = [*qi_codes, *[e.codes for e in self.extras]]
-        return np.stack(parts, axis=1) if parts else np.zeros((self.n, 0), dtype=np.int64)
+        return np.stack(parts, axis=1) if parts else np.zeros((self.weights.size, 0), dtype=np.int64)
 
     def _build(self, node: Node, codes: np.ndarray, counts: np.ndarray) -> FrequencySet:
         """The frequency set of rows ``codes`` (quasi-identifiers, then extras) weighted by ``counts``. Rows are
@@ -150,7 +154,7 @@ class NodeEvaluator:
     def direct(self, node: Node) -> FrequencySet:
         """The frequency set of ``node`` computed from the records (no cache, no roll-up)."""
         codes = self._with_extras([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)])
-        return self._build(node, codes, np.ones(self.n, dtype=np.int64))
+        return self._build(node, codes, self.weights)
 
     def frequency_set(self, node: Node) -> FrequencySet:
         """Cached frequency set, rolled up from the smallest cached predecessor, else (while the cache is
