@@ -20,12 +20,13 @@ from workbench.config import (
 )
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.policy import PRUNING_SEARCHES, needs_monotone_waiver, search_refusal
-from workbench.ui import format, guarantee, state
-from workbench.ui.cached import lattice_size, privacy_check, run_config
+from workbench.ui import format, guarantee, long_work, state
+from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
 from workbench.ui.source import Source
 
 DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_local_alg": "greedy",
             "an_local_obj": "vinterbo"}
+PENDING = "an_pending"  # st.session_state: the config and dataset of the run the page follows
 OPTIMAL_FOR_ANY = "bnb"  # optimal for any objective, and anytime (stops at a time limit)
 
 
@@ -166,19 +167,27 @@ def page(source: Source) -> None:
         st.info(f"Search switched from {model_steered[0]} to {OPTIMAL_FOR_ANY}: {model_steered[0]} prunes the "
                 f"lattice assuming admissibility is monotone, and the library refuses it here: {model_steered[1]}.")
     clicked = st.button("Run", type="primary")
+    here = {"config": config_json, "dataset_key": source.dataset_key}
+    if clicked:
+        st.session_state[PENDING] = here
     last = st.session_state.get("last_run")
     unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
-    if not clicked and not unchanged:  # the last result is shown again until its inputs change
+    if st.session_state.get(PENDING) == here:  # a run in the worker pool, followed until it ends
+        outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
+                                   doing=f"{engine} engine, {algorithm}")
+        if outcome is None:  # still running: the panel above shows how far
+            return
+        del st.session_state[PENDING]
+        if outcome.get("cancelled"):
+            st.info("Run cancelled. A search stops at the end of its current step (the lattice search itself "
+                    "runs to its end or its time limit before the run stops).")
+            return
+    elif not unchanged:  # the last result is shown again until its inputs change
         return
-    if clicked:
-        bar = st.progress(0.0, text="starting")
-        result = run_config(config_json, dataset_key=source.dataset_key,
-                            progress=lambda fraction, text: bar.progress(fraction, text=text))
-        bar.empty()
     else:
         st.caption("The last run with these settings (kept until the dataset or a setting changes).")
-        with st.spinner("Showing the last run…"):
-            result = run_config(config_json, dataset_key=source.dataset_key)  # kept in the cache
+    with st.spinner("Showing the run…"):
+        result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
     st.session_state["last_run"] = {"config": config_json, "dataset_key": source.dataset_key, "label": source.label}
     if "error" in result:
         st.error(result["error"])

@@ -5,15 +5,16 @@ are kept in the server process's memory and shared between sessions. For the ses
 uploaded data the dataset lives in ``st.session_state`` and results are memoized there too, so nothing of
 it outlives the session or reaches another one, and nothing is written to disk.
 
-Heavy calls (``dual_cache(..., heavy=True)``: the Compare page's lattice and local rows, the Lattice page's node
-table, model degradation) run in the server's bounded worker pool (``workbench.jobs``): at most
+Heavy calls (``dual_cache(..., heavy=True)``: a run, the Compare page's lattice and local rows, the Lattice page's
+node table, model degradation) run in the server's bounded worker pool (``workbench.jobs``): at most
 ``WORKBENCH_WORKERS`` of them at once, first come first served, one queued job per session; the page shows its
-place in the queue while it waits.
+place in the queue while it waits, and ``ui/long_work.py`` follows one with a progress bar and a Cancel button.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import threading
 from collections import OrderedDict
@@ -161,27 +162,30 @@ def queue_message(ahead: int | None) -> str | None:
     return f"Waiting for a worker: {ahead} job{'s' if ahead != 1 else ''} ahead"
 
 
-def _wait_showing_position(job: jobs.Job) -> Any:
-    """Wait for ``job``, showing its place in the queue; every half second the wait sends a small update, so a
-    rerun (the analyst changed a setting) stops waiting at once, leaving the job queued for the next run."""
+def _wait_showing_position(job: jobs.Job, progress: Progress | None = None) -> Any:
+    """Wait for ``job``, showing its place in the queue (and, given ``progress``, telling it what the running job
+    reports); every half second the wait sends a small update, so a rerun (the analyst changed a setting) stops
+    waiting at once, leaving the job queued for the next run."""
     if job.wait(0.05) or get_script_run_ctx(suppress_warning=True) is None:
         return job.result()
     slot = st.empty()
     try:
         while not job.wait(0.5):
             message = queue_message(job.ahead)
-            if message is None:
-                slot.empty()  # running: the page's own spinner says what
-            else:
+            if message is not None:
                 slot.caption(f"⏳ {message} ({jobs.pool().workers} worker(s) for this server).")
+                continue
+            slot.empty()  # running: the page's own spinner or bar says what
+            if progress is not None and job.progress is not None:
+                progress(*job.progress)
     finally:
         slot.empty()
     return job.result()
 
 
-def _in_pool(call: Callable[[], dict[str, Any]], key: tuple) -> dict[str, Any]:
-    """Run ``call`` in the worker pool (with this session's Streamlit context, so it may read the session's
-    dataset) and wait for it, showing the queue position."""
+def _submit(work: Callable[[], dict[str, Any]], key: tuple) -> jobs.Job | dict[str, Any]:
+    """Queue ``work`` in the worker pool under ``key`` for this session, with this session's Streamlit context
+    (so it may read the session's dataset); an error result when the pool cannot start."""
     ctx = get_script_run_ctx(suppress_warning=True)
 
     def job() -> dict[str, Any]:
@@ -190,7 +194,7 @@ def _in_pool(call: Callable[[], dict[str, Any]], key: tuple) -> dict[str, Any]:
         if ctx is not None:
             add_script_run_ctx(thread, ctx)
         try:
-            return call()
+            return work()
         finally:
             if ctx is not None:
                 add_script_run_ctx(thread, previous)
@@ -199,9 +203,19 @@ def _in_pool(call: Callable[[], dict[str, Any]], key: tuple) -> dict[str, Any]:
         pool = jobs.pool()
     except ValueError as exc:  # WORKBENCH_WORKERS set to something else than a positive whole number
         return error_result(exc)
+    return pool.submit(job, session=_session_id(), key=key)
+
+
+def _in_pool(work: Callable[[], dict[str, Any]], key: tuple, progress: Progress | None = None) -> dict[str, Any]:
+    """Run ``work`` in the worker pool and wait for it, showing the queue position (and its progress)."""
     while True:
+        job = _submit(work, key)
+        if isinstance(job, dict):
+            return job
         try:
-            return _wait_showing_position(pool.submit(job, session=_session_id(), key=key))
+            return _wait_showing_position(job, progress)
+        except jobs.JobCancelledError:
+            raise
         except CancelledError:  # another request replaced it before this run was interrupted: ask again
             continue
 
@@ -210,38 +224,77 @@ def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
     """A process-wide memo for embedded samples, a per-session memo for uploaded data. The wrapped function
     takes the dataset key as its last positional argument (and, if it reports progress, a ``_progress``
     keyword, which is not part of the key). Results are shared read-only: callers must not modify them.
-    ``heavy``: computed in the bounded worker pool (no progress reporting), the page showing the queue position;
-    a shared result is kept even when the session that asked for it has moved on."""
+
+    ``heavy``: computed in the bounded worker pool, the page showing the queue position; a result is kept even
+    when the session that asked for it has moved on. Its ``_progress`` is the job's ``report`` (what it does, for
+    the page; it raises ``jobs.JobCancelledError`` once the job is cancelled). Besides the blocking call, a heavy
+    call has ``start(*args, dataset_key=...)``, which returns the result when it is cached and otherwise the
+    ``jobs.Job`` computing it (submitting it when none runs), and ``cancel(*args, dataset_key=...)``, which
+    cancels that job for this session (``ui/long_work.py`` draws both)."""
 
     def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
         shared = _SharedMemo(max_entries)
         _SHARED.append(shared)
+        reports = "_progress" in inspect.signature(fn).parameters
+
+        def in_job(args: tuple, dataset_key: str | None, keep: Callable[[dict[str, Any]], dict[str, Any]]
+                   ) -> Callable[[], dict[str, Any]]:
+            def work() -> dict[str, Any]:  # keeps its result itself, whether or not anyone still waits for it
+                job = jobs.current_job()
+                extra = {"_progress": job.report} if reports and job is not None else {}
+                return keep(fn(*args, dataset_key, **extra))
+
+            return work
+
+        def heavy_parts(args: tuple, dataset_key: str | None
+                        ) -> tuple[dict[str, Any] | None, Callable[[], dict[str, Any]], tuple]:
+            """The cached result (None if there is none), the job that computes it, and the job's pool key."""
+            key: tuple = (fn.__qualname__, args)
+            if dataset_key is None:
+                with shared.lock:
+                    hit = shared.entries.get(key)
+                return hit, in_job(args, None, lambda value: shared.put(key, value)), ("shared", key)
+            memo = st.session_state.setdefault(_MEMO, {})
+            key = (*key, dataset_key)
+
+            def keep(value: dict[str, Any]) -> dict[str, Any]:
+                if key not in memo and len(memo) >= _MEMO_ENTRIES:
+                    memo.pop(next(iter(memo)))
+                memo[key] = value
+                return value
+
+            return memo.get(key), in_job(args, dataset_key, keep), (_session_id(), key)
 
         @functools.wraps(fn)
         def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
-            extra = {"_progress": progress} if progress is not None and not heavy else {}
+            if heavy:
+                hit, work, pool_key = heavy_parts(args, dataset_key)
+                if dataset_key is None:
+                    return shared.get(pool_key[1], lambda: _in_pool(work, pool_key, progress))
+                return hit if hit is not None else _in_pool(work, pool_key, progress)
+            extra = {"_progress": progress} if progress is not None else {}
             key = (fn.__qualname__, args)
             if dataset_key is None:
-                if heavy:
-                    return shared.get(key, lambda: _in_pool(lambda: shared.put(key, fn(*args, None)),
-                                                            ("shared", key)))
                 return shared.get(key, lambda: fn(*args, None, **extra))
             memo = st.session_state.setdefault(_MEMO, {})
             key = (*key, dataset_key)
             if key not in memo:
                 if len(memo) >= _MEMO_ENTRIES:
                     memo.pop(next(iter(memo)))
-                if heavy:
-                    def keep() -> dict[str, Any]:  # kept even if this run is interrupted while it waits
-                        memo[key] = fn(*args, dataset_key)
-                        return memo[key]
-
-                    memo[key] = _in_pool(keep, (_session_id(), key))
-                else:
-                    memo[key] = fn(*args, dataset_key, **extra)
+                memo[key] = fn(*args, dataset_key, **extra)
             return memo[key]
 
+        def start(*args: Any, dataset_key: str | None = None) -> dict[str, Any] | jobs.Job:
+            hit, work, pool_key = heavy_parts(args, dataset_key)
+            return hit if hit is not None else _submit(work, pool_key)
+
+        def cancel(*args: Any, dataset_key: str | None = None) -> bool:
+            job = jobs.pool().find(heavy_parts(args, dataset_key)[2])
+            return job is not None and job.cancel(_session_id())
+
         call.shared = shared  # type: ignore[attr-defined]  # tests and the warm-up look into it
+        if heavy:
+            call.start, call.cancel = start, cancel  # type: ignore[attr-defined]
         return call
 
     return decorate
@@ -262,10 +315,11 @@ def dependency_warnings(config_json: str, dataset_key: str | None) -> dict[str, 
         return error_result(exc)
 
 
-@dual_cache(max_entries=16)
+@dual_cache(max_entries=16, heavy=True)
 def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
     """``study.run`` of a JSON config (the TOML config as JSON) as ``{"result": RunResult}``, kept so that the Anonymize
-    and Export pages share one run (the config's [release] section does not change a run: leave it out)."""
+    and Export pages share one run (the config's [release] section does not change a run: leave it out). Run in the
+    worker pool like the other heavy calls; its progress is reported after each step of the run."""
     try:
         return {"result": run(*study_and_dataset(config_json, dataset_key), _progress)}
     except (WorkbenchError, KeyError) as exc:

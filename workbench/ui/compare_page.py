@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.catalog import CLASSIFIERS
-from workbench.ui import format, state
+from workbench.ui import format, long_work, state
 from workbench.ui.cached import too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.compare_cached import (  # noqa: F401  (analysis and local_rows: the warm-up's and tests' handles)
@@ -194,8 +194,14 @@ def page(source: Source) -> None:
         st.caption(f"Stratified 5-fold cross-validation on the original and each release ({source.target} "
                    "as the target): accuracy and AUC drops, and how often both models agree.")
         return
-    with st.spinner(f"Training on the original and {len(chosen)} release(s), 5 folds each…"):
-        result = degradation(*request, dataset_key=key)
+    result = long_work.follow(degradation, *request, dataset_key=key, name="cmp_deg",
+                              doing=f"Model degradation of {len(chosen)} release(s) ({classifier}, 5 folds)")
+    if result is None:  # still running: the panel above shows how far
+        return
+    if result.get("cancelled"):
+        st.session_state.pop("cmp_deg_request", None)
+        st.info("Model degradation cancelled. Run it again to start over.")
+        return
     if "error" in result:
         st.error(result["error"])
         return
