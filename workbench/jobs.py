@@ -25,6 +25,7 @@ import ctypes
 import ctypes.util
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import CancelledError
@@ -105,6 +106,7 @@ class Job:
         self.state = QUEUED
         self.token = token or CancelToken()
         self.progress: tuple[float, str] | None = None  # the last report: fraction done, what it is doing
+        self.started: float | None = None  # time.monotonic() when it started running
         self._done = threading.Event()
         self._value: Any = None
         self._error: BaseException | None = None
@@ -270,7 +272,7 @@ class JobPool:
 
     @staticmethod
     def _run(job: Job) -> None:
-        job.state = RUNNING
+        job.state, job.started = RUNNING, time.monotonic()
         outer, _worker.job = current_job(), job
         try:
             job.token.check()  # cancelled between leaving the queue and starting

@@ -26,14 +26,14 @@ CANCELLED: dict[str, Any] = {"cancelled": True}
 
 
 def status_text(job: jobs.Job, doing: str) -> tuple[float, str]:
-    """The bar of ``job``: its place in the queue while it waits, else the fraction done and what it is doing."""
+    """The bar of ``job``: its place in the queue while it waits, else the fraction done, what it is doing and for
+    how long it has run."""
     waiting = queue_message(job.ahead)
     if waiting is not None:
         return 0.0, f"⏳ {waiting} ({jobs.pool().workers} worker(s) for this server)"
-    if job.progress is None:
-        return 0.0, f"{doing}: starting"
-    fraction, text = job.progress
-    return min(max(fraction, 0.0), 1.0), f"{doing}: {text}"
+    fraction, text = job.progress or (0.0, "starting")
+    took = f" ({time.monotonic() - job.started:,.0f} s)" if job.started is not None else ""
+    return min(max(fraction, 0.0), 1.0), f"{doing}: {text}{took}"
 
 
 def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | None, name: str,
