@@ -22,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
@@ -31,6 +32,7 @@ from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
 from workbench.dependencies import dependency_warnings as find_dependency_warnings
 from workbench.errors import WorkbenchError
+from workbench.hierarchy import Hierarchy
 from workbench.study import Progress, run
 from workbench.ui.source import Source
 
@@ -83,6 +85,27 @@ def too_large_for_tables(source: Source) -> str | None:
     except (WorkbenchError, KeyError):  # the page's own call reports a config or data problem
         return None
     return policy.table_refusal(size)
+
+
+_VALIDATED = "validation_memo"  # st.session_state key: (data key, hierarchy content) -> its validation report
+_VALIDATED_ENTRIES = 64
+
+
+def validation(hierarchy: Hierarchy, values: pd.Series, data_key: str) -> Any:
+    """``hierarchy.validate`` (its ``ValidationReport``) against the distinct ``values`` of a column, once per
+    content: memoized in the session on ``data_key`` (what identifies the column's data, e.g. the upload's digest
+    and the column's name) and on the hierarchy's name, rows and source lines (what its messages quote), so the
+    pages that ask on every rerun (the Dataset box, the Data and Hierarchies pages' status) validate only after a
+    change."""
+    memo: OrderedDict = st.session_state.setdefault(_VALIDATED, OrderedDict())
+    key = (data_key, hierarchy.name, hierarchy.rows, hierarchy.lines, hierarchy.blank_lines)
+    if key in memo:
+        memo.move_to_end(key)
+        return memo[key]
+    memo[key] = report = hierarchy.validate(values.unique().tolist())
+    while len(memo) > _VALIDATED_ENTRIES:
+        memo.popitem(last=False)
+    return report
 
 
 def session_dataset(key: str | None) -> Dataset | None:
