@@ -19,7 +19,13 @@ from workbench.config import (
     T_VARIANTS,
 )
 from workbench.guarantees import suppression_note, suppression_warning
-from workbench.policy import PRUNING_SEARCHES, needs_monotone_waiver, search_refusal
+from workbench.policy import (
+    PRUNING_SEARCHES,
+    needs_monotone_waiver,
+    non_monotone_warning,
+    search_refusal,
+    suppression_share,
+)
 from workbench.ui import format, guarantee, long_work, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
 from workbench.ui.source import Source
@@ -119,7 +125,7 @@ def page(source: Source) -> None:
                                     help="a measure that is not monotone (Discernibility, Loss, Average equivalence "
                                          "class size and the variants that charge suppression) is searched with bnb: "
                                          "Flash and OLA assume monotonicity")
-        max_suppression = state.suppression_input(left) / 100
+        max_suppression = suppression_share(state.suppression_input(left))
     else:
         algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key="an_local_alg")
         objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj",
@@ -146,14 +152,11 @@ def page(source: Source) -> None:
             models = _privacy_models(data["sensitive"])
     steered = st.session_state.get("an_steered")
     if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
-        st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: {objective} is not monotone (with "
-                "suppression a more general node can suppress fewer records and score better), and "
-                f"{steered[0]} only compares the minimal k-anonymous nodes, so it could miss the optimum. "
-                f"{OPTIMAL_FOR_ANY} (branch and bound) and exhaustive find it for any objective.")
+        st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: "
+                f"{non_monotone_warning(steered[0], objective)}.")
     if engine == "lattice" and needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True  # the analyst insists: run it, and say what that means
-        st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is k-anonymous "
-                   f"but not proven optimal; choose {OPTIMAL_FOR_ANY} or exhaustive, optimal for any objective.")
+        st.warning(f"{non_monotone_warning(algorithm, objective)}.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, privacy_models=models, **extra)
     if models and algorithm in PRUNING_SEARCHES:

@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.catalog import CLASSIFIERS
+from workbench.policy import suppression_share
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
@@ -46,7 +47,7 @@ LABELS = {"suppressed": "suppressed records", "suppressed_pct": "suppressed (% o
 def prefetch(source: Source) -> None:
     """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``):
     k-minimal lattice candidates with no suppression, and the local releases."""
-    analysis(source.config_json(k=DEFAULT_K, max_suppression=state.DEFAULT_SUPPRESSION_PERCENT / 100),
+    analysis(source.config_json(k=DEFAULT_K, max_suppression=suppression_share(state.DEFAULT_SUPPRESSION_PERCENT)),
              source.config_json(k=DEFAULT_K), "k_minimal", dataset_key=source.dataset_key)
 
 
@@ -63,7 +64,7 @@ def page(source: Source) -> None:
                            help="Greedy, Partition and Mondrian for the same k; Greedy's time grows with the square "
                                 "of the number of distinct records")
     ids = source.measure_ids
-    config_json = source.config_json(k=k, max_suppression=suppression / 100)
+    config_json = source.config_json(k=k, max_suppression=suppression_share(suppression))
     local_json = source.config_json(k=k) if with_local else None
     key = source.dataset_key
 
@@ -160,7 +161,7 @@ def page(source: Source) -> None:
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
         with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
-            lines = sweep(source.config_json(k=k, max_suppression=suppression / 100),
+            lines = sweep(config_json,
                           source.config_json(k=k) if sweep_local else None, candidates,
                           json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
         if "error" in lines:
