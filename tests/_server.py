@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -53,3 +54,14 @@ def streamlit_server(env: dict[str, str], port: int, args: Sequence[str] = (), c
 def local_args(port: int) -> list[str]:
     """The flags ``make run`` passes, on ``port``."""
     return ["--server.port", str(port), "--server.address", "localhost", "--server.headless", "true"]
+
+
+@contextlib.contextmanager
+def app_server(prefetch: bool = False) -> Iterator[str]:
+    """The app as ``make run`` starts it, on a free port, without usage statistics and with the background warm-up
+    only when ``prefetch``; yields its URL."""
+    port = free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+           "WORKBENCH_PREFETCH": "1" if prefetch else "0"}
+    with streamlit_server(env, port, local_args(port)) as url:
+        yield url

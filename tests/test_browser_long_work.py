@@ -4,14 +4,13 @@ once the page stops waiting in its own run, and Cancel stops it, both while the 
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
 
 import pytest
 
-from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
+from tests._server import CHROMIUM, FLAGS, app_server
 
 playwright = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
 pytestmark = [pytest.mark.slow,
@@ -21,9 +20,7 @@ pytestmark = [pytest.mark.slow,
 
 @pytest.fixture(scope="module")
 def app_url():
-    port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "WORKBENCH_PREFETCH": "0"}
-    with streamlit_server(env, port, local_args(port)) as url:
+    with app_server() as url:
         yield url
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import CancelledError
 
 import pytest
 
-from workbench.jobs import CANCELLED, DONE, JobCancelledError, JobPool, current_job, default_workers, in_worker
+from workbench.jobs import CANCELLED, DONE, Job, JobCancelledError, JobPool, current_job, default_workers, in_worker
 
 
 @pytest.fixture
@@ -164,14 +165,21 @@ def _reporting(steps: list[int], gate: threading.Event, total: int = 1000):
     return work
 
 
-def test_a_running_job_that_is_cancelled_stops_at_its_next_progress_report(pool):
-    p = pool(1)
+def _at_step_three(submit: Callable[[Callable[[], str]], Job]) -> tuple[Job, list[int], threading.Event]:
+    """``submit`` a ``_reporting`` job and wait until it waits at step 3 (its steps, and the gate that goes on)."""
     steps: list[int] = []
     gate = threading.Event()
-    job = p.submit(_reporting(steps, gate), session="a", key="long")
+    job = submit(_reporting(steps, gate))
     deadline = time.monotonic() + 5
     while len(steps) < 4 and time.monotonic() < deadline:
         time.sleep(0.01)
+    assert steps == [0, 1, 2, 3]
+    return job, steps, gate
+
+
+def test_a_running_job_that_is_cancelled_stops_at_its_next_progress_report(pool):
+    p = pool(1)
+    job, steps, gate = _at_step_three(lambda work: p.submit(work, session="a", key="long"))
     assert job.state == "running" and job.progress == (3 / 1000, "step 3")  # what it is doing, for the page
     assert job.cancel() and job.cancelled
     gate.set()
@@ -194,12 +202,7 @@ def test_a_job_without_progress_reports_runs_to_its_end_even_when_cancelled(pool
 
 def test_a_cancelled_job_is_not_handed_to_a_new_request_for_its_key(pool):
     p = pool(1)
-    steps: list[int] = []
-    gate = threading.Event()
-    doomed = p.submit(_reporting(steps, gate), session="a", key="k")
-    deadline = time.monotonic() + 5
-    while len(steps) < 4 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    doomed, _, gate = _at_step_three(lambda work: p.submit(work, session="a", key="k"))
     doomed.cancel()
     fresh = p.submit(lambda: "fresh", session="a", key="k")  # asked again before the old one reached a report
     assert fresh is not doomed and p.find("k") is fresh
@@ -222,16 +225,8 @@ def test_a_session_that_cancels_a_shared_job_only_stops_waiting_for_it(pool):
 
 def test_a_nested_job_shares_the_outer_jobs_cancellation(pool):
     p = pool(1)
-    steps: list[int] = []
-    gate = threading.Event()
-
-    def outer() -> str:
-        return p.submit(_reporting(steps, gate), session="a").result()
-
-    job = p.submit(outer, session="a")
-    deadline = time.monotonic() + 5
-    while len(steps) < 4 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    job, steps, gate = _at_step_three(  # the reporting job runs inside another job
+        lambda work: p.submit(lambda: p.submit(work, session="a").result(), session="a"))
     job.cancel()
     gate.set()
     with pytest.raises(JobCancelledError):

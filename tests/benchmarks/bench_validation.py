@@ -16,6 +16,7 @@ import argparse
 import collections
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,27 +59,20 @@ def main() -> None:
     parser.add_argument("--cached", action="store_true")
     args = parser.parse_args()
     stats: collections.Counter = collections.Counter()
-    problems = _cached_problems if args.cached else upload.column_problems
-    validate = Hierarchy.validate
 
-    def counted_problems(ws: dict, column: str) -> list[str]:
-        start = time.perf_counter()
-        try:
-            return problems(ws, column)
-        finally:
-            stats["problems"] += 1
-            stats["problems_s"] += time.perf_counter() - start
+    def counted(name: str, fn: Callable) -> Callable:
+        def call(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                stats[name] += 1
+                stats[f"{name}_s"] += time.perf_counter() - start
 
-    def counted_validate(self: Hierarchy, data_values=None):  # noqa: ANN001, ANN202
-        start = time.perf_counter()
-        try:
-            return validate(self, data_values)
-        finally:
-            stats["validate"] += 1
-            stats["validate_s"] += time.perf_counter() - start
+        return call
 
-    upload.column_problems = counted_problems
-    Hierarchy.validate = counted_validate
+    upload.column_problems = counted("problems", _cached_problems if args.cached else upload.column_problems)
+    Hierarchy.validate = counted("validate", Hierarchy.validate)
     rng = np.random.default_rng(1)
     n = args.rows
     frame = pd.DataFrame({"age": rng.integers(0, 100, n).astype(str), "sex": rng.choice(["F", "M"], n),
