@@ -303,9 +303,9 @@ def test_a_shut_down_pool_refuses_work(pool):
 
 
 def test_the_page_shows_its_place_while_it_waits(monkeypatch):
-    """``cached._wait_showing_position`` writes the queue position into a placeholder while the job waits, clears
+    """``memo._wait_showing_position`` writes the queue position into a placeholder while the job waits, clears
     it while the job runs and when it is done (the Streamlit calls recorded by a stand-in)."""
-    from workbench.ui import cached
+    from workbench.ui import memo
 
     shown: list[str | None] = []
 
@@ -322,18 +322,18 @@ def test_the_page_shows_its_place_while_it_waits(monkeypatch):
             return Slot()
 
     p = JobPool(1)
-    monkeypatch.setattr(cached, "st", FakeStreamlit)
-    monkeypatch.setattr(cached, "get_script_run_ctx", lambda suppress_warning=False: object())
-    monkeypatch.setattr(cached.jobs, "pool", lambda: p)
+    monkeypatch.setattr(memo, "st", FakeStreamlit)
+    monkeypatch.setattr(memo, "get_script_run_ctx", lambda suppress_warning=False: object())
+    monkeypatch.setattr(memo.jobs, "pool", lambda: p)
     try:
         _, release = _blocker(p)
         ahead = p.submit(lambda: time.sleep(0.6), session="b")
         mine = p.submit(lambda: "result", session="a")
         threading.Timer(1.2, release.set).start()
-        assert cached._wait_showing_position(mine) == "result"
+        assert memo._wait_showing_position(mine) == "result"
     finally:
         p.shutdown()
     texts = [t for t in shown if t is not None]
     assert texts and texts[0].startswith("⏳ Waiting for a worker: 1 job ahead (1 worker(s)")
     assert shown[-1] is None and ahead.done()
-    assert cached.queue_message(2) == "Waiting for a worker: 2 jobs ahead" and cached.queue_message(None) is None
+    assert memo.queue_message(2) == "Waiting for a worker: 2 jobs ahead" and memo.queue_message(None) is None

@@ -1,4 +1,4 @@
-"""The Compare page's cached library calls (``workbench/ui/cached.py``'s ``dual_cache``): the lattice and local rows
+"""The Compare page's cached library calls (``workbench/ui/memo.py``'s ``dual_cache``): the lattice and local rows
 of the solutions table (separate, so the lattice rows show at once and the local rows, which depend on k and the
 measures only, never rerun for another suppression limit or candidate set), each measure's optimum, the analysis of
 the table, the side-by-side view, Pareto fronts, model degradation and the k sweep."""

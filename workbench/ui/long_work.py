@@ -1,4 +1,4 @@
-"""Long work on a page: a heavy cached call (``cached.dual_cache(..., heavy=True)``, run in the server's worker
+"""Long work on a page: a heavy cached call (``memo.dual_cache(..., heavy=True)``, run in the server's worker
 pool, ``workbench.jobs``) followed while it runs, with a progress bar saying what is being done and a Cancel button.
 
 The page first waits up to ``GRACE_SECONDS`` in its own run, so short work shows its result at once. Longer work
@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from workbench import jobs
-from workbench.ui.cached import queue_message
+from workbench.ui.memo import queue_message
 
 GRACE_SECONDS = 10.0  # waited in the page's own run before the self-refreshing panel takes over
 REFRESH_SECONDS = 1.0  # the panel's refresh
