@@ -66,3 +66,30 @@ def test_model_degradation_shows_its_progress_and_cancels(app_url):
         assert page.locator('[data-testid="stProgress"]').count() == 0
         browser.close()
     assert not errors, errors
+
+
+def test_work_longer_than_the_page_waits_shows_its_result_when_it_ends(app_url):
+    """Logistic regression on two registry releases (about a minute): the page stops waiting after 10 s, its
+    panel refreshes the bar by itself, and the result replaces the panel when the job ends."""
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{app_url}/compare")
+        page.get_by_text("Which solution each measure would choose").first.wait_for(timeout=300_000)
+        page.get_by_role("combobox", name="Classifier (ZeroR always runs as the baseline)").click()
+        page.get_by_role("option", name="logistic").first.click()
+        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        before = charts.count()
+        start = time.monotonic()
+        page.get_by_role("button", name="Run model degradation").click()
+        page.get_by_text("Model degradation of").first.wait_for(timeout=60_000)
+        time.sleep(12)  # past the page's own wait: the panel
+        assert page.get_by_role("button", name="Cancel").count() == 1 and "logistic" in _bar_text(page)
+        page.locator('[data-testid="stProgress"]').wait_for(state="detached", timeout=600_000)
+        took = time.monotonic() - start
+        playwright.expect(charts).to_have_count(before + 1, timeout=60_000)  # the degradation chart
+        assert took > 12 and page.get_by_text("Model degradation cancelled").count() == 0
+        browser.close()
+    assert not errors, errors
