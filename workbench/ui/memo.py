@@ -218,7 +218,10 @@ def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
             return hit if hit is not None else _submit(work, pool_key)
 
         def cancel(*args: Any, dataset_key: str | None = None) -> bool:
-            job = jobs.pool().find(heavy_parts(args, dataset_key)[2])
+            try:
+                job = jobs.pool().find(heavy_parts(args, dataset_key)[2])
+            except ValueError:  # no pool (WORKBENCH_WORKERS is not a positive whole number): no job either
+                return False
             return job is not None and job.cancel(_session_id())
 
         call.shared = shared  # type: ignore[attr-defined]  # tests and the warm-up look into it
