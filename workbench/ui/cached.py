@@ -90,13 +90,19 @@ def validation(hierarchy: Hierarchy, values: pd.Series, data_key: str) -> Any:
     content: memoized in the session on ``data_key`` (what identifies the column's data, e.g. the upload's digest
     and the column's name) and on the hierarchy's name, rows and source lines (what its messages quote), so the
     pages that ask on every rerun (the Dataset box, the Data and Hierarchies pages' status) validate only after a
-    change."""
+    change. The same hierarchy object asked again is found without hashing its rows."""
     memo: OrderedDict = st.session_state.setdefault(_VALIDATED, OrderedDict())
-    key = (data_key, hierarchy.name, hierarchy.rows, hierarchy.lines, hierarchy.blank_lines)
-    if key in memo:
-        memo.move_to_end(key)
-        return memo[key]
-    memo[key] = report = hierarchy.validate(values.unique().tolist())
+    same = (data_key, id(hierarchy))
+    if same in memo and memo[same][0] is hierarchy:  # the object is kept with its report: its id is not reused
+        memo.move_to_end(same)
+        return memo[same][1]
+    content = (data_key, hierarchy.name, hierarchy.rows, hierarchy.lines, hierarchy.blank_lines)
+    if content in memo:
+        report = memo[content][1]
+    else:
+        report = hierarchy.validate(values.unique().tolist())
+        memo[content] = (None, report)
+    memo[same] = (hierarchy, report)
     while len(memo) > _VALIDATED_ENTRIES:
         memo.popitem(last=False)
     return report
