@@ -68,3 +68,14 @@ def screenshot(page: object, path: Path, publish: bool = False) -> None:
     if publish and folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(folder) / path.name), full_page=True)  # type: ignore[attr-defined]
+
+
+@contextlib.contextmanager
+def app_server(prefetch: bool = False) -> Iterator[str]:
+    """The app as ``make run`` starts it, on a free port, without usage statistics and with the background warm-up
+    only when ``prefetch``; yields its URL."""
+    port = free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+           "WORKBENCH_PREFETCH": "1" if prefetch else "0"}
+    with streamlit_server(env, port, local_args(port)) as url:
+        yield url

@@ -4,6 +4,7 @@ side by side, each measure's choice, the k sweep and model degradation, on the t
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,11 @@ def test_degradation_on_the_registry_runs_for_the_chosen_solutions():
     assert chosen  # by default the best lattice solution and the first local release
     at.selectbox(key="cmp_deg_clf").select("naive_bayes").run()
     at.button(key="cmp_deg_run").click().run()
+    deadline = time.monotonic() + 600
+    while at.get("progress") and time.monotonic() < deadline:  # longer than the page waits: its panel refreshes
+        assert "Model degradation of" in at.get("progress")[-1].text
+        time.sleep(1)
+        at.run()
     assert not at.exception and not at.error
     summary = _frame(at, "auc_drop")
     assert set(summary.classifier) == {"zeror", "naive_bayes"} and len(set(summary.row)) == len(chosen)

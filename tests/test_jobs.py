@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import CancelledError
 
 import pytest
 
-from workbench.jobs import CANCELLED, JobPool, default_workers, in_worker
+from workbench.jobs import CANCELLED, DONE, Job, JobCancelledError, JobPool, current_job, default_workers, in_worker
 
 
 @pytest.fixture
@@ -131,20 +132,110 @@ def test_exceptions_reach_the_waiter_and_the_worker_survives(pool):
     assert failed.done() and p.submit(lambda: 42, session="a").result(5) == 42
 
 
-def test_cancel_takes_a_queued_job_out_but_not_a_running_one(pool):
+def test_cancel_takes_a_queued_job_out_and_it_never_starts(pool):
     p = pool(1)
     started, release = threading.Event(), threading.Event()
     running = p.submit(lambda: started.set() or release.wait(10) and "ran", session="a")
     assert started.wait(5)
-    queued = p.submit(lambda: "never", session="b")
+    calls: list[str] = []
+    queued = p.submit(lambda: calls.append("started") or "never", session="b", key="q")
     behind = p.submit(lambda: "behind", session="c")
-    assert queued.cancel() and not running.cancel()
-    assert behind.ahead == 0
-    with pytest.raises(CancelledError):
+    assert queued.cancel()
+    assert queued.state == CANCELLED and queued.done() and behind.ahead == 0 and p.find("q") is None
+    with pytest.raises(JobCancelledError):
         queued.result(1)
     release.set()
     assert running.result(5) == "ran" and behind.result(5) == "behind"
-    assert not behind.cancel()  # done
+    assert calls == []  # it never ran
+    assert not behind.cancel() and not queued.cancel()  # finished: nothing to cancel
+
+
+def _reporting(steps: list[int], gate: threading.Event, total: int = 1000):
+    """A job that reports its progress after every step (waiting at step 3 for ``gate``)."""
+
+    def work() -> str:
+        job = current_job()
+        for i in range(total):
+            job.report(i / total, f"step {i}")
+            steps.append(i)
+            if i == 3:
+                gate.wait(10)
+        return "finished"
+
+    return work
+
+
+def _at_step_three(submit: Callable[[Callable[[], str]], Job]) -> tuple[Job, list[int], threading.Event]:
+    """``submit`` a ``_reporting`` job and wait until it waits at step 3 (its steps, and the gate that goes on)."""
+    steps: list[int] = []
+    gate = threading.Event()
+    job = submit(_reporting(steps, gate))
+    deadline = time.monotonic() + 5
+    while len(steps) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert steps == [0, 1, 2, 3]
+    return job, steps, gate
+
+
+def test_a_running_job_that_is_cancelled_stops_at_its_next_progress_report(pool):
+    p = pool(1)
+    job, steps, gate = _at_step_three(lambda work: p.submit(work, session="a", key="long"))
+    assert job.state == "running" and job.progress == (3 / 1000, "step 3")  # what it is doing, for the page
+    assert job.cancel() and job.cancelled
+    gate.set()
+    with pytest.raises(JobCancelledError):
+        job.result(5)
+    assert job.state == CANCELLED and steps == [0, 1, 2, 3]  # no step after the report that saw the cancel
+    assert p.submit(lambda: "next", session="b").result(5) == "next"  # the worker is free again
+    assert p.find("long") is None
+
+
+def test_a_job_without_progress_reports_runs_to_its_end_even_when_cancelled(pool):
+    p = pool(1)
+    started, release = threading.Event(), threading.Event()
+    job = p.submit(lambda: started.set() or release.wait(10) and "ran", session="a")
+    assert started.wait(5)
+    assert job.cancel()  # asked to stop, but it never reports
+    release.set()
+    assert job.result(5) == "ran" and job.state == DONE
+
+
+def test_a_cancelled_job_is_not_handed_to_a_new_request_for_its_key(pool):
+    p = pool(1)
+    doomed, _, gate = _at_step_three(lambda work: p.submit(work, session="a", key="k"))
+    doomed.cancel()
+    fresh = p.submit(lambda: "fresh", session="a", key="k")  # asked again before the old one reached a report
+    assert fresh is not doomed and p.find("k") is fresh
+    gate.set()
+    assert fresh.result(5) == "fresh"
+    with pytest.raises(JobCancelledError):
+        doomed.result(5)
+
+
+def test_a_session_that_cancels_a_shared_job_only_stops_waiting_for_it(pool):
+    p = pool(1)
+    _, release = _blocker(p)
+    shared = p.submit(lambda: "shared", session="a", key="k")
+    p.submit(lambda: "shared", session="b", key="k")
+    assert shared.cancel(session="a")  # b still waits for it: it stays queued
+    assert not shared.cancelled and shared.sessions == {"b"} and shared.ahead == 0
+    release.set()
+    assert shared.result(5) == "shared"
+
+
+def test_a_nested_job_shares_the_outer_jobs_cancellation(pool):
+    p = pool(1)
+    job, steps, gate = _at_step_three(  # the reporting job runs inside another job
+        lambda work: p.submit(lambda: p.submit(work, session="a").result(), session="a"))
+    job.cancel()
+    gate.set()
+    with pytest.raises(JobCancelledError):
+        job.result(5)
+    assert steps == [0, 1, 2, 3]
+
+
+def test_report_outside_a_job_is_not_available():
+    assert current_job() is None
 
 
 def test_result_times_out_while_waiting(pool):
@@ -212,9 +303,9 @@ def test_a_shut_down_pool_refuses_work(pool):
 
 
 def test_the_page_shows_its_place_while_it_waits(monkeypatch):
-    """``cached._wait_showing_position`` writes the queue position into a placeholder while the job waits, clears
+    """``memo._wait_showing_position`` writes the queue position into a placeholder while the job waits, clears
     it while the job runs and when it is done (the Streamlit calls recorded by a stand-in)."""
-    from workbench.ui import cached
+    from workbench.ui import memo
 
     shown: list[str | None] = []
 
@@ -231,18 +322,18 @@ def test_the_page_shows_its_place_while_it_waits(monkeypatch):
             return Slot()
 
     p = JobPool(1)
-    monkeypatch.setattr(cached, "st", FakeStreamlit)
-    monkeypatch.setattr(cached, "get_script_run_ctx", lambda suppress_warning=False: object())
-    monkeypatch.setattr(cached.jobs, "pool", lambda: p)
+    monkeypatch.setattr(memo, "st", FakeStreamlit)
+    monkeypatch.setattr(memo, "get_script_run_ctx", lambda suppress_warning=False: object())
+    monkeypatch.setattr(memo.jobs, "pool", lambda: p)
     try:
         _, release = _blocker(p)
         ahead = p.submit(lambda: time.sleep(0.6), session="b")
         mine = p.submit(lambda: "result", session="a")
         threading.Timer(1.2, release.set).start()
-        assert cached._wait_showing_position(mine) == "result"
+        assert memo._wait_showing_position(mine) == "result"
     finally:
         p.shutdown()
     texts = [t for t in shown if t is not None]
     assert texts and texts[0].startswith("⏳ Waiting for a worker: 1 job ahead (1 worker(s)")
     assert shown[-1] is None and ahead.done()
-    assert cached.queue_message(2) == "Waiting for a worker: 2 jobs ahead" and cached.queue_message(None) is None
+    assert memo.queue_message(2) == "Waiting for a worker: 2 jobs ahead" and memo.queue_message(None) is None

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from workbench.ui import cached, compare_page, lattice, prefetch
-from workbench.ui.cached import _SharedMemo
 from workbench.ui.main import _sample_source
+from workbench.ui.memo import _SharedMemo
 
 
 def test_concurrent_requests_compute_once():

@@ -11,9 +11,12 @@ same shared result wait for one computation, and a session that asks again (a re
 
 Threads, not processes: the heavy calls are numpy group-bys with Python loops between them, so threads overlap
 only partly, but a worker process would hold its own copy of the libraries and the data (about 200 MB each on
-the registry sample), and the results (DataFrames) would be pickled back. A job running in a worker thread cannot
-be stopped; a queued one can (``cancel``). A job submitted from inside a worker runs at once in that worker
-(nested heavy calls would otherwise wait for a worker they occupy).
+the registry sample), and the results (DataFrames) would be pickled back. A thread cannot be stopped from outside,
+so cancellation is cooperative: a job reports its progress through ``report`` (``current_job().report``, the
+signature of ``workbench.study.Progress``), which records what it is doing for the page that waits and raises
+``JobCancelledError`` once ``cancel`` was called; the job then ends at its next report. A queued job that is
+cancelled is taken out of the queue and never starts. A job submitted from inside a worker runs at once in that
+worker (nested heavy calls would otherwise wait for a worker they occupy) and shares the outer job's cancellation.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import ctypes
 import ctypes.util
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import CancelledError
@@ -62,15 +66,47 @@ def release_memory() -> None:
         _TRIM(0)
 
 
-class Job:
-    """One submitted call: its state, its place in the queue, and its result or exception."""
+class JobCancelledError(CancelledError):
+    """Raised by a job's ``report`` once the job was cancelled (and by ``Job.result`` of a job cancelled by
+    ``cancel``); a subclass of ``concurrent.futures.CancelledError``, which a job replaced by another raises."""
 
-    def __init__(self, pool: JobPool, fn: Callable[[], Any], key: Hashable | None, session: Hashable | None) -> None:
+    def __init__(self, message: str = "cancelled") -> None:
+        super().__init__(message)
+
+
+class CancelToken:
+    """A flag a job's progress reports check: set by ``cancel``, read by any thread."""
+
+    def __init__(self) -> None:
+        self._set = threading.Event()
+
+    def cancel(self) -> None:
+        self._set.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._set.is_set()
+
+    def check(self) -> None:
+        """Raise ``JobCancelledError`` once cancelled."""
+        if self._set.is_set():
+            raise JobCancelledError()
+
+
+class Job:
+    """One submitted call: its state, its place in the queue, what it last reported doing, and its result or
+    exception."""
+
+    def __init__(self, pool: JobPool, fn: Callable[[], Any], key: Hashable | None, session: Hashable | None,
+                 token: CancelToken | None = None) -> None:
         self._pool = pool
         self.fn = fn
         self.key = key
         self.sessions: set[Hashable] = {session} if session is not None else set()
         self.state = QUEUED
+        self.token = token or CancelToken()
+        self.progress: tuple[float, str] | None = None  # the last report: fraction done, what it is doing
+        self.started: float | None = None  # time.monotonic() when it started running
         self._done = threading.Event()
         self._value: Any = None
         self._error: BaseException | None = None
@@ -89,19 +125,33 @@ class Job:
         return self._done.wait(timeout)
 
     def result(self, timeout: float | None = None) -> Any:
-        """The call's return value; re-raises its exception; ``CancelledError`` if cancelled; ``TimeoutError``
-        if not done within ``timeout``."""
+        """The call's return value; re-raises its exception; ``JobCancelledError`` if cancelled
+        (``CancelledError`` if another job of its session replaced it in the queue); ``TimeoutError`` if not done
+        within ``timeout``."""
         if not self._done.wait(timeout):
             raise TimeoutError(f"job not done within {timeout} s")
-        if self.state == CANCELLED:
-            raise CancelledError()
         if self._error is not None:
             raise self._error
+        if self.state == CANCELLED:
+            raise CancelledError()
         return self._value
 
-    def cancel(self) -> bool:
-        """Take the job out of the queue (True), or False when it already runs or is finished."""
-        return self._pool.cancel(self)
+    def report(self, fraction: float, text: str) -> None:
+        """What the running job is doing (a ``workbench.study.Progress``; any thread of the job may call it);
+        raises ``JobCancelledError`` once the job was cancelled, which ends it."""
+        self.progress = (float(fraction), str(text))
+        self.token.check()
+
+    @property
+    def cancelled(self) -> bool:
+        """Cancelled (a running job may not have reached its next report yet)."""
+        return self.token.cancelled or self.state == CANCELLED
+
+    def cancel(self, session: Hashable | None = None) -> bool:
+        """Cancel the job for ``session`` (None: for everyone). A job another session waits for too goes on for
+        that one (this session just stops waiting); otherwise a queued job leaves the queue and never starts, and
+        a running one ends at its next ``report``. False when the job was already finished."""
+        return self._pool.cancel(self, session)
 
     def _finish(self, state: str, value: Any = None, error: BaseException | None = None) -> None:
         self.state, self._value, self._error = state, value, error
@@ -128,14 +178,17 @@ class JobPool:
     def submit(self, fn: Callable[[], Any], *, session: Hashable | None = None, key: Hashable | None = None) -> Job:
         """Queue ``fn()``; returns its Job (an existing one for a ``key`` queued or running). The session's
         previously queued job, if it is another one, is replaced."""
-        if in_worker():  # nested: run here, a worker is already ours
-            job = Job(self, fn, key, session)
+        outer = current_job()
+        if outer is not None:  # nested: run here, a worker is already ours; the outer job's cancel stops it too
+            job = Job(self, fn, key, session, token=outer.token)
             self._run(job)
             return job
         with self._lock:
             if self._closed:
                 raise RuntimeError("the job pool is shut down")
             existing = self._by_key.get(key) if key is not None else None
+            if existing is not None and existing.token.cancelled:  # ending: a new request computes afresh
+                existing = None
             for queued in list(self._queue):  # the session's other queued job gives way
                 if session is not None and session in queued.sessions and queued is not existing:
                     queued.sessions.discard(session)
@@ -158,11 +211,21 @@ class JobPool:
                 return None
             return self._queue.index(job) if job in self._queue else None
 
-    def cancel(self, job: Job) -> bool:
+    def find(self, key: Hashable) -> Job | None:
+        """The queued or running job submitted with ``key`` (None when there is none)."""
         with self._lock:
-            if job.state != QUEUED or job not in self._queue:
+            return self._by_key.get(key)
+
+    def cancel(self, job: Job, session: Hashable | None = None) -> bool:
+        with self._lock:
+            if job.done():
                 return False
-            self._drop(job)
+            if session is not None and job.sessions - {session}:  # others wait for it: they keep it
+                job.sessions.discard(session)
+                return True
+            job.token.cancel()
+            if job.state == QUEUED and job in self._queue:
+                self._drop(job, JobCancelledError())
             return True
 
     def status(self) -> dict[str, int]:
@@ -181,11 +244,11 @@ class JobPool:
         for thread in self._threads:
             thread.join()
 
-    def _drop(self, job: Job) -> None:  # with the lock held
+    def _drop(self, job: Job, error: BaseException | None = None) -> None:  # with the lock held
         self._queue.remove(job)
         if job.key is not None and self._by_key.get(job.key) is job:
             del self._by_key[job.key]
-        job._finish(CANCELLED)
+        job._finish(CANCELLED, error=error)
 
     def _work(self) -> None:
         _worker.active = True
@@ -209,13 +272,19 @@ class JobPool:
 
     @staticmethod
     def _run(job: Job) -> None:
-        job.state = RUNNING
+        job.state, job.started = RUNNING, time.monotonic()
+        outer, _worker.job = current_job(), job
         try:
+            job.token.check()  # cancelled between leaving the queue and starting
             value = job.fn()
+        except JobCancelledError as exc:
+            job._finish(CANCELLED, error=exc)
         except BaseException as exc:  # noqa: BLE001  # handed to whoever waits for the job
             job._finish(DONE, error=exc)
         else:
             job._finish(DONE, value=value)
+        finally:
+            _worker.job = outer
 
 
 _worker = threading.local()
@@ -224,6 +293,11 @@ _worker = threading.local()
 def in_worker() -> bool:
     """Whether this thread is a worker of a job pool (code there must not wait for other jobs)."""
     return getattr(_worker, "active", False)
+
+
+def current_job() -> Job | None:
+    """The job this worker thread runs (None outside a job): its ``report`` is the job's progress callback."""
+    return getattr(_worker, "job", None)
 
 
 _pool: JobPool | None = None

@@ -1,9 +1,11 @@
 """Model degradation of chosen solutions (Katirai 2006's "most defensible" measure): the releases behind rows of
-a solutions table (``workbench.compare.solutions``) rebuilt and scored by classifiers in parallel processes."""
+a solutions table (``workbench.compare.solutions``) rebuilt and scored by classifiers in parallel processes or
+threads."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -43,17 +45,23 @@ def _releases_of(study: Study, dataset: Dataset, df: pd.DataFrame, rows: Sequenc
 
 def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequence[int] | None = None,
                     classifiers: Sequence[str] = ("zeror", "random_forest", "bayes_net"), folds: int = 5,
-                    n_jobs: int = 2, progress: Progress | None = None) -> pd.DataFrame:
+                    n_jobs: int = 2, progress: Progress | None = None, prefer: str = "processes") -> pd.DataFrame:
     """Model degradation (Katirai 2006's "most defensible" measure) for a chosen subset of solutions
     (``rows``: index labels; default: the row of ``df`` each measure would choose among the lattice candidates,
     and every local release; a release is rebuilt from its row, so an optimum outside ``df`` needs its row
-    added first, e.g. from ``optimum_solutions``),
-    in parallel processes.
-    Adds ``degradation_<classifier>_<metric>`` columns (empty for the solutions not chosen)."""
+    added first, e.g. from ``optimum_solutions``), ``n_jobs`` releases at a time.
+    Adds ``degradation_<classifier>_<metric>`` columns (empty for the solutions not chosen).
+
+    ``prefer="processes"`` (joblib's worker processes) tells ``progress`` after each release;
+    ``prefer="threads"`` (this process; the scikit-learn models release the GIL while they fit) tells it after
+    each classifier × fold of every release, so a ``progress`` that raises (a cancelled job of the app's worker
+    pool, ``workbench.jobs``) stops the work within one fold."""
     from joblib import Parallel, delayed
 
     from measures.degradation import degradation
 
+    if prefer not in ("processes", "threads"):
+        raise ValueError(f"prefer must be 'processes' or 'threads', got {prefer!r}")
     study = replace(study, compare=tuple(m for m in study.compare if m != "degradation"))
     if study.target is None:
         raise ConfigError("model degradation needs [measures].target")
@@ -65,17 +73,21 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
             for _, b in best.iterrows():
                 chosen.extend(part.index[(part.solution == b.solution) & (part.engine == b.engine)].tolist())
         rows = sorted(set(chosen))
+    report = progress or (lambda fraction, text: None)
+    report(0.0, f"rebuilding the {len(rows):,} release(s)")
     target = target_codes(study, dataset)
     qis = dataset.quasi_identifiers
     original = dataset.frame[qis]
     releases = _releases_of(study, dataset, df, rows)
+    tell = _per_release(report, len(releases)) if prefer == "threads" else None
     jobs = [delayed(degradation)(original, r.labels[qis], target, r.suppressed, classifiers=tuple(classifiers),
-                                 folds=folds, random_state=study.seed) for r in releases]
+                                 folds=folds, random_state=study.seed, progress=tell(i) if tell else None)
+            for i, r in enumerate(releases)]
     results = []
-    for i, result in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
+    for i, result in enumerate(Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(jobs)):
         results.append(result)
-        if progress:
-            progress((i + 1) / len(jobs), f"{i + 1:,} of {len(jobs):,} releases' model degradation done")
+        if tell is None:
+            report((i + 1) / len(jobs), f"{i + 1:,} of {len(jobs):,} releases' model degradation done")
     out = df.copy()
     for index, table in zip(rows, results, strict=True):
         for _, r in table.iterrows():
@@ -83,6 +95,24 @@ def add_degradation(df: pd.DataFrame, study: Study, dataset: Dataset, rows: Sequ
                 if column != "classifier":
                     out.loc[index, f"degradation_{r.classifier}_{column}"] = r[column]
     return out
+
+
+def _per_release(report: Progress, releases: int) -> Callable[[int], Progress]:
+    """Each release's progress callback (called from several threads), told to ``report`` as the share of all
+    releases' classifier × fold steps done."""
+    done = [0.0] * releases
+    lock = threading.Lock()
+
+    def of(i: int) -> Progress:
+        def tell(fraction: float, text: str) -> None:
+            with lock:
+                done[i] = fraction
+                total = sum(done) / releases
+            report(total, f"release {i + 1} of {releases:,}: {text}")
+
+        return tell
+
+    return of
 
 
 def degradation_summary(df: pd.DataFrame, metrics: Sequence[str] = ("accuracy", "auc")) -> pd.DataFrame:

@@ -70,6 +70,18 @@ def local_engine_hint(dataset: Dataset) -> str:
             "distinct)")
 
 
+def suppression_share(percent: float) -> float:
+    """A suppression limit in percent of records (the app's unit) as the config's share of records
+    (``privacy.max_suppression``): 2 -> 0.02."""
+    return percent / 100
+
+
+def suppression_percent(share: float) -> float:
+    """The config's share of records as percent of records: 0.02 -> 2.0 (rounded to 9 decimals, so 0.07 gives 7.0,
+    not 7.000000000000001)."""
+    return round(100 * share, 9)
+
+
 def search_refusal(algorithm: str, time_limit: float | None, nodes: int) -> str | None:
     """Why a lattice search by ``algorithm`` over ``nodes`` nodes is refused (None when it may run): without a
     time limit it may check every node, so it is refused above ``MAX_LATTICE_NODES``."""
@@ -100,13 +112,25 @@ def needs_monotone_waiver(algorithm: str, objective: str) -> bool:
     return ALGORITHMS[algorithm].requires_monotone and not M.MEASURES[objective].monotone
 
 
+NOT_MONOTONE_WHY = "with suppression, a more general node can suppress fewer records and score better"
+ANY_OBJECTIVE = f"{OPTIMAL_FOR_ANY[1]} and {OPTIMAL_FOR_ANY[0]} are optimal for any objective"
+
+
+def non_monotone_warning(algorithm: str, objective: str) -> str:
+    """What running ``algorithm``, whose optimality proof assumes a monotone objective, with the non-monotone
+    ``objective`` means: one sentence without its full stop, the same wherever it is said (the app's warnings and
+    the note on the search's result; ``monotone_refusal`` gives the same reason)."""
+    return (f"{algorithm} assumes a monotone objective and {objective} is not monotone ({NOT_MONOTONE_WHY}), so "
+            f"the node it returns is k-anonymous but not proven optimal; {ANY_OBJECTIVE}")
+
+
 def monotone_refusal(study: Study, algorithm: str) -> str | None:
     """Why ``algorithm`` may not search for ``study.objective`` (None when it may)."""
     if not needs_monotone_waiver(algorithm, study.objective) or study.allow_non_monotone:
         return None
-    return (f"engine.algorithm {algorithm!r} needs a monotone objective and {study.objective!r} is not; use "
-            f"{OPTIMAL_FOR_ANY[0]!r} or {OPTIMAL_FOR_ANY[1]!r} (optimal for any objective), or set "
-            "engine.allow_non_monotone = true to run it anyway, labelled not proven optimal")
+    return (f"engine.algorithm {algorithm!r} needs a monotone objective and {study.objective!r} is not "
+            f"({NOT_MONOTONE_WHY}); use {OPTIMAL_FOR_ANY[0]!r} or {OPTIMAL_FOR_ANY[1]!r} (optimal for any "
+            "objective), or set engine.allow_non_monotone = true to run it anyway, labelled not proven optimal")
 
 
 PRUNING_SEARCHES = ("samarati", "ola", "flash")  # they assume admissibility is monotone (predictive tagging)

@@ -24,7 +24,7 @@ from workbench.local import LOCAL_ALGORITHMS, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, _lattice_measure, check_measures, local_weigh, score_release
-from workbench.policy import admissibility_refusal, monotone_refusal
+from workbench.policy import admissibility_refusal, monotone_refusal, non_monotone_warning
 from workbench.privacy.build import admissibility_for
 from workbench.privacy.delta_presence import research_subset
 from workbench.release import Guarantee, Release
@@ -208,9 +208,7 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
     result = spec.search(TaggedLattice(evaluator), objective, Limits(study.time_limit, study.search_seed))
     if result.proven_optimal and spec.requires_monotone and not objective.monotone:
         result = replace(result, proven_optimal=False,
-                         note=f"{algorithm} assumes a monotone objective; {study.objective} is not, so the node "
-                              "is k-anonymous but not proven optimal: bnb and exhaustive are optimal for any "
-                              "objective")
+                         note=non_monotone_warning(algorithm, study.objective))
     return result
 
 

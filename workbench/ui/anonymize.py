@@ -19,13 +19,20 @@ from workbench.config import (
     T_VARIANTS,
 )
 from workbench.guarantees import suppression_note, suppression_warning
-from workbench.policy import PRUNING_SEARCHES, needs_monotone_waiver, search_refusal
-from workbench.ui import format, guarantee, state
-from workbench.ui.cached import lattice_size, privacy_check, run_config
+from workbench.policy import (
+    PRUNING_SEARCHES,
+    needs_monotone_waiver,
+    non_monotone_warning,
+    search_refusal,
+    suppression_share,
+)
+from workbench.ui import format, guarantee, long_work, state
+from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
 from workbench.ui.source import Source
 
 DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_local_alg": "greedy",
             "an_local_obj": "vinterbo"}
+PENDING = "an_pending"  # st.session_state: the config and dataset of the run the page follows
 OPTIMAL_FOR_ANY = "bnb"  # optimal for any objective, and anytime (stops at a time limit)
 
 
@@ -118,7 +125,7 @@ def page(source: Source) -> None:
                                     help="a measure that is not monotone (Discernibility, Loss, Average equivalence "
                                          "class size and the variants that charge suppression) is searched with bnb: "
                                          "Flash and OLA assume monotonicity")
-        max_suppression = state.suppression_input(left) / 100
+        max_suppression = suppression_share(state.suppression_input(left))
     else:
         algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key="an_local_alg")
         objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj",
@@ -145,14 +152,11 @@ def page(source: Source) -> None:
             models = _privacy_models(data["sensitive"])
     steered = st.session_state.get("an_steered")
     if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
-        st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: {objective} is not monotone (with "
-                "suppression a more general node can suppress fewer records and score better), and "
-                f"{steered[0]} only compares the minimal k-anonymous nodes, so it could miss the optimum. "
-                f"{OPTIMAL_FOR_ANY} (branch and bound) and exhaustive find it for any objective.")
+        st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: "
+                f"{non_monotone_warning(steered[0], objective)}.")
     if engine == "lattice" and needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True  # the analyst insists: run it, and say what that means
-        st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is k-anonymous "
-                   f"but not proven optimal; choose {OPTIMAL_FOR_ANY} or exhaustive, optimal for any objective.")
+        st.warning(f"{non_monotone_warning(algorithm, objective)}.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, privacy_models=models, **extra)
     if models and algorithm in PRUNING_SEARCHES:
@@ -166,19 +170,27 @@ def page(source: Source) -> None:
         st.info(f"Search switched from {model_steered[0]} to {OPTIMAL_FOR_ANY}: {model_steered[0]} prunes the "
                 f"lattice assuming admissibility is monotone, and the library refuses it here: {model_steered[1]}.")
     clicked = st.button("Run", type="primary")
+    here = {"config": config_json, "dataset_key": source.dataset_key}
+    if clicked:
+        st.session_state[PENDING] = here
     last = st.session_state.get("last_run")
     unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
-    if not clicked and not unchanged:  # the last result is shown again until its inputs change
+    if st.session_state.get(PENDING) == here:  # a run in the worker pool, followed until it ends
+        outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
+                                   doing=f"{engine} engine, {algorithm}")
+        if outcome is None:  # still running: the panel above shows how far
+            return
+        del st.session_state[PENDING]
+        if outcome.get("cancelled"):
+            st.info("Run cancelled. A search stops at the end of its current step (the lattice search itself "
+                    "runs to its end or its time limit before the run stops).")
+            return
+    elif not unchanged:  # the last result is shown again until its inputs change
         return
-    if clicked:
-        bar = st.progress(0.0, text="starting")
-        result = run_config(config_json, dataset_key=source.dataset_key,
-                            progress=lambda fraction, text: bar.progress(fraction, text=text))
-        bar.empty()
     else:
         st.caption("The last run with these settings (kept until the dataset or a setting changes).")
-        with st.spinner("Showing the last run…"):
-            result = run_config(config_json, dataset_key=source.dataset_key)  # kept in the cache
+    with st.spinner("Showing the run…"):
+        result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
     st.session_state["last_run"] = {"config": config_json, "dataset_key": source.dataset_key, "label": source.label}
     if "error" in result:
         st.error(result["error"])

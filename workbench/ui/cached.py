@@ -5,37 +5,34 @@ are kept in the server process's memory and shared between sessions. For the ses
 uploaded data the dataset lives in ``st.session_state`` and results are memoized there too, so nothing of
 it outlives the session or reaches another one, and nothing is written to disk.
 
-Heavy calls (``dual_cache(..., heavy=True)``: the Compare page's lattice and local rows, the Lattice page's node
-table, model degradation) run in the server's bounded worker pool (``workbench.jobs``): at most
+Heavy calls (``dual_cache(..., heavy=True)``: a run, the Compare page's lattice and local rows, the Lattice page's
+node table, model degradation) run in the server's bounded worker pool (``workbench.jobs``): at most
 ``WORKBENCH_WORKERS`` of them at once, first come first served, one queued job per session; the page shows its
-place in the queue while it waits.
+place in the queue while it waits, and ``ui/long_work.py`` follows one with a progress bar and a Cancel button.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import CancelledError
 from typing import Any
 
+import pandas as pd
 import streamlit as st
-from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 import measures as M
-from workbench import jobs, policy
+from workbench import policy
 from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
 from workbench.dependencies import dependency_warnings as find_dependency_warnings
 from workbench.errors import WorkbenchError
+from workbench.hierarchy import Hierarchy
 from workbench.study import Progress, run
+from workbench.ui.memo import clear, dual_cache, error_result  # noqa: F401  (the pages' helpers too)
 from workbench.ui.source import Source
 
 DATASETS = "session_datasets"  # st.session_state key: dataset_key -> Dataset
-_MEMO = "session_results"
-_MEMO_ENTRIES = 24
 
 
 def register_dataset(key: str, dataset: Dataset) -> None:
@@ -99,6 +96,33 @@ def too_large_for_tables(source: Source) -> str | None:
     return policy.table_refusal(size)
 
 
+_VALIDATED = "validation_memo"  # st.session_state key: (data key, hierarchy content) -> its validation report
+_VALIDATED_ENTRIES = 64
+
+
+def validation(hierarchy: Hierarchy, values: pd.Series, data_key: str) -> Any:
+    """``hierarchy.validate`` (its ``ValidationReport``) against the distinct ``values`` of a column, once per
+    content: memoized in the session on ``data_key`` (what identifies the column's data, e.g. the upload's digest
+    and the column's name) and on the hierarchy's name, rows and source lines (what its messages quote), so the
+    pages that ask on every rerun (the Dataset box, the Data and Hierarchies pages' status) validate only after a
+    change. The same hierarchy object asked again is found without hashing its rows."""
+    memo: OrderedDict = st.session_state.setdefault(_VALIDATED, OrderedDict())
+    same = (data_key, id(hierarchy))
+    if same in memo and memo[same][0] is hierarchy:  # the object is kept with its report: its id is not reused
+        memo.move_to_end(same)
+        return memo[same][1]
+    content = (data_key, hierarchy.name, hierarchy.rows, hierarchy.lines, hierarchy.blank_lines)
+    if content in memo:
+        report = memo[content][1]
+    else:
+        report = hierarchy.validate(values.unique().tolist())
+        memo[content] = (None, report)
+    memo[same] = (hierarchy, report)
+    while len(memo) > _VALIDATED_ENTRIES:
+        memo.popitem(last=False)
+    return report
+
+
 def session_dataset(key: str | None) -> Dataset | None:
     """The session dataset named ``key`` (None for an embedded sample)."""
     if key is None:
@@ -107,164 +131,6 @@ def session_dataset(key: str | None) -> Dataset | None:
     if key not in datasets:
         raise KeyError(f"the uploaded dataset of this session is gone ({key[:8]}); upload it again on the Data page")
     return datasets[key]
-
-
-class _SharedMemo:
-    """A small LRU of results for the embedded samples, shared by every session of this server process.
-    Unlike ``st.cache_data`` it never replays Streamlit calls, so a cached call may report progress to a bar
-    drawn outside it (``st.cache_data`` raises CacheReplayClosureError on the next hit). A result being
-    computed (by another session or the background warm-up) is waited for, not computed twice."""
-
-    def __init__(self, max_entries: int) -> None:
-        self.max_entries = max_entries
-        self.entries: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
-        self.pending: dict[tuple, threading.Event] = {}
-        self.lock = threading.Lock()
-
-    def put(self, key: tuple, value: dict[str, Any]) -> dict[str, Any]:
-        """Keep ``value`` (a heavy job stores its result itself, whether or not anyone still waits for it)."""
-        with self.lock:
-            self.entries[key] = value
-            self.entries.move_to_end(key)
-            while len(self.entries) > self.max_entries:
-                self.entries.popitem(last=False)
-        return value
-
-    def get(self, key: tuple, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        while True:
-            with self.lock:
-                if key in self.entries:
-                    self.entries.move_to_end(key)
-                    return self.entries[key]
-                running = self.pending.get(key)
-                if running is None:
-                    self.pending[key] = threading.Event()
-                    break
-            if jobs.in_worker():  # a worker never waits for another computation: it may be waiting for this worker
-                return self.put(key, compute())
-            running.wait()  # computed elsewhere: take its result (or compute if it failed)
-        try:
-            return self.put(key, compute())  # computed outside the lock: other keys are not held up
-        finally:
-            with self.lock:
-                self.pending.pop(key).set()
-
-
-_SHARED: list[_SharedMemo] = []
-
-
-def clear() -> None:
-    """Forget every shared result (benchmarks measure first loads with it)."""
-    for memo in _SHARED:
-        with memo.lock:
-            memo.entries.clear()
-
-
-def _session_id() -> str:
-    """The Streamlit session running this code (for a thread outside any session, e.g. the warm-up, the
-    thread: each has at most one job at a time anyway)."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    return ctx.session_id if ctx is not None else f"background {threading.current_thread().name}"
-
-
-def queue_message(ahead: int | None) -> str | None:
-    """What a page says while its heavy job waits for a worker (None once it runs)."""
-    if ahead is None:
-        return None
-    if ahead == 0:
-        return "Waiting for a worker: next in line (every worker is busy)"
-    return f"Waiting for a worker: {ahead} job{'s' if ahead != 1 else ''} ahead"
-
-
-def _wait_showing_position(job: jobs.Job) -> Any:
-    """Wait for ``job``, showing its place in the queue; every half second the wait sends a small update, so a
-    rerun (the analyst changed a setting) stops waiting at once, leaving the job queued for the next run."""
-    if job.wait(0.05) or get_script_run_ctx(suppress_warning=True) is None:
-        return job.result()
-    slot = st.empty()
-    try:
-        while not job.wait(0.5):
-            message = queue_message(job.ahead)
-            if message is None:
-                slot.empty()  # running: the page's own spinner says what
-            else:
-                slot.caption(f"⏳ {message} ({jobs.pool().workers} worker(s) for this server).")
-    finally:
-        slot.empty()
-    return job.result()
-
-
-def _in_pool(call: Callable[[], dict[str, Any]], key: tuple) -> dict[str, Any]:
-    """Run ``call`` in the worker pool (with this session's Streamlit context, so it may read the session's
-    dataset) and wait for it, showing the queue position."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-
-    def job() -> dict[str, Any]:
-        thread = threading.current_thread()
-        previous = get_script_run_ctx(suppress_warning=True)
-        if ctx is not None:
-            add_script_run_ctx(thread, ctx)
-        try:
-            return call()
-        finally:
-            if ctx is not None:
-                add_script_run_ctx(thread, previous)
-
-    try:
-        pool = jobs.pool()
-    except ValueError as exc:  # WORKBENCH_WORKERS set to something else than a positive whole number
-        return error_result(exc)
-    while True:
-        try:
-            return _wait_showing_position(pool.submit(job, session=_session_id(), key=key))
-        except CancelledError:  # another request replaced it before this run was interrupted: ask again
-            continue
-
-
-def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
-    """A process-wide memo for embedded samples, a per-session memo for uploaded data. The wrapped function
-    takes the dataset key as its last positional argument (and, if it reports progress, a ``_progress``
-    keyword, which is not part of the key). Results are shared read-only: callers must not modify them.
-    ``heavy``: computed in the bounded worker pool (no progress reporting), the page showing the queue position;
-    a shared result is kept even when the session that asked for it has moved on."""
-
-    def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-        shared = _SharedMemo(max_entries)
-        _SHARED.append(shared)
-
-        @functools.wraps(fn)
-        def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
-            extra = {"_progress": progress} if progress is not None and not heavy else {}
-            key = (fn.__qualname__, args)
-            if dataset_key is None:
-                if heavy:
-                    return shared.get(key, lambda: _in_pool(lambda: shared.put(key, fn(*args, None)),
-                                                            ("shared", key)))
-                return shared.get(key, lambda: fn(*args, None, **extra))
-            memo = st.session_state.setdefault(_MEMO, {})
-            key = (*key, dataset_key)
-            if key not in memo:
-                if len(memo) >= _MEMO_ENTRIES:
-                    memo.pop(next(iter(memo)))
-                if heavy:
-                    def keep() -> dict[str, Any]:  # kept even if this run is interrupted while it waits
-                        memo[key] = fn(*args, dataset_key)
-                        return memo[key]
-
-                    memo[key] = _in_pool(keep, (_session_id(), key))
-                else:
-                    memo[key] = fn(*args, dataset_key, **extra)
-            return memo[key]
-
-        call.shared = shared  # type: ignore[attr-defined]  # tests and the warm-up look into it
-        return call
-
-    return decorate
-
-
-def error_result(exc: Exception) -> dict[str, Any]:
-    """A library error as the cached calls return it: ``{"error": its first line}``."""
-    return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
 
 
 @dual_cache(max_entries=8)
@@ -277,10 +143,11 @@ def dependency_warnings(config_json: str, dataset_key: str | None) -> dict[str, 
         return error_result(exc)
 
 
-@dual_cache(max_entries=16)
+@dual_cache(max_entries=16, heavy=True)
 def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
     """``study.run`` of a JSON config (the TOML config as JSON) as ``{"result": RunResult}``, kept so that the Anonymize
-    and Export pages share one run (the config's [release] section does not change a run: leave it out)."""
+    and Export pages share one run (the config's [release] section does not change a run: leave it out). Run in the
+    worker pool like the other heavy calls; its progress is reported after each step of the run."""
     try:
         return {"result": run(*study_and_dataset(config_json, dataset_key), _progress)}
     except (WorkbenchError, KeyError) as exc:

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.lattice_views import SEARCH_RESULT
+from workbench.policy import suppression_percent
 
 alt.data_transformers.disable_max_rows()  # lattices of several thousand nodes are drawn in full
 TOOLTIP_NUMBER = ",.6~r"  # d3-format: thousands separators, six significant digits, never an exponent
@@ -15,7 +16,7 @@ TOOLTIP_NUMBER = ",.6~r"  # d3-format: thousands separators, six significant dig
 def relative_loss_chart(df: pd.DataFrame) -> alt.FacetChart:
     """El Emam 2009's comparison: relative information loss (%) against k, one panel per measure and
     suppression limit, one line per algorithm; the 100 % line is the optimum."""
-    data = df.assign(max_suppression=(df.max_suppression * 100).round(1).astype(str) + " %")
+    data = df.assign(max_suppression=df.max_suppression.map(lambda s: f"{suppression_percent(s):g} %"))
     lines = alt.Chart().mark_line(point=True).encode(
         x=alt.X("k:O", title="k"),
         y=alt.Y("relative_loss_pct:Q", title="relative information loss (%)", scale=alt.Scale(zero=False)),

@@ -1,4 +1,4 @@
-"""The Compare page's cached library calls (``workbench/ui/cached.py``'s ``dual_cache``): the lattice and local rows
+"""The Compare page's cached library calls (``workbench/ui/memo.py``'s ``dual_cache``): the lattice and local rows
 of the solutions table (separate, so the lattice rows show at once and the local rows, which depend on k and the
 measures only, never rerun for another suppression limit or candidate set), each measure's optimum, the analysis of
 the table, the side-by-side view, Pareto fronts, model degradation and the k sweep."""
@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from workbench.errors import WorkbenchError
+from workbench.study import Progress
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset
 
 
@@ -116,8 +117,9 @@ def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str,
 
 @dual_cache(max_entries=8, heavy=True)
 def degradation(config_json: str, local_json: str | None, candidates: str, rows_json: str, classifier: str,
-                dataset_key: str | None) -> dict[str, Any]:
-    """Model degradation (ZeroR and ``classifier``, 5-fold) of the chosen rows of the solutions table."""
+                dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+    """Model degradation (ZeroR and ``classifier``, 5-fold) of the chosen rows of the solutions table, two releases
+    at a time in threads, so that the job's progress report (after every classifier × fold) can stop it."""
     from workbench import model_degradation
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
@@ -127,7 +129,8 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
         out = model_degradation.add_degradation(data["table"], study, dataset, rows=rows,
-                                                classifiers=("zeror", classifier), n_jobs=min(2, len(rows)))
+                                                classifiers=("zeror", classifier), n_jobs=min(2, len(rows)),
+                                                progress=_progress, prefer="threads")
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
     return {"summary": model_degradation.degradation_summary(out)}

@@ -17,7 +17,8 @@ import pandas as pd
 import streamlit as st
 
 from workbench.catalog import CLASSIFIERS
-from workbench.ui import format, state
+from workbench.policy import suppression_share
+from workbench.ui import format, long_work, state
 from workbench.ui.cached import local_engine_hint, too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.compare_cached import (  # noqa: F401  (analysis and local_rows: the warm-up's and tests' handles)
@@ -46,7 +47,7 @@ LABELS = {"suppressed": "suppressed records", "suppressed_pct": "suppressed (% o
 def prefetch(source: Source) -> None:
     """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``):
     k-minimal lattice candidates with no suppression, and the local releases."""
-    analysis(source.config_json(k=DEFAULT_K, max_suppression=state.DEFAULT_SUPPRESSION_PERCENT / 100),
+    analysis(source.config_json(k=DEFAULT_K, max_suppression=suppression_share(state.DEFAULT_SUPPRESSION_PERCENT)),
              source.config_json(k=DEFAULT_K), "k_minimal", dataset_key=source.dataset_key)
 
 
@@ -63,7 +64,7 @@ def page(source: Source) -> None:
     with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
                            help=f"Greedy, Partition and Mondrian for the same k; {local_hint}")
     ids = source.measure_ids
-    config_json = source.config_json(k=k, max_suppression=suppression / 100)
+    config_json = source.config_json(k=k, max_suppression=suppression_share(suppression))
     local_json = source.config_json(k=k) if with_local else None
     key = source.dataset_key
 
@@ -157,7 +158,7 @@ def page(source: Source) -> None:
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
         with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
-            lines = sweep(source.config_json(k=k, max_suppression=suppression / 100),
+            lines = sweep(config_json,
                           source.config_json(k=k) if sweep_local else None, candidates,
                           json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
         if "error" in lines:
@@ -191,8 +192,14 @@ def page(source: Source) -> None:
         st.caption(f"Stratified 5-fold cross-validation on the original and each release ({source.target} "
                    "as the target): accuracy and AUC drops, and how often both models agree.")
         return
-    with st.spinner(f"Training on the original and {len(chosen)} release(s), 5 folds each…"):
-        result = degradation(*request, dataset_key=key)
+    result = long_work.follow(degradation, *request, dataset_key=key, name="cmp_deg",
+                              doing=f"Model degradation of {len(chosen)} release(s) ({classifier}, 5 folds)")
+    if result is None:  # still running: the panel above shows how far
+        return
+    if result.get("cancelled"):
+        st.session_state.pop("cmp_deg_request", None)
+        st.info("Model degradation cancelled. Run it again to start over.")
+        return
     if "error" in result:
         st.error(result["error"])
         return

@@ -15,7 +15,7 @@ from workbench.catalog import ALGORITHMS
 from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice_views import SEARCH_RESULT
-from workbench.policy import needs_monotone_waiver
+from workbench.policy import needs_monotone_waiver, non_monotone_warning, suppression_share
 from workbench.ui import format, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_chart, hasse_edges, hasse_layout
@@ -58,7 +58,7 @@ def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str 
         table, result = lattice_overview(*study_and_dataset(config_json, dataset_key), table=base["nodes"])
     except (WorkbenchError, KeyError) as exc:
         return error_result(exc)
-    optimum = table.loc[table.status == "optimum", "node"]
+    optimum = table.loc[table.status == "optimum", "node"]  # the page's one reading of the optimum
     return {**base, "nodes": table, "checks": result.checks, "lattice_checks": result.lattice_checks,
             "subset_checks": result.subset_checks, "algorithm": result.algorithm,
             "optimum": str(optimum.iloc[0]) if len(optimum) else None,
@@ -102,7 +102,7 @@ def by_height_cached(config_json: str, table_json: str, measure: str, dataset_ke
 
 
 DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": state.DEFAULT_K,
-            "max_suppression": state.DEFAULT_SUPPRESSION_PERCENT / 100}
+            "max_suppression": suppression_share(state.DEFAULT_SUPPRESSION_PERCENT)}
 
 
 def prefetch(source: Source) -> None:
@@ -123,15 +123,14 @@ def page(source: Source) -> None:
     objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES), format_func=format.measure_label,
                               index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key="lat_obj")
     k = state.k_input(right)  # the session's privacy settings, shared with every page
-    max_suppression = state.suppression_input(left) / 100
+    max_suppression = suppression_share(state.suppression_input(left))
     color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color",
                           format_func=lambda c: "status (k-anonymous or not, optimum)" if c == "status"
                           else format.measure_label(c))
     extra = {}
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
-        st.warning(f"{algorithm} assumes a monotone objective and {objective} is not: the result is not proven "
-                   "optimal; exhaustive and bnb are optimal for any objective.")
+        st.warning(f"{non_monotone_warning(algorithm, objective)}.")
     config = source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
                                 objective=objective, compare=[], **extra)
     table_config = source.config_json(k=int(k), compare=[])  # the node table depends on the data and k only
@@ -146,8 +145,7 @@ def page(source: Source) -> None:
                "points; the tooltip gives the order).")
     _optimum_note(data, objective, algorithm)
     labels = list(nodes["node"])
-    optimum = (nodes.status == "optimum").to_numpy()
-    default = int(optimum.argmax()) if optimum.any() else 0
+    default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
 
     views = ["Hasse diagram", "Per height"]
     view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
@@ -178,8 +176,7 @@ def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
     if len(chosen):
         st.warning(f"{text} {algorithm} returned **{chosen.iloc[0]}** (the orange diamond), "
                    f"{'proven optimal' if data['proven_optimal'] else 'not proven optimal'}"
-                   f"{': ' + data['note'] if data['note'] else ''}. Flash and OLA compare only the k-minimal "
-                   "nodes, which hold the optimum of a monotone objective only; bnb and exhaustive find it for any.")
+                   f"{': ' + data['note'] if data['note'] else ''}.")
     elif found is None:
         st.caption(f"{text} {algorithm} found no k-anonymous node ({data['note'] or 'none'}).")
     else:

@@ -112,7 +112,7 @@ def column_problems(ws: dict[str, Any], column: str) -> list[str]:
     h, error = hierarchy_of(ws, column)
     if h is None:
         return [error or f"{column!r} has no hierarchy"]
-    return list(h.validate(ws["frame"][column].unique().tolist()).errors)
+    return list(cached.validation(h, ws["frame"][column], f"{ws['sha']}:{column}").errors)
 
 
 def problems(ws: dict[str, Any]) -> list[str]:

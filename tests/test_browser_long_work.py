@@ -1,0 +1,95 @@
+"""Real-browser test of long work (Debian Chromium driven by Playwright against `streamlit run app.py`): model
+degradation with a random forest on the registry shows a progress bar saying what it does, refreshes it by itself
+once the page stops waiting in its own run, and Cancel stops it, both while the page waits and from the panel."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests._server import CHROMIUM, FLAGS, app_server
+
+playwright = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
+                                 reason="Debian's chromium is not installed (.ci/run installs it)")]
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    with app_server() as url:
+        yield url
+
+
+def _bar_text(page) -> str:
+    bars = page.locator('[data-testid="stProgress"]')
+    return bars.last.inner_text() if bars.count() else ""
+
+
+def test_model_degradation_shows_its_progress_and_cancels(app_url):
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{app_url}/compare")
+        page.get_by_text("Which solution each measure would choose").first.wait_for(timeout=300_000)
+        page.get_by_text("Classifier (ZeroR always runs as the baseline)").first.wait_for(timeout=60_000)
+        page.get_by_role("combobox", name="Classifier (ZeroR always runs as the baseline)").click()
+        page.get_by_role("option", name="random_forest").first.click()
+        run = page.get_by_role("button", name="Run model degradation")
+
+        # Cancel while the page still waits in its own run
+        run.click()
+        page.get_by_text("Model degradation of").first.wait_for(timeout=60_000)
+        page.get_by_role("button", name="Cancel").click()
+        page.get_by_text("Model degradation cancelled").wait_for(timeout=60_000)
+
+        # Cancel from the self-refreshing panel, once the page has stopped waiting
+        run.click()
+        page.get_by_text("Model degradation of").first.wait_for(timeout=60_000)
+        texts = set()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("fold" in t for t in texts):
+            texts.add(_bar_text(page))
+            time.sleep(0.5)
+        assert any("random_forest" in t or "zeror: fold" in t for t in texts), texts  # says what it is doing
+        time.sleep(12)  # past the page's own wait: the panel refreshes the bar by itself (its time runs on)
+        before = _bar_text(page)
+        time.sleep(3)
+        assert _bar_text(page) != before and "Model degradation of" in before
+        page.get_by_role("button", name="Cancel").click()
+        page.get_by_text("Model degradation cancelled").wait_for(timeout=60_000)
+        assert page.locator('[data-testid="stProgress"]').count() == 0
+        browser.close()
+    assert not errors, errors
+
+
+def test_work_longer_than_the_page_waits_shows_its_result_when_it_ends(app_url):
+    """Logistic regression on two registry releases (about a minute): the page stops waiting after 10 s, its
+    panel refreshes the bar by itself, and the result replaces the panel when the job ends."""
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{app_url}/compare")
+        page.get_by_text("Which solution each measure would choose").first.wait_for(timeout=300_000)
+        page.get_by_role("combobox", name="Classifier (ZeroR always runs as the baseline)").click()
+        page.get_by_role("option", name="logistic").first.click()
+        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        before = charts.count()
+        start = time.monotonic()
+        page.get_by_role("button", name="Run model degradation").click()
+        page.get_by_text("Model degradation of").first.wait_for(timeout=60_000)
+        time.sleep(12)  # past the page's own wait: the panel
+        assert page.get_by_role("button", name="Cancel").count() == 1 and "logistic" in _bar_text(page)
+        page.locator('[data-testid="stProgress"]').wait_for(state="detached", timeout=600_000)
+        took = time.monotonic() - start
+        playwright.expect(charts).to_have_count(before + 1, timeout=60_000)  # the degradation chart
+        assert took > 12 and page.get_by_text("Model degradation cancelled").count() == 0
+        browser.close()
+    assert not errors, errors

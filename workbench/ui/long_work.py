@@ -1,0 +1,94 @@
+"""Long work on a page: a heavy cached call (``memo.dual_cache(..., heavy=True)``, run in the server's worker
+pool, ``workbench.jobs``) followed while it runs, with a progress bar saying what is being done and a Cancel button.
+
+The page first waits up to ``GRACE_SECONDS`` in its own run, so short work shows its result at once. Longer work
+gets a panel that refreshes itself (``st.fragment(run_every=...)``) while the rest of the page stays usable, and
+runs the whole page again when the job ends, which then finds the result in the cache. Leaving the page or changing
+a setting does not stop the job; Cancel does: a queued job leaves the queue, a running one ends at its next progress
+report (a job another session waits for too goes on for that session)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from workbench import jobs
+from workbench.ui.memo import queue_message
+
+GRACE_SECONDS = 10.0  # waited in the page's own run before the self-refreshing panel takes over
+REFRESH_SECONDS = 1.0  # the panel's refresh
+_FOLLOWED = "long_work_jobs"  # st.session_state: name -> the Job the page follows
+_CANCELLED = "long_work_cancelled"  # st.session_state: names whose panel's Cancel was clicked
+CANCELLED: dict[str, Any] = {"cancelled": True}
+
+
+def status_text(job: jobs.Job, doing: str) -> tuple[float, str]:
+    """The bar of ``job``: its place in the queue while it waits, else the fraction done, what it is doing and for
+    how long it has run."""
+    waiting = queue_message(job.ahead)
+    if waiting is not None:
+        return 0.0, f"⏳ {waiting} ({jobs.pool().workers} worker(s) for this server)"
+    fraction, text = job.progress or (0.0, "starting")
+    took = f" ({time.monotonic() - job.started:,.0f} s)" if job.started is not None else ""
+    return min(max(fraction, 0.0), 1.0), f"{doing}: {text}{took}"
+
+
+def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | None, name: str,
+           doing: str) -> dict[str, Any] | None:
+    """The result of the heavy cached ``call(*args)``, once it is ready; ``CANCELLED`` when the analyst cancelled it
+    (the page then forgets its request, or the next run would start it again); None while it runs, with the panel
+    drawn in its place. ``name``: the page's name for this work (widget keys); ``doing``: what the bar says."""
+    followed: dict[str, jobs.Job] = st.session_state.setdefault(_FOLLOWED, {})
+    cancelled: set[str] = st.session_state.setdefault(_CANCELLED, set())
+    if st.session_state.get(f"{name}_cancel") or name in cancelled:  # a Cancel of the last run
+        cancelled.discard(name)
+        call.cancel(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
+        followed.pop(name, None)
+        return CANCELLED
+    started = call.start(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
+    if isinstance(started, dict):
+        followed.pop(name, None)
+        return started
+    job: jobs.Job = started
+    if followed.get(name) is not job:  # just started: wait here a little, short work shows at once
+        followed[name] = job
+        _wait_here(job, name, doing)
+    if job.done():
+        followed.pop(name, None)
+        try:
+            return job.result()
+        except jobs.JobCancelledError:
+            return CANCELLED
+    _panel(call, args, dataset_key, job, name, doing)
+    return None
+
+
+def _wait_here(job: jobs.Job, name: str, doing: str) -> None:
+    slot = st.empty()
+    with slot.container():
+        bar = st.progress(0.0, text=status_text(job, doing)[1])
+        st.button("Cancel", key=f"{name}_cancel", help="stop the job (at its next step)")
+    deadline = time.monotonic() + GRACE_SECONDS
+    while not job.wait(0.5) and time.monotonic() < deadline:  # an update every half second: a rerun (a click on
+        fraction, text = status_text(job, doing)             # Cancel, a changed setting) stops the wait at once
+        bar.progress(fraction, text=text)
+    slot.empty()
+
+
+def _panel(call: Callable[..., dict[str, Any]], args: tuple, dataset_key: str | None, job: jobs.Job, name: str,
+           doing: str) -> None:
+    @st.fragment(run_every=REFRESH_SECONDS)
+    def panel() -> None:
+        if job.done():
+            st.rerun()  # the whole page, which now finds the result
+        fraction, text = status_text(job, doing)
+        st.progress(fraction, text=text)
+        if st.button("Cancel", key=f"{name}_cancel_panel", help="stop the job (at its next step)"):
+            call.cancel(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
+            st.session_state[_CANCELLED].add(name)
+            st.rerun()
+
+    panel()

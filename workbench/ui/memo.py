@@ -1,0 +1,237 @@
+"""The machinery of the app's cached library calls (``dual_cache``): a process-wide memo for the embedded samples
+(shared by every session, never replaying Streamlit calls), a per-session memo for uploaded data, and the glue to
+the server's bounded worker pool (``workbench.jobs``) for heavy calls: submitting a job with this session's
+Streamlit context, waiting for it while showing its place in the queue, starting it without waiting and
+cancelling it (``ui/long_work.py``). ``ui/cached.py`` holds the calls themselves."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import CancelledError
+from typing import Any
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
+from workbench import jobs
+from workbench.study import Progress
+
+_MEMO = "session_results"  # st.session_state key: the session's own results
+_MEMO_ENTRIES = 24
+
+
+class _SharedMemo:
+    """A small LRU of results for the embedded samples, shared by every session of this server process.
+    Unlike ``st.cache_data`` it never replays Streamlit calls, so a cached call may report progress to a bar
+    drawn outside it (``st.cache_data`` raises CacheReplayClosureError on the next hit). A result being
+    computed (by another session or the background warm-up) is waited for, not computed twice."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self.entries: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+        self.pending: dict[tuple, threading.Event] = {}
+        self.lock = threading.Lock()
+
+    def put(self, key: tuple, value: dict[str, Any]) -> dict[str, Any]:
+        """Keep ``value`` (a heavy job stores its result itself, whether or not anyone still waits for it)."""
+        with self.lock:
+            self.entries[key] = value
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.max_entries:
+                self.entries.popitem(last=False)
+        return value
+
+    def get(self, key: tuple, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        while True:
+            with self.lock:
+                if key in self.entries:
+                    self.entries.move_to_end(key)
+                    return self.entries[key]
+                running = self.pending.get(key)
+                if running is None:
+                    self.pending[key] = threading.Event()
+                    break
+            if jobs.in_worker():  # a worker never waits for another computation: it may be waiting for this worker
+                return self.put(key, compute())
+            running.wait()  # computed elsewhere: take its result (or compute if it failed)
+        try:
+            return self.put(key, compute())  # computed outside the lock: other keys are not held up
+        finally:
+            with self.lock:
+                self.pending.pop(key).set()
+
+
+_SHARED: list[_SharedMemo] = []
+
+
+def clear() -> None:
+    """Forget every shared result (benchmarks measure first loads with it)."""
+    for memo in _SHARED:
+        with memo.lock:
+            memo.entries.clear()
+
+
+def _session_id() -> str:
+    """The Streamlit session running this code (for a thread outside any session, e.g. the warm-up, the
+    thread: each has at most one job at a time anyway)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None else f"background {threading.current_thread().name}"
+
+
+def queue_message(ahead: int | None) -> str | None:
+    """What a page says while its heavy job waits for a worker (None once it runs)."""
+    if ahead is None:
+        return None
+    if ahead == 0:
+        return "Waiting for a worker: next in line (every worker is busy)"
+    return f"Waiting for a worker: {ahead} job{'s' if ahead != 1 else ''} ahead"
+
+
+def _wait_showing_position(job: jobs.Job, progress: Progress | None = None) -> Any:
+    """Wait for ``job``, showing its place in the queue (and, given ``progress``, telling it what the running job
+    reports); every half second the wait sends a small update, so a rerun (the analyst changed a setting) stops
+    waiting at once, leaving the job queued for the next run."""
+    if job.wait(0.05) or get_script_run_ctx(suppress_warning=True) is None:
+        return job.result()
+    slot = st.empty()
+    try:
+        while not job.wait(0.5):
+            message = queue_message(job.ahead)
+            if message is not None:
+                slot.caption(f"⏳ {message} ({jobs.pool().workers} worker(s) for this server).")
+                continue
+            slot.empty()  # running: the page's own spinner or bar says what
+            if progress is not None and job.progress is not None:
+                progress(*job.progress)
+    finally:
+        slot.empty()
+    return job.result()
+
+
+def _submit(work: Callable[[], dict[str, Any]], key: tuple) -> jobs.Job | dict[str, Any]:
+    """Queue ``work`` in the worker pool under ``key`` for this session, with this session's Streamlit context
+    (so it may read the session's dataset); an error result when the pool cannot start."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+
+    def job() -> dict[str, Any]:
+        thread = threading.current_thread()
+        previous = get_script_run_ctx(suppress_warning=True)
+        if ctx is not None:
+            add_script_run_ctx(thread, ctx)
+        try:
+            return work()
+        finally:
+            if ctx is not None:
+                add_script_run_ctx(thread, previous)
+
+    try:
+        pool = jobs.pool()
+    except ValueError as exc:  # WORKBENCH_WORKERS set to something else than a positive whole number
+        return error_result(exc)
+    return pool.submit(job, session=_session_id(), key=key)
+
+
+def _in_pool(work: Callable[[], dict[str, Any]], key: tuple, progress: Progress | None = None) -> dict[str, Any]:
+    """Run ``work`` in the worker pool and wait for it, showing the queue position (and its progress)."""
+    while True:
+        job = _submit(work, key)
+        if isinstance(job, dict):
+            return job
+        try:
+            return _wait_showing_position(job, progress)
+        except jobs.JobCancelledError:
+            raise
+        except CancelledError:  # another request replaced it before this run was interrupted: ask again
+            continue
+
+
+def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
+    """A process-wide memo for embedded samples, a per-session memo for uploaded data. The wrapped function
+    takes the dataset key as its last positional argument (and, if it reports progress, a ``_progress``
+    keyword, which is not part of the key). Results are shared read-only: callers must not modify them.
+
+    ``heavy``: computed in the bounded worker pool, the page showing the queue position; a result is kept even
+    when the session that asked for it has moved on. Its ``_progress`` is the job's ``report`` (what it does, for
+    the page; it raises ``jobs.JobCancelledError`` once the job is cancelled). Besides the blocking call, a heavy
+    call has ``start(*args, dataset_key=...)``, which returns the result when it is cached and otherwise the
+    ``jobs.Job`` computing it (submitting it when none runs), and ``cancel(*args, dataset_key=...)``, which
+    cancels that job for this session (``ui/long_work.py`` draws both)."""
+
+    def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        shared = _SharedMemo(max_entries)
+        _SHARED.append(shared)
+        reports = "_progress" in inspect.signature(fn).parameters
+
+        def in_job(args: tuple, dataset_key: str | None, keep: Callable[[dict[str, Any]], dict[str, Any]]
+                   ) -> Callable[[], dict[str, Any]]:
+            def work() -> dict[str, Any]:  # keeps its result itself, whether or not anyone still waits for it
+                job = jobs.current_job()
+                extra = {"_progress": job.report} if reports and job is not None else {}
+                return keep(fn(*args, dataset_key, **extra))
+
+            return work
+
+        def heavy_parts(args: tuple, dataset_key: str | None
+                        ) -> tuple[dict[str, Any] | None, Callable[[], dict[str, Any]], tuple]:
+            """The cached result (None if there is none), the job that computes it, and the job's pool key."""
+            key: tuple = (fn.__qualname__, args)
+            if dataset_key is None:
+                with shared.lock:
+                    hit = shared.entries.get(key)
+                return hit, in_job(args, None, lambda value: shared.put(key, value)), ("shared", key)
+            memo = st.session_state.setdefault(_MEMO, {})
+            key = (*key, dataset_key)
+
+            def keep(value: dict[str, Any]) -> dict[str, Any]:
+                if key not in memo and len(memo) >= _MEMO_ENTRIES:
+                    memo.pop(next(iter(memo)))
+                memo[key] = value
+                return value
+
+            return memo.get(key), in_job(args, dataset_key, keep), (_session_id(), key)
+
+        @functools.wraps(fn)
+        def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
+            if heavy:
+                hit, work, pool_key = heavy_parts(args, dataset_key)
+                if dataset_key is None:
+                    return shared.get(pool_key[1], lambda: _in_pool(work, pool_key, progress))
+                return hit if hit is not None else _in_pool(work, pool_key, progress)
+            extra = {"_progress": progress} if progress is not None else {}
+            key = (fn.__qualname__, args)
+            if dataset_key is None:
+                return shared.get(key, lambda: fn(*args, None, **extra))
+            memo = st.session_state.setdefault(_MEMO, {})
+            key = (*key, dataset_key)
+            if key not in memo:
+                if len(memo) >= _MEMO_ENTRIES:
+                    memo.pop(next(iter(memo)))
+                memo[key] = fn(*args, dataset_key, **extra)
+            return memo[key]
+
+        def start(*args: Any, dataset_key: str | None = None) -> dict[str, Any] | jobs.Job:
+            hit, work, pool_key = heavy_parts(args, dataset_key)
+            return hit if hit is not None else _submit(work, pool_key)
+
+        def cancel(*args: Any, dataset_key: str | None = None) -> bool:
+            try:
+                job = jobs.pool().find(heavy_parts(args, dataset_key)[2])
+            except ValueError:  # no pool (WORKBENCH_WORKERS is not a positive whole number): no job either
+                return False
+            return job is not None and job.cancel(_session_id())
+
+        call.shared = shared  # type: ignore[attr-defined]  # tests and the warm-up look into it
+        if heavy:
+            call.start, call.cancel = start, cancel  # type: ignore[attr-defined]
+        return call
+
+    return decorate
+
+
+def error_result(exc: Exception) -> dict[str, Any]:
+    """A library error as the cached calls return it: ``{"error": its first line}``."""
+    return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
