@@ -180,6 +180,15 @@ def _text_sql(column: str, kind: str, escape: bool) -> str:
     return f"CASE WHEN {ref} IS NULL OR {text} = '' THEN {backends._literal(MISSING_TOKEN)} {escaped} ELSE {text} END"
 
 
+def shuffle_seed(seed: int, node: tuple[int, ...], columns: list[str], suppressed: str) -> int:
+    """The seed of an out-of-core release's row order: the release seed mixed with what makes the release (the
+    node, the released columns, the suppression policy), so two releases of one file written with the same seed
+    are shuffled independently (Sweeney's unsorted matching joins files by row position), while the same release
+    is written the same way. The in-memory writer mixes in the released content itself (``export.row_order``)."""
+    text = json.dumps([seed, list(node), columns, suppressed])
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little") >> 1
+
+
 def _write(study: Study, source: backends.Source, dataset: Dataset, plan: pd.DataFrame, counts: np.ndarray,
            node: tuple[int, ...], out_dir: Path, force: bool,
            measures: dict[str, float]) -> tuple[Guarantee, dict[str, Path]]:
@@ -191,15 +200,17 @@ def _write(study: Study, source: backends.Source, dataset: Dataset, plan: pd.Dat
     escape = study.escape_formulas and study.release_format == "csv"
     name = f"release.{study.release_format}"
     drop = study.suppressed == "drop"
+    shuffle = shuffle_seed(study.seed, node, names, study.suppressed)
     with staged_folder(out_dir, force=force) as staging:
         path = staging / name
         if study.backend == "duckdb":
             kinds = _duckdb_types(source)
             select = [(c, f"p.l_{qis.index(c)}" if c in qis else _text_sql(c, kinds[c], escape)) for c in names]
-            backends.write_release_duckdb(source, path, select, plan, qis, study.seed, drop,
+            backends.write_release_duckdb(source, path, select, plan, qis, shuffle, drop,
                                           study.release_format == "parquet")
         else:
-            frames = release_frames(study, source, plan, qis, names, escape, staging / ".spill")
+            frames = release_frames(dataclasses.replace(study, seed=shuffle), source, plan, qis, names, escape,
+                                    staging / ".spill")
             backends.write_release_frames(source, path, frames, study.release_format == "parquet")
             shutil.rmtree(staging / ".spill", ignore_errors=True)
         guarantee = verify_file(study, dataset, counts, node, backends.Source(path, path.suffix == ".parquet"))

@@ -41,12 +41,12 @@ def release_frames(study: Study, source: backends.Source, plan: pd.DataFrame, qi
     import pyarrow.parquet as pq
 
     frame = backends._dask_frame(source, study.scheduler)
-    seed = np.uint64(study.seed)
+    mix = (np.array([study.seed], dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))[0]  # wraps: an array product
 
     def positions(part: pd.DataFrame, partition_info: dict | None = None) -> pd.DataFrame:
         number = (partition_info or {}).get("number", 0)
         index = np.arange(len(part), dtype=np.uint64) + (np.uint64(number) << np.uint64(40))
-        key = pd.util.hash_array(index ^ (seed * np.uint64(0x9E3779B97F4A7C15)))
+        key = pd.util.hash_array(index ^ mix)
         return part.assign(**{backends.ROW: key})
 
     meta = frame._meta.assign(**{backends.ROW: np.uint64(0)})
