@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import measures as M
+from workbench.config_checks import BACKENDS, check_attribute, check_backend  # noqa: F401  (BACKENDS: the choices)
 from workbench.config_privacy import (  # noqa: F401  (the choices are re-exported for the front ends)
     DEFAULT_POPULATION_ESTIMATOR,
     ENTROPY_ESTIMATORS,
@@ -28,7 +29,12 @@ from workbench.config_privacy import (  # noqa: F401  (the choices are re-export
     privacy_models_of,
 )
 from workbench.config_privacy import need as _need
-from workbench.data import ROLES
+from workbench.config_text import (  # noqa: F401  (re-exported: the config's text form and --set overrides)
+    apply_overrides,
+    in_attribute_order,
+    parse_override,
+    to_toml,
+)
 from workbench.errors import ConfigError
 from workbench.geo.config import parse_geo
 from workbench.lattice.search import ALGORITHMS
@@ -126,63 +132,6 @@ class Study:
         validate(self)
 
 
-def _check_attribute(where: str, spec: AttributeSpec) -> None:
-    name = spec.name
-    if spec.role is not None and spec.role not in ROLES:
-        raise ConfigError(f"{where}: attributes.{name}.role {spec.role!r} is not one of {', '.join(ROLES)}")
-    if spec.poset is not None and spec.poset not in POSET_KINDS:
-        raise ConfigError(f"{where}: attributes.{name}.poset {spec.poset!r} is not one of {', '.join(POSET_KINDS)}")
-    if spec.poset == "passthrough":
-        raise ConfigError(f"{where}: attributes.{name}.poset = 'passthrough' releases the column unchanged "
-                          f"(Katirai's PassThroughPoset), so it cannot be a quasi-identifier of a k-anonymous "
-                          f"release; give {name!r} the role 'insensitive' to release it as is, or choose "
-                          f"another poset")
-    if spec.poset is not None and POSETS[spec.poset].needs_file and spec.poset_file is None:
-        raise ConfigError(f"{where}: attributes.{name}.poset = {spec.poset!r} needs a poset_file (TOML or JSON)")
-    if spec.power_mode not in ("per_bit", "and"):
-        raise ConfigError(f"{where}: attributes.{name}.power_mode must be 'per_bit' or 'and'")
-    bands = spec.age_bands
-    if not bands or not all(isinstance(b, int) and b > 0 for b in bands) or list(bands) != sorted(set(bands)):
-        raise ConfigError(f"{where}: attributes.{name}.age_bands must be increasing positive integers")
-    if spec.max_diff is not None and spec.max_diff <= 0:
-        raise ConfigError(f"{where}: attributes.{name}.max_diff must be positive, got {spec.max_diff:g}")
-    if spec.weight < 0:
-        raise ConfigError(f"{where}: attributes.{name}.weight must be zero or more, got {spec.weight:g}")
-    if spec.hierarchy is not None and spec.builder is not None:
-        raise ConfigError(f"{where}: attributes.{name} has both 'hierarchy' and 'builder'; give one")
-
-
-BACKENDS = ("pandas", "duckdb", "dask")
-
-
-def _check_backend(study: Study) -> None:
-    """engine.backend: "pandas" holds the table in memory; "duckdb" and "dask" read a CSV or Parquet file out of
-    core for the lattice engine's k-anonymity (docs/scale.md)."""
-    where, backend = study.source, study.backend
-    if backend not in BACKENDS:
-        raise ConfigError(f"{where}: engine.backend {backend!r} is not one of {', '.join(BACKENDS)}")
-    if study.scheduler is not None and backend != "dask":
-        raise ConfigError(f"{where}: engine.scheduler is a Dask scheduler's address; it needs engine.backend = "
-                          "'dask'")
-    if backend == "pandas":
-        return
-    reasons = []
-    if study.engine != "lattice":
-        reasons.append("engine.kind = 'lattice'")
-    if study.data_path is None or study.data_path.suffix.lower() not in (".csv", ".tsv", ".txt", ".parquet"):
-        reasons.append("a CSV or Parquet [data] path")
-    if study.rows is not None:
-        reasons.append("no data.rows")
-    if study.privacy_models:
-        reasons.append("k-anonymity alone (no [privacy.MODEL] table)")
-    if study.target is not None:
-        reasons.append("no measures.target")
-    if study.release_format not in ("csv", "parquet"):
-        reasons.append("release.format 'csv' or 'parquet'")
-    if reasons:
-        raise ConfigError(f"{where}: engine.backend {backend!r} needs " + ", ".join(reasons))
-
-
 def validate(study: Study) -> None:
     """Raise ConfigError (naming ``study.source`` and the key) unless every field of ``study`` holds an allowed
     value: the one validation of a Study, run whenever one is made or replaced."""
@@ -194,7 +143,7 @@ def validate(study: Study) -> None:
     if study.separator is not None and len(study.separator) == 0:
         raise ConfigError(f"{where}: data.separator must not be empty")
     for spec in study.attributes:
-        _check_attribute(where, spec)
+        check_attribute(where, spec)
 
     k = study.k
     if isinstance(k, bool) or not isinstance(k, int):
@@ -234,7 +183,7 @@ def validate(study: Study) -> None:
     if study.search_seed < 0:
         raise ConfigError(f"{where}: engine.seed must be zero or more, got {study.search_seed}")
 
-    _check_backend(study)
+    check_backend(study)
     for m in study.compare:
         if not isinstance(m, str) or m not in known:
             raise ConfigError(f"{where}: measures.compare has {m!r}, not a measure id; use "
@@ -249,60 +198,6 @@ def validate(study: Study) -> None:
         raise ConfigError(f"{where}: release.seed must be a non-negative integer, got {study.seed}")
     if study.release_format not in ("csv", "parquet", "xlsx"):
         raise ConfigError(f"{where}: release.format must be csv, parquet or xlsx, got {study.release_format!r}")
-
-
-def to_toml(raw: Mapping[str, Any]) -> str:
-    """A config mapping as TOML text, loadable again by ``load_study`` (paths stay as written)."""
-    import tomli_w
-
-    return tomli_w.dumps(dict(raw))
-
-
-def in_attribute_order(raw: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    """A copy of a config mapping whose ``[attributes]`` lists ``names`` first, in that order, then the other
-    attributes as they were. The order of the quasi-identifiers is the order of the transformation vector; a
-    mapping that went through JSON with sorted keys (a cache key) has lost it, and a config written from it would
-    give the analyst's quasi-identifiers back in alphabetical order."""
-    out = copy.deepcopy(dict(raw))
-    attributes = out.get("attributes")
-    if isinstance(attributes, dict):
-        first = [n for n in names if n in attributes]
-        out["attributes"] = {n: attributes[n] for n in [*first, *(a for a in attributes if a not in first)]}
-    return out
-
-
-def parse_override(text: str) -> tuple[list[str], Any]:
-    """``SECTION.KEY=VALUE`` -> (path, value); VALUE is read as a TOML value, else taken as a string."""
-    if "=" not in text:
-        raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE")
-    key, value_text = text.split("=", 1)
-    path = [p.strip() for p in key.strip().split(".")]
-    if len(path) < 2 or any(not p for p in path):
-        raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE")
-    try:
-        value = tomllib.loads(f"v = {value_text.strip()}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = value_text.strip()
-    return path, value
-
-
-def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
-    """A copy of ``raw`` with every ``--set SECTION.KEY=VALUE`` applied (keys are validated later)."""
-    out = copy.deepcopy(raw)
-    for text in overrides:
-        path, value = parse_override(text)
-        if path[0] == "attributes" and len(path) != 3:
-            raise ConfigError(f"--set {text!r}: attribute overrides are attributes.NAME.KEY=VALUE")
-        model_key = len(path) == 3 and path[0] == "privacy" and path[1] in PRIVACY_MODELS
-        if path[0] != "attributes" and len(path) != 2 and not model_key:
-            raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE (or privacy.MODEL.KEY=VALUE)")
-        node = out
-        for p in path[:-1]:
-            node = node.setdefault(p, {})
-            if not isinstance(node, dict):
-                raise ConfigError(f"--set {text!r}: {p!r} is not a table")
-        node[path[-1]] = value
-    return out
 
 
 def load_study(path: str | Path, overrides: Sequence[str] = ()) -> Study:

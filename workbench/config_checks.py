@@ -1,0 +1,72 @@
+"""Checks of single parts of a Study that ``workbench.config.validate`` runs: one attribute's spec, and the
+engine's backend (``engine.backend``: pandas in memory, DuckDB or Dask out of core)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workbench.data import ROLES
+from workbench.errors import ConfigError
+from workbench.local import POSETS
+
+if TYPE_CHECKING:
+    from workbench.config import AttributeSpec, Study
+
+
+def check_attribute(where: str, spec: AttributeSpec) -> None:
+    """One ``[attributes.NAME]`` table's values: its role, poset and the poset's parameters, its weight, and not
+    both a hierarchy file and a builder."""
+    name = spec.name
+    if spec.role is not None and spec.role not in ROLES:
+        raise ConfigError(f"{where}: attributes.{name}.role {spec.role!r} is not one of {', '.join(ROLES)}")
+    if spec.poset is not None and spec.poset not in POSETS:
+        raise ConfigError(f"{where}: attributes.{name}.poset {spec.poset!r} is not one of {', '.join(POSETS)}")
+    if spec.poset == "passthrough":
+        raise ConfigError(f"{where}: attributes.{name}.poset = 'passthrough' releases the column unchanged "
+                          f"(Katirai's PassThroughPoset), so it cannot be a quasi-identifier of a k-anonymous "
+                          f"release; give {name!r} the role 'insensitive' to release it as is, or choose "
+                          f"another poset")
+    if spec.poset is not None and POSETS[spec.poset].needs_file and spec.poset_file is None:
+        raise ConfigError(f"{where}: attributes.{name}.poset = {spec.poset!r} needs a poset_file (TOML or JSON)")
+    if spec.power_mode not in ("per_bit", "and"):
+        raise ConfigError(f"{where}: attributes.{name}.power_mode must be 'per_bit' or 'and'")
+    bands = spec.age_bands
+    if not bands or not all(isinstance(b, int) and b > 0 for b in bands) or list(bands) != sorted(set(bands)):
+        raise ConfigError(f"{where}: attributes.{name}.age_bands must be increasing positive integers")
+    if spec.max_diff is not None and spec.max_diff <= 0:
+        raise ConfigError(f"{where}: attributes.{name}.max_diff must be positive, got {spec.max_diff:g}")
+    if spec.weight < 0:
+        raise ConfigError(f"{where}: attributes.{name}.weight must be zero or more, got {spec.weight:g}")
+    if spec.hierarchy is not None and spec.builder is not None:
+        raise ConfigError(f"{where}: attributes.{name} has both 'hierarchy' and 'builder'; give one")
+
+
+BACKENDS = ("pandas", "duckdb", "dask")
+
+
+def check_backend(study: Study) -> None:
+    """engine.backend: "pandas" holds the table in memory; "duckdb" and "dask" read a CSV or Parquet file out of
+    core for the lattice engine's k-anonymity (docs/scale.md)."""
+    where, backend = study.source, study.backend
+    if backend not in BACKENDS:
+        raise ConfigError(f"{where}: engine.backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    if study.scheduler is not None and backend != "dask":
+        raise ConfigError(f"{where}: engine.scheduler is a Dask scheduler's address; it needs engine.backend = "
+                          "'dask'")
+    if backend == "pandas":
+        return
+    reasons = []
+    if study.engine != "lattice":
+        reasons.append("engine.kind = 'lattice'")
+    if study.data_path is None or study.data_path.suffix.lower() not in (".csv", ".tsv", ".txt", ".parquet"):
+        reasons.append("a CSV or Parquet [data] path")
+    if study.rows is not None:
+        reasons.append("no data.rows")
+    if study.privacy_models:
+        reasons.append("k-anonymity alone (no [privacy.MODEL] table)")
+    if study.target is not None:
+        reasons.append("no measures.target")
+    if study.release_format not in ("csv", "parquet"):
+        reasons.append("release.format 'csv' or 'parquet'")
+    if reasons:
+        raise ConfigError(f"{where}: engine.backend {backend!r} needs " + ", ".join(reasons))
