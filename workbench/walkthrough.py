@@ -195,7 +195,7 @@ def steps(k: int = 3) -> list[Step]:
     counts = {name: ClassCounts.of(_class_sizes(r.codes), k)
               for name, r in (("original", original), ("banded", banded), ("person", person))}
 
-    classes = original.labels[QUASI].value_counts(sort=False).rename("patients").reset_index()
+    classes = original.labels[QUASI].astype(str).value_counts(sort=False).rename("patients").reset_index()
     classes[SMALL] = classes["patients"] < k
 
     def rows(release: Release) -> pd.DataFrame:
