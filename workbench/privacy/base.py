@@ -113,6 +113,12 @@ class PrivacyModel:
         """Do the kept classes (sizes) of a table of n records fulfil the model? (release-level models)"""
         return True
 
+    def fulfilled_prefixes(self, rest: np.ndarray, removable: np.ndarray, n: int) -> np.ndarray | None:
+        """For p = 1..len(removable): ``fulfilled`` on the kept classes ``rest`` and ``removable[p:]`` (the smallest
+        classes suppressed one at a time, ``Admissibility``'s enforcement), all at once; None when the model has no
+        vectorized form (the enforcement then asks ``fulfilled`` one step at a time)."""
+        return None
+
     def node_fulfilled(self, view: ClassView) -> bool:
         """Does the generalization hold whatever is suppressed? (class-level models; False vetoes the node, as
         δ-presence does for population classes without a subset record)"""
@@ -207,6 +213,30 @@ class Admissibility:
         return Outcome(suppress, suppressed, admissible, models)
 
     def _enforce(self, sizes: np.ndarray, suppress: np.ndarray, release: Sequence[PrivacyModel]) -> np.ndarray:
+        """Suppress the smallest kept classes one at a time, while the limit allows, until every release-level model
+        holds (the first such step); unchanged when none does. Every model's ``fulfilled_prefixes`` judges all the
+        steps at once; without it, ``_enforce_stepwise`` asks each step in turn."""
+        kept = sizes[~suppress]
+        if all(m.fulfilled(kept, self.n) for m in release):
+            return suppress
+        order = np.flatnonzero(~suppress)
+        order = order[np.argsort(sizes[order], kind="stable")]
+        budget = self.limit - int(sizes[suppress].sum())
+        steps = int(np.searchsorted(np.cumsum(sizes[order]), budget, side="right")) if budget >= 0 else 0
+        removable, rest = sizes[order[:steps]], sizes[order[steps:]]
+        held = [m.fulfilled_prefixes(rest, removable, self.n) for m in release]
+        if any(h is None for h in held):
+            return self._enforce_stepwise(sizes, suppress, release)
+        first = np.flatnonzero(np.logical_and.reduce([np.asarray(h, dtype=bool) for h in held]))
+        if not first.size:
+            return suppress
+        mask = suppress.copy()
+        mask[order[:int(first[0]) + 1]] = True
+        return mask
+
+    def _enforce_stepwise(self, sizes: np.ndarray, suppress: np.ndarray, release: Sequence[PrivacyModel]
+                          ) -> np.ndarray:
+        """``_enforce`` one step at a time (ARX ``RiskBasedCriterion.enforce``'s order)."""
         def ok(mask: np.ndarray) -> bool:
             kept = sizes[~mask]
             return all(m.fulfilled(kept, self.n) for m in release)

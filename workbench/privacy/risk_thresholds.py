@@ -62,6 +62,25 @@ class RiskThreshold(PrivacyModel):
             return not bool((sizes == 1).any())
         return value <= self.threshold
 
+    def fulfilled_prefixes(self, rest: np.ndarray, removable: np.ndarray, n: int) -> np.ndarray | None:
+        """Average risk and sample uniqueness of every step of the enforcement at once, from suffix sums (the same
+        divisions as ``value``); None for population uniqueness, whose estimators are solved one histogram at a
+        time."""
+        if self.model == "population_uniqueness":
+            return None
+        rest, removable = np.asarray(rest, dtype=np.int64), np.asarray(removable, dtype=np.int64)
+
+        def kept_after_each_step(x: np.ndarray) -> np.ndarray:  # Σ x[p:] for p = 1..len(x)
+            return np.append(np.cumsum(x[::-1])[::-1][1:], 0) if x.size else x
+
+        records = int(rest.sum()) + kept_after_each_step(removable)
+        if self.model == "average":
+            count = rest.size + kept_after_each_step(np.ones_like(removable))
+        else:
+            count = int((rest == 1).sum()) + kept_after_each_step((removable == 1).astype(np.int64))
+        value = np.where(records > 0, count / np.maximum(records, 1), 0.0)
+        return value <= self.threshold
+
     def describe(self) -> str:
         what = {"average": "average re-identification risk", "sample_uniqueness": "sample uniqueness",
                 "population_uniqueness": f"population uniqueness ({self.estimator})"}[self.model]

@@ -3,6 +3,9 @@ guarantee and every measure (formula on hover)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -50,45 +53,80 @@ def _steer() -> None:
 def _privacy_models(sensitive: list[str]) -> dict[str, dict[str, object]]:
     """Optional ℓ-diversity, t-closeness and risk-threshold pickers: the ``[privacy.MODEL]`` tables chosen
     (docs/config.md "Privacy models"; the library validates them as `workbench run` does)."""
-    models: dict[str, dict[str, object]] = {}
     chosen = any(st.session_state.get(key) for key in ("an_ld", "an_tc", "an_risk"))
     with st.expander("Privacy models besides k (protect a sensitive attribute, cap the risk)", expanded=chosen):
         if st.checkbox("ℓ-diversity", key="an_ld", help="every class holds at least ℓ well-represented values of "
                        "the sensitive attribute (Machanavajjhala et al. 2007)"):
             cols = st.columns(4)
-            attribute = cols[0].selectbox("Attribute", sensitive, key="an_ld_attr")
+            cols[0].selectbox("Attribute", sensitive, key="an_ld_attr")
             variant = cols[1].selectbox("Variant", L_VARIANTS, key="an_ld_var")
-            value = cols[2].number_input("ℓ", min_value=1.0, value=2.0, step=1.0, format="%g", key="an_ld_l")
-            table: dict[str, object] = {"attribute": attribute, "variant": variant,
-                                        "l": float(value) if variant == "entropy" else int(value)}
+            cols[2].number_input("ℓ", min_value=1.0, value=PICKER_DEFAULTS["an_ld_l"], step=1.0, format="%g",
+                                 key="an_ld_l")
             if variant == "recursive":
-                table["c"] = float(cols[3].number_input("c", min_value=0.1, value=3.0, step=0.5, key="an_ld_c"))
+                cols[3].number_input("c", min_value=0.1, value=PICKER_DEFAULTS["an_ld_c"], step=0.5, key="an_ld_c")
             if variant == "entropy":
-                table["estimator"] = cols[3].selectbox("Estimator", ENTROPY_ESTIMATORS, key="an_ld_est")
-            models["l_diversity"] = table
+                cols[3].selectbox("Estimator", ENTROPY_ESTIMATORS, key="an_ld_est")
         if st.checkbox("t-closeness", key="an_tc", help="each class's distribution of the sensitive attribute is "
                        "within t of the table's (earth mover's distance; Li et al. 2007)"):
             cols = st.columns(4)
-            models["t_closeness"] = {
-                "attribute": cols[0].selectbox("Attribute", sensitive, key="an_tc_attr"),
-                "variant": cols[1].selectbox("Ground distance", T_VARIANTS, key="an_tc_var",
-                                             help="hierarchical uses the attribute's hierarchy"),
-                "t": float(cols[2].number_input("t", min_value=0.001, max_value=1.0, value=0.2, step=0.05,
-                                                format="%.3f", key="an_tc_t"))}
+            cols[0].selectbox("Attribute", sensitive, key="an_tc_attr")
+            cols[1].selectbox("Ground distance", T_VARIANTS, key="an_tc_var",
+                              help="hierarchical uses the attribute's hierarchy")
+            cols[2].number_input("t", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS["an_tc_t"], step=0.05,
+                                 format="%.3f", key="an_tc_t")
         if st.checkbox("Risk threshold", key="an_risk", help="cap the re-identification risk of the release "
                        "(as ARX's risk-based models; the Risk page shows the figures)"):
             cols = st.columns(4)
             model = cols[0].selectbox("Risk model", RISK_MODELS, key="an_risk_model")
-            table = {"model": model,
-                     "threshold": float(cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=0.2,
-                                                             step=0.05, format="%.3f", key="an_risk_t"))}
+            cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS["an_risk_t"],
+                                 step=0.05, format="%.3f", key="an_risk_t")
             if model == "population_uniqueness":
-                table["estimator"] = cols[2].selectbox("Estimator", POPULATION_ESTIMATORS,
-                                                       index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR),
-                                                       key="an_risk_est")
-                table["population"] = int(cols[3].number_input("Population size", min_value=1, value=1_000_000,
-                                                               step=1000, key="an_risk_pop"))
-            models["risk"] = table
+                cols[2].selectbox("Estimator", POPULATION_ESTIMATORS,
+                                  index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR), key="an_risk_est")
+                cols[3].number_input("Population size", min_value=1, value=PICKER_DEFAULTS["an_risk_pop"], step=1000,
+                                     key="an_risk_pop")
+    return chosen_models(st.session_state, sensitive)
+
+
+PICKER_DEFAULTS: dict[str, Any] = {"an_ld_var": L_VARIANTS[0], "an_ld_l": 2.0, "an_ld_c": 3.0,
+                                   "an_ld_est": ENTROPY_ESTIMATORS[0], "an_tc_var": T_VARIANTS[0], "an_tc_t": 0.2,
+                                   "an_risk_model": RISK_MODELS[0], "an_risk_t": 0.2,
+                                   "an_risk_est": DEFAULT_POPULATION_ESTIMATOR, "an_risk_pop": 1_000_000}
+
+
+def chosen_models(session: Mapping[str, Any], sensitive: list[str]) -> dict[str, dict[str, object]]:
+    """The ``[privacy.MODEL]`` tables the privacy-model pickers hold in the session (the pickers keep the values the
+    analyst set on every page, ``main.PERSISTENT_SETTINGS``; one never touched is absent on another page and reads
+    as its default); none when the dataset has no sensitive attribute, as the pickers are then not offered. The
+    Anonymize page runs with these, the Lattice page colours nodes by them."""
+    if not sensitive:
+        return {}
+
+    def get(key: str) -> Any:  # a widget the analyst never touched may be absent: its default
+        value = session.get(key)
+        if key.endswith("_attr"):  # the attribute select boxes offer the sensitive attributes, the first by default
+            return value if value in sensitive else sensitive[0]
+        return PICKER_DEFAULTS.get(key) if value is None else value
+
+    models: dict[str, dict[str, object]] = {}
+    if get("an_ld"):
+        variant, value = get("an_ld_var"), float(get("an_ld_l"))
+        table: dict[str, object] = {"attribute": get("an_ld_attr"), "variant": variant,
+                                    "l": value if variant == "entropy" else int(value)}
+        if variant == "recursive":
+            table["c"] = float(get("an_ld_c"))
+        if variant == "entropy":
+            table["estimator"] = get("an_ld_est")
+        models["l_diversity"] = table
+    if get("an_tc"):
+        models["t_closeness"] = {"attribute": get("an_tc_attr"), "variant": get("an_tc_var"),
+                                 "t": float(get("an_tc_t"))}
+    if get("an_risk"):
+        table = {"model": get("an_risk_model"), "threshold": float(get("an_risk_t"))}
+        if table["model"] == "population_uniqueness":
+            table["estimator"] = get("an_risk_est")
+            table["population"] = int(get("an_risk_pop"))
+        models["risk"] = table
     return models
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -123,22 +125,30 @@ STATUS_COLOURS = {"optimum": "#d62728", SEARCH_RESULT: "#ff7f0e", "k-anonymous":
                   "not k-anonymous": "#bbbbbb"}
 
 
-def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str, selected: str | None = None
-                ) -> alt.LayerChart:
+def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str, selected: str | None = None,
+                color_title: str | None = None, overlay: Sequence[alt.Chart] = ()) -> alt.LayerChart:
     """The generalization lattice (El Emam 2009, Fig. 2): nodes by height, edges to successors, coloured by
-    status ("optimum", the search's non-optimal result, "k-anonymous", "not k-anonymous") or by a measure;
+    status ("optimum", the search's non-optimal result, "k-anonymous", "not k-anonymous"), by a measure, or by a
+    boolean column (a rule the node satisfies or not, green or grey; ``color_title`` names it in the legend);
     checked nodes of the search trace drawn larger, with their order in the tooltip.
 
     A click on a node selects it (the point selection ``NODE_PICK`` on the field ``node``, which the page reads
     with ``st.altair_chart(..., on_select=...)``). The chart neither zooms nor pans, so the page's scroll wheel
     scrolls the page. The optimum (and a search's other result) is a large labelled diamond with a black
-    outline, whatever the colouring; the ``selected`` node is ringed."""
+    outline, whatever the colouring; the ``selected`` node is ringed. ``overlay``: more layers drawn on top, on
+    the same axes (x ``x:Q`` without an axis, y the height)."""
     tooltip = ["node", "rank", alt.Tooltip("suppressed:Q", format=","), alt.Tooltip("classes:Q", format=","),
                "status", "trace"]
     if color == "status":
         encoding = alt.Color("status:N", scale=alt.Scale(domain=list(STATUS_COLOURS),
                                                          range=list(STATUS_COLOURS.values())),
                              legend=alt.Legend(labelLimit=0))  # never cut a status
+    elif color in nodes.columns and nodes[color].dtype == bool:
+        encoding = alt.Color(f"{color}:N", title=color_title or color, legend=alt.Legend(
+            labelExpr="datum.value ? 'satisfied' : 'not satisfied'", labelLimit=0),
+            scale=alt.Scale(domain=[True, False],
+                            range=[STATUS_COLOURS["k-anonymous"], STATUS_COLOURS["not k-anonymous"]]))
+        tooltip.append(alt.Tooltip(f"{color}:N", title=color_title or color))
     else:
         encoding = alt.Color(f"{color}:Q", scale=alt.Scale(scheme="viridis"),
                              legend=alt.Legend(format=TOOLTIP_NUMBER, labelLimit=0))
@@ -175,7 +185,7 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str, sel
     if len(ring):
         layers.append(alt.Chart(ring).mark_point(shape="circle", size=520, filled=False, stroke="black",
                                                  strokeWidth=2, strokeDash=[3, 2]).encode(x=x, y=y, tooltip=tooltip))
-    return alt.layer(*layers).properties(width=760, height=460)
+    return alt.layer(*layers, *overlay).properties(width=760, height=460)
 
 
 def hierarchy_tree_chart(nodes: pd.DataFrame, edges: pd.DataFrame) -> alt.LayerChart:

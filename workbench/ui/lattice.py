@@ -16,9 +16,9 @@ from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import needs_monotone_waiver, non_monotone_warning, suppression_share
-from workbench.ui import format, state
+from workbench.ui import format, lattice_marks, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
-from workbench.ui.charts import NODE_PICK, hasse_chart, hasse_edges, hasse_layout
+from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
 
@@ -124,9 +124,10 @@ def page(source: Source) -> None:
                               index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key="lat_obj")
     k = state.k_input(right)  # the session's privacy settings, shared with every page
     max_suppression = suppression_share(state.suppression_input(left))
-    color = mid.selectbox("Colour by", ["status", *M.LATTICE_MEASURES], key="lat_color",
-                          format_func=lambda c: "status (k-anonymous or not, optimum)" if c == "status"
-                          else format.measure_label(c))
+    marks = lattice_marks.Marks(source, int(k), float(max_suppression), objective, lattice_marks.session_models(source))
+    colours = ["status", *lattice_marks.colour_options(marks.models), *M.LATTICE_MEASURES]
+    state.keep_valid("lat_color", colours)
+    color = mid.selectbox("Colour by", colours, key="lat_color", format_func=lattice_marks.colour_label)
     extra = {}
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
@@ -158,9 +159,10 @@ def page(source: Source) -> None:
                               "on a node of the Hasse diagram opens it too.")
     with picture:
         if view == "Per height":
-            _by_height(config, table_config, color, source)
+            if not lattice_marks.by_height(color, marks):
+                _by_height(config, table_config, color, source)
         else:
-            _hasse(nodes, data, color, label)
+            _hasse(nodes, data, color, label, marks)
     _drill_down(config, label, labels, source)
 
 
@@ -183,7 +185,7 @@ def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
         st.caption(f"{text} {algorithm} returned it.")
 
 
-def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str) -> None:
+def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: lattice_marks.Marks) -> None:
     shown = nodes
     if len(nodes) > LARGE:  # an unreadable picture otherwise: show a band of heights
         top = int(nodes["rank"].max())
@@ -194,7 +196,8 @@ def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str) -> None:
     else:
         edges = neighbour_edges(shown, data["names"], label)
         st.caption("Edges drawn for the selected node only (its direct specializations and generalizations).")
-    st.altair_chart(hasse_chart(shown, edges, color, label), width="stretch", key=CHART, selection_mode=NODE_PICK,
+    st.altair_chart(lattice_marks.hasse(shown, edges, color, label, marks), width="stretch", key=CHART,
+                    selection_mode=NODE_PICK,
                     on_select=lambda: open_clicked_node(st.session_state, set(shown["node"])))
     st.caption("Click a node to open it (or choose it in the list below the diagram); the diamond is the optimum.")
 
