@@ -1,4 +1,4 @@
-"""Which privacy models each lattice node satisfies (``lattice_views.model_satisfaction``, the Lattice page's
+"""Which privacy models each lattice node satisfies (``model_satisfaction.model_satisfaction``, the Lattice page's
 "Colour by" a model): against a brute force on small random tables, node by node, from each rule's own release
 (``Release.from_node``) re-verified from the released table, and for ℓ-diversity and t-closeness also against the
 per-class reference written from the definitions (tests/test_privacy.py)."""
@@ -8,19 +8,15 @@ from __future__ import annotations
 import itertools
 import math
 
+import pandas as pd
 import pytest
 
 from tests.test_delta_presence import _population, _subset_dataset
 from tests.test_delta_presence import _study as _delta_study
 from tests.test_privacy import REF, _study, _table, ref_violates
 from workbench.data import Dataset
-from workbench.lattice_views import (
-    ALL_MODELS,
-    K_ANONYMITY,
-    lattice_table,
-    model_satisfaction,
-    satisfaction_by_height,
-)
+from workbench.lattice_views import lattice_table
+from workbench.model_satisfaction import ALL_MODELS, K_ANONYMITY, model_satisfaction, satisfaction_by_height
 from workbench.privacy.base import Admissibility
 from workbench.privacy.build import admissibility_for
 from workbench.release import Release
@@ -164,3 +160,28 @@ def test_risk_enforcement_judges_every_step_at_once_as_step_by_step(seed: int) -
         for m in models:
             expected = [m.fulfilled(np.concatenate([rest, removable[p:]]), n) for p in range(1, steps + 1)]
             assert m.fulfilled_prefixes(rest, removable, n).tolist() == expected
+
+
+def test_chosen_rules_only_and_the_refusal_of_step_by_step_estimates() -> None:
+    """``rules`` computes the columns asked for, the same as in the whole table; a population-uniqueness threshold,
+    whose estimator is solved for every suppression step, is refused beyond the budget of evaluations: at once when
+    the lattice has more nodes than the budget, else when the steps exhaust it."""
+    from workbench.errors import ConfigError
+
+    ds, _ = _table(4)
+    models = {**MODELS["entropy+equal"], "risk": {"model": "population_uniqueness", "threshold": 0.5,
+                                                  "estimator": "zayatz", "population": 1000}}
+    study = _study(models, 2, 0.1)
+    whole = model_satisfaction(study, ds, max_estimates=10**6)
+    some = model_satisfaction(study, ds, rules=["t_closeness", K_ANONYMITY])
+    assert list(some.rules) == [K_ANONYMITY, "t_closeness"]
+    pd.testing.assert_frame_equal(some.table, whole.table.drop(columns=["l_diversity", "risk", ALL_MODELS]))
+    with pytest.raises(ConfigError, match="no rule 'delta_presence'"):
+        model_satisfaction(study, ds, rules=["delta_presence"])
+    nodes = len(whole.table)
+    for rule in ("risk", ALL_MODELS):
+        with pytest.raises(ConfigError, match=f"at least one evaluation per node.*{nodes:,} nodes"):
+            model_satisfaction(study, ds, rules=[rule], max_estimates=nodes - 1)
+    with pytest.raises(ConfigError, match=f"more than {nodes:,} evaluations"):  # alone (k = 1): many steps per node
+        model_satisfaction(study, ds, rules=["risk"], max_estimates=nodes)
+    assert model_satisfaction(study, ds, rules=[K_ANONYMITY, "l_diversity"], max_estimates=0).rules

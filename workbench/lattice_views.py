@@ -1,12 +1,10 @@
 """The lattice as the pages and studies see it: every node with every measure (``lattice_table``), what a
-search did over it (``lattice_overview``), the optimum over every k-anonymous node, which privacy models each node
-satisfies (``model_satisfaction``), and node labels parsed."""
+search did over it (``lattice_overview``), the optimum over every k-anonymous node, and node labels parsed."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,7 +17,7 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import SearchResult, best_of
 from workbench.lattice.space import Node
 from workbench.objective import NodeScorer, _lattice_measure, node_cells
-from workbench.privacy.base import Admissibility, ClassView, PrivacyModel, limit_of
+from workbench.privacy.base import limit_of
 from workbench.study import evaluator_for, load_dataset, search
 
 
@@ -155,94 +153,3 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
     if optimum is not None:
         table.loc[[k == optimum for k in keys], "status"] = "optimum"
     return table, result
-
-
-K_ANONYMITY, ALL_MODELS = "k_anonymity", "all_models"  # model_satisfaction's first and last rule
-
-
-@dataclass(frozen=True)
-class ModelSatisfaction:
-    """Which rules each lattice node satisfies. ``table``: one row per node in ``lattice.nodes()`` order (``node``,
-    the levels, ``rank``, then one boolean column per rule of ``rules``); ``rules``: column -> what it checks, in
-    order: ``K_ANONYMITY``, each privacy model of the study by its config table (``l_diversity``, ``t_closeness``,
-    ``delta_presence``, ``risk``), ``ALL_MODELS``."""
-
-    table: pd.DataFrame
-    rules: dict[str, str]
-
-
-def model_satisfaction(study: Study, dataset: Dataset | None = None) -> ModelSatisfaction:
-    """Per lattice node, whether it satisfies k-anonymity alone, each privacy model alone, and the whole rule,
-    each as the engine decides admissibility (``privacy.base.Admissibility``; ARX, Prasser et al. 2016): the
-    classes that break the rule are suppressed (for a risk threshold, then the smallest classes until it holds)
-    and the node satisfies it when the suppressed records are within ``floor(max_suppression · n)``. A model
-    alone is checked without k (k = 1). The rules share one suppression budget only in ``ALL_MODELS``, so a node
-    can satisfy each rule alone and still fail them together.
-
-    Every node's classes come from one roll-up pass over the frequency sets (``all_frequency_sets``), each rule
-    judging the same class view (class sizes and per-class histograms of the sensitive values)."""
-    dataset = dataset or load_dataset(study)
-    evaluator = evaluator_for(study, dataset)
-    whole = evaluator.admissibility
-    n, limit = dataset.n, study.max_suppression
-    models = [_OncePerView(m) for m in whole.models]  # each model judges a node's classes once for every rule
-    rules: dict[str, tuple[str, Admissibility]] = {
-        K_ANONYMITY: (f"k-anonymity (k = {study.k})", Admissibility(study.k, limit, n))}
-    for spec, model in zip(study.privacy_models, models, strict=True):
-        rules[spec.kind] = (model.describe(), Admissibility(1, limit, n, [model]))  # type: ignore[list-item]
-    rules[ALL_MODELS] = (f"k = {study.k} and every model together (the engine's admissibility)",
-                         Admissibility(study.k, limit, n, models))  # type: ignore[arg-type]
-    levels: list[Node] = []
-    held: dict[str, list[bool]] = {rule: [] for rule in rules}
-    for fs in evaluator.all_frequency_sets():
-        view = evaluator.class_view(fs)
-        levels.append(fs.node)
-        for rule, (_, admissibility) in rules.items():
-            held[rule].append(admissibility.outcome(view).admissible)
-    position = {node: i for i, node in enumerate(evaluator.lattice.nodes())}
-    order = sorted(range(len(levels)), key=lambda r: position[levels[r]])
-    names = list(dataset.quasi_identifiers)
-    level_array = np.array([levels[r] for r in order], dtype=np.int64).reshape(len(order), len(names))
-    table = pd.DataFrame({"node": [evaluator.lattice.label(levels[r]) for r in order]})
-    for j, name in enumerate(names):
-        table[name] = level_array[:, j]
-    table["rank"] = level_array.sum(axis=1)
-    for rule, values in held.items():
-        table[rule] = np.array(values, dtype=bool)[order]
-    return ModelSatisfaction(table, {rule: text for rule, (text, _) in rules.items()})
-
-
-class _OncePerView:
-    """A privacy model whose class-level verdicts (``violating``, ``node_fulfilled``) are computed once per class
-    view and reused by every rule that judges the same view; everything else is the model's own."""
-
-    def __init__(self, model: PrivacyModel) -> None:
-        self._model = model
-        self._view: ClassView | None = None
-        self._memo: dict[str, object] = {}
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._model, name)
-
-    def _once(self, name: str, view: ClassView) -> object:
-        if view is not self._view:
-            self._view, self._memo = view, {}
-        if name not in self._memo:
-            self._memo[name] = getattr(self._model, name)(view)
-        return self._memo[name]
-
-    def violating(self, view: ClassView) -> np.ndarray:
-        return self._once("violating", view)  # type: ignore[return-value]
-
-    def node_fulfilled(self, view: ClassView) -> bool:
-        return self._once("node_fulfilled", view)  # type: ignore[return-value]
-
-
-def satisfaction_by_height(satisfaction: ModelSatisfaction) -> pd.DataFrame:
-    """``model_satisfaction``'s table per height (rank): ``nodes``, and per rule the nodes that satisfy it."""
-    table = satisfaction.table
-    groups = table.groupby("rank", sort=True)
-    out = pd.DataFrame({"nodes": groups.size()})
-    for rule in satisfaction.rules:
-        out[rule] = groups[rule].sum().astype(np.int64)
-    return out.reset_index()

@@ -1,5 +1,5 @@
 """What the Lattice page draws on its Hasse diagram besides k-anonymity: nodes coloured by whether they satisfy a
-privacy model of the session (``lattice_views.model_satisfaction``: each model alone, or all of them together as
+privacy model of the session (``model_satisfaction.model_satisfaction``: each model alone, or all of them together as
 the engine decides admissibility), and, over the k-anonymous nodes, the node each measure would choose and the
 worst monotonicity edge of the page's objective (``workbench.explore``, the Measures page's exploration).
 
@@ -18,7 +18,7 @@ import streamlit as st
 
 import measures as M
 from workbench.errors import WorkbenchError
-from workbench.lattice_views import ALL_MODELS, K_ANONYMITY
+from workbench.model_satisfaction import ALL_MODELS, K_ANONYMITY
 from workbench.ui import format, state
 from workbench.ui.anonymize import chosen_models
 from workbench.ui.cached import dual_cache, error_result, privacy_check, study_and_dataset
@@ -87,12 +87,12 @@ def colour_label(option: str) -> str:
 
 
 @dual_cache(max_entries=8, heavy=True)
-def satisfaction_cached(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """``lattice_views.model_satisfaction`` of the config: which rule each node satisfies."""
-    from workbench.lattice_views import model_satisfaction, satisfaction_by_height
+def satisfaction_cached(config_json: str, rule: str, dataset_key: str | None) -> dict[str, Any]:
+    """``model_satisfaction.model_satisfaction`` of the config: which nodes satisfy one rule."""
+    from workbench.model_satisfaction import model_satisfaction, satisfaction_by_height
 
     try:
-        satisfaction = model_satisfaction(*study_and_dataset(config_json, dataset_key))
+        satisfaction = model_satisfaction(*study_and_dataset(config_json, dataset_key), rules=[rule])
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
     return {"satisfaction": satisfaction, "by_height": satisfaction_by_height(satisfaction)}
@@ -158,14 +158,11 @@ def satisfaction_levels_chart(summary: pd.DataFrame, rule: str, title: str) -> a
 
 # ---------------------------------------------------------------------------------------------- the page's parts
 def _satisfaction(marks: Marks, rule: str) -> dict[str, Any] | None:
-    data = satisfaction_cached(marks.model_config(), dataset_key=marks.source.dataset_key)
+    data = satisfaction_cached(marks.model_config(), rule, dataset_key=marks.source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return None
     sat = data["satisfaction"]
-    if rule not in sat.rules:
-        st.error(f"No privacy model {rule!r} is chosen on the Anonymize page.")
-        return None
     held = int(sat.table[rule].sum())
     alone = "" if rule == ALL_MODELS else " This model alone, without k: a node may satisfy every rule alone and " \
                                         "still fail them together, which share one suppression limit."
