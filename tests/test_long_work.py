@@ -182,6 +182,7 @@ def test_an_anonymize_run_in_the_pool_shows_its_step_and_cancel_stops_it(monkeyp
         raise AssertionError("the run was not cancelled")
 
     monkeypatch.setattr(cached, "run", slow_run)
+    cached.clear()  # an earlier test's teaching result would be served from the shared cache without a run
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox(key="dataset").select("teaching").run()
     goto(at, "Anonymize").run()

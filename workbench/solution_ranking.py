@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 import measures as M
+from workbench.lattice.search.result import same_value
 
 if TYPE_CHECKING:
     from workbench.data import Dataset
@@ -101,7 +102,7 @@ def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str], optima: pd.DataF
                          "algorithm": algorithm, "solution": df.solution[best], "value": df[m][best]})
         oriented = as_loss(pd.DataFrame({m: [r["value"] for r in mine]}), m) if mine else pd.Series(dtype=float)
         for r, v in zip(mine, oriented, strict=True):
-            r["best_overall"] = bool(v == oriented.min())
+            r["best_overall"] = bool(v <= oriented.min() or same_value(v, oriented.min()))  # ties as searches judge
         rows += mine
     return pd.DataFrame(rows, columns=["measure", "engine", "scope", "algorithm", "solution", "value", "best_overall"])
 
