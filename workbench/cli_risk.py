@@ -25,6 +25,9 @@ def add_risk_parser(sub: argparse._SubParsersAction) -> None:
     risk.add_argument("--json", action="store_true", help="print one JSON object (one per --node, one per line)")
     risk.add_argument("--population", type=_population_size, default=None, metavar="N",
                       help="population size, for the population-uniqueness estimates (Pitman, Zayatz, SNB, Dankar)")
+    risk.add_argument("--population-table", type=Path, default=None, metavar="FILE",
+                      help="a table of the population the data was drawn from (the data's quasi-identifier columns), "
+                           "for journalist risk; a delta-presence study's data file is used when not given")
     risk.add_argument("--threshold", type=_risk_threshold, default=DEFAULT_THRESHOLD, metavar="T",
                       help=f"a record is at risk when 1/|class| > T (default {DEFAULT_THRESHOLD:g}: classes under 5)")
     risk.add_argument("--combinations", action="store_true",
@@ -72,7 +75,7 @@ def _format_risk(what: str, r: dict[str, object]) -> str:
              f"whose risk 1/size exceeds {_percent(pro['threshold'])}",
              f"marketer     {_percent(r['marketer'])} of the records re-identified on average",
              "journalist   " + (f"highest {_percent(jou['highest'])}, average {_percent(jou['average'])}"
-                                if isinstance(jou, dict) else "- (needs a population table)"),
+                                if isinstance(jou, dict) else "- (needs a population table: --population-table FILE)"),
              f"uniques      {_percent(r['sample_uniques'])} of the records are alone in their class"]
     if pop["population_size"] is None:
         lines.append("population   - (give --population N for Pitman, Zayatz, SNB and Dankar's estimates)")
@@ -109,6 +112,14 @@ def risk_command(study: Study, args: argparse.Namespace) -> int:
     if population is not None and population < dataset.n:
         raise WorkbenchError(f"--population {population:,} is smaller than the {dataset.n:,} records of the data")
     names = dataset.quasi_identifiers
+    table = None
+    if args.population_table is not None:
+        from workbench.readers import read_table
+
+        table = read_table(args.population_table, study.separator)
+        if len(table) < dataset.n:
+            raise WorkbenchError(f"{args.population_table}: {len(table):,} records, fewer than the {dataset.n:,} of "
+                                 "the data: the population must contain every record of the data")
     targets: list[tuple[str, tuple[int, ...] | None]] = [("input (every quasi-identifier at level 0)", None)]
     if args.node:
         heights = [c.height for c in dataset.encoded]
@@ -118,10 +129,11 @@ def risk_command(study: Study, args: argparse.Namespace) -> int:
             label = ", ".join(f"{q}={v}" for q, v in zip(names, node, strict=True))
             targets.append((f"node {label} (before suppression)", node))
     for i, (what, node) in enumerate(targets):
-        if node is None:
+        if node is None and table is None and dataset.population is None:
             result = risk_mod.risk_of_frame(dataset.frame, names, args.threshold, population)
         else:
-            result = risk_mod.risk_of_node(dataset, node, args.threshold, population)
+            result = risk_mod.risk_of_node(dataset, node, args.threshold, population, population_table=table,
+                                             population_name=str(args.population_table))
         summary = result.to_dict()
         if args.json:
             print(json.dumps(summary))

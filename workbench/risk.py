@@ -28,8 +28,7 @@ without a population size; a population model whose solver finds no admissible r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,6 +51,7 @@ from workbench.population_uniques import (  # noqa: F401  (re-exported: workbenc
     solve_2d,
     zayatz_uniques,
 )
+from workbench.risk_results import Histogram, RiskResult, RiskSummary  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
     from workbench.data import Dataset
@@ -60,97 +60,6 @@ if TYPE_CHECKING:
 DEFAULT_THRESHOLD = 0.2
 """Records at risk: a record is at risk when 1/|class| > 0.2, i.e. its class has fewer than 5 records (the
 threshold of the common "cell size of 5" rule; El Emam & Dankar 2008 discuss thresholds from 1/3 to 1/20)."""
-
-# ---------------------------------------------------------------------------------------------- histogram
-@dataclass(frozen=True, eq=False)
-class Histogram:
-    """Class sizes (ascending, distinct) and how many classes have each size (ARX ``RiskModelHistogram``)."""
-
-    sizes: np.ndarray
-    counts: np.ndarray
-
-    @classmethod
-    def of(cls, class_sizes: Sequence[int] | np.ndarray) -> Histogram:
-        """The histogram of a list of class sizes (one entry per class)."""
-        arr = np.asarray(class_sizes, dtype=np.int64).reshape(-1)
-        if arr.size and arr.min() < 1:
-            raise ValueError("class sizes must be at least 1")
-        sizes, counts = np.unique(arr, return_counts=True)
-        return cls(sizes.astype(np.int64), counts.astype(np.int64))
-
-    @classmethod
-    def from_mapping(cls, histogram: Mapping[int, int]) -> Histogram:
-        """From ``{class size: number of classes}``."""
-        items = sorted((int(s), int(c)) for s, c in histogram.items() if c)
-        if any(s < 1 or c < 0 for s, c in items):
-            raise ValueError("class sizes must be at least 1 and counts non-negative")
-        return cls(np.array([s for s, _ in items], dtype=np.int64), np.array([c for _, c in items], dtype=np.int64))
-
-    @property
-    def records(self) -> int:
-        return int((self.sizes * self.counts).sum())
-
-    @property
-    def classes(self) -> int:
-        return int(self.counts.sum())
-
-    def classes_of_size(self, size: int) -> int:
-        hit = self.counts[self.sizes == size]
-        return int(hit[0]) if hit.size else 0
-
-
-# ---------------------------------------------------------------------------------------------- result
-@dataclass(frozen=True)
-class RiskSummary:
-    """Prosecutor or journalist risk (ARX ``RiskModelSampleSummary.RiskSummary``)."""
-
-    highest: float
-    average: float
-    records_at_risk: float  # share of the records
-    records_at_risk_count: int
-    threshold: float
-
-    def to_dict(self) -> dict[str, float | int]:
-        return {"highest": self.highest, "average": self.average, "records_at_risk": self.records_at_risk,
-                "records_at_risk_count": self.records_at_risk_count, "threshold": self.threshold}
-
-
-@dataclass(frozen=True)
-class RiskResult:
-    """Re-identification risk of one table. ``to_dict()`` gives the JSON of ``workbench risk --json``."""
-
-    records: int
-    classes: int
-    prosecutor: RiskSummary
-    journalist: RiskSummary | None
-    marketer: float
-    sample_uniques: float
-    population_uniques: PopulationUniques | None
-
-    def to_dict(self) -> dict[str, object]:
-        pop = self.population_uniques
-        return {
-            "records": self.records,
-            "classes": self.classes,
-            "prosecutor": self.prosecutor.to_dict(),
-            "journalist": self.journalist.to_dict() if self.journalist else None,
-            "marketer": self.marketer,
-            "sample_uniques": self.sample_uniques,
-            "population_uniques": pop.to_dict() if pop else {
-                "pitman": None, "zayatz": None, "snb": None, "dankar": None, "dankar_model": None,
-                "population_size": None, "sampling_fraction": None},
-        }
-
-    def _repr_html_(self) -> str:  # Jupyter: one figure per row, as `workbench risk` prints them (workbench.display)
-        from workbench.display import risk_html
-
-        return risk_html(self)
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (workbench.display)
-        from workbench.display import pretty
-
-        pretty(self, printer)
-
 
 # ---------------------------------------------------------------------------------------------- measures
 def _check_threshold(threshold: float) -> None:
@@ -273,19 +182,45 @@ def risk_of_frame(frame: pd.DataFrame, quasi_identifiers: Sequence[str], thresho
 
 
 def risk_of_node(dataset: Dataset, node: Sequence[int] | None = None, threshold: float = DEFAULT_THRESHOLD,
-                 population_size: float | None = None, sample: np.ndarray | None = None) -> RiskResult:
+                 population_size: float | None = None, sample: np.ndarray | None = None,
+                 population_table: pd.DataFrame | None = None,
+                 population_name: str = "population table") -> RiskResult:
     """Risk of a lattice node's generalized table **before suppression** (``node`` None: all levels 0). Class
-    sizes come from the node's frequency set (``NodeEvaluator.direct``); with a ``sample`` mask, the records it
-    selects are the sample and the dataset is the population table (journalist risk)."""
+    sizes come from the node's frequency set (``NodeEvaluator.direct``). Journalist risk: with a
+    ``population_table`` (or the dataset's own ``population``, a research subset's), generalized the same way
+    (``workbench.risk_population``); or with a ``sample`` mask, the records it selects are the sample and the
+    dataset is the population table."""
     columns = dataset.encoded
     node = tuple(node) if node is not None else tuple(0 for _ in columns)
     if len(node) != len(columns):
         raise ValueError(f"node {node} has {len(node)} levels for {len(columns)} quasi-identifiers")
+    table, source = _population_of(dataset, population_table, population_name)
+    if sample is None and table is not None:
+        from workbench.risk_population import node_pairs
+
+        return _risk_of_pairs(node_pairs(dataset, node, table, source), threshold, population_size)
     if sample is None:
         return risk_of_class_sizes(node_class_sizes(dataset, node), threshold, population_size)
     codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(columns, node, strict=True)], axis=1) \
         if columns else np.zeros((dataset.n, 0), dtype=np.int64)
     return _risk_of_codes(codes, threshold, population_size, sample)
+
+
+def _population_of(dataset: Dataset, table: pd.DataFrame | None,
+                   name: str = "population table") -> tuple[pd.DataFrame | None, str]:
+    """The population table journalist risk is measured against (and its name in messages): the one given, else
+    a research subset's."""
+    if table is not None:
+        return table, name
+    if dataset.population is not None:
+        return dataset.population.frame, dataset.population.source
+    return None, ""
+
+
+def _risk_of_pairs(pairs: tuple[np.ndarray, np.ndarray], threshold: float,
+                   population_size: float | None) -> RiskResult:
+    sizes, population_sizes = pairs
+    return risk_from_histogram(Histogram.of(sizes), threshold, population_size, sizes, population_sizes)
 
 
 def node_class_sizes(dataset: Dataset, node: Sequence[int] | None = None) -> np.ndarray:
@@ -330,7 +265,19 @@ def release_class_sizes(release: Release, suppressed: str = "class") -> np.ndarr
 
 
 def risk_of_release(release: Release, threshold: float = DEFAULT_THRESHOLD, population_size: float | None = None,
-                    suppressed: str = "class") -> RiskResult:
+                    suppressed: str = "class", population_table: pd.DataFrame | None = None,
+                    population_name: str = "population table") -> RiskResult:
     """Risk of a Release **after suppression**; the suppressed records form one class of ``*`` (default), or are
-    left out with ``suppressed="exclude"`` (ARX). The entry point for ``"risk"`` in ``workbench run --json``."""
+    left out with ``suppressed="exclude"`` (ARX). With a ``population_table`` (or the dataset's research-subset
+    population), journalist risk of a lattice release too (``workbench.risk_population``). The entry point for
+    ``"risk"`` in ``workbench run --json``."""
+    table, source = _population_of(release.dataset, population_table, population_name)
+    if table is not None:
+        from workbench.risk_population import release_pairs
+
+        if suppressed not in ("class", "exclude"):
+            raise ValueError(f"suppressed must be 'class' or 'exclude', got {suppressed!r}")
+        pairs = release_pairs(release, table, suppressed, source)
+        if pairs is not None:
+            return _risk_of_pairs(pairs, threshold, population_size)
     return risk_from_histogram(Histogram.of(release_class_sizes(release, suppressed)), threshold, population_size)

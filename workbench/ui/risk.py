@@ -52,6 +52,15 @@ def _figures(col: Any, title: str, table: dict[str, Any], population: int | None
                help=f"records whose risk 1 / class size exceeds {p['threshold']:g} "
                     f"({_share(p['records_at_risk'])} of the records)")
     col.metric("sample uniques", _share(risk["sample_uniques"]), help="records alone in their class")
+    j = risk["journalist"]
+    if j is not None:
+        col.metric("highest journalist risk", f"{j['highest']:.6g}",
+                   help="1 / the number of population records in the smallest class's cell: the attacker matches "
+                        "against the population the data was drawn from")
+        col.metric("average journalist risk", f"{j['average']:.6g}",
+                   help=f"as ARX: the larger of classes / population records in them and the marketer risk; "
+                        f"{j['records_at_risk_count']:,} records whose risk 1 / population class size exceeds "
+                        f"{j['threshold']:g}")
     pop = risk["population_uniques"]
     if population is not None:
         col.metric("population uniques (Dankar)", _share(pop["dankar"], 4),
@@ -65,7 +74,9 @@ def page(source: Source) -> None:
     st.caption(f"Dataset: {source.label}")
     st.write("How likely is it that someone is re-identified? A record's prosecutor risk is 1 / the size of its "
              "equivalence class (records sharing its quasi-identifier values): the attacker knows the person is in "
-             "the table (El Emam & Dankar 2008). The release counts its suppressed records as one class of `*`.")
+             "the table (El Emam & Dankar 2008). The release counts its suppressed records as one class of `*`. "
+             "Journalist risk (the attacker matches against the population the data was drawn from) is shown when "
+             "the study has a population table: a δ-presence study's data file.")
     left, right = st.columns(2)
     threshold = float(left.number_input("Risk threshold (records at risk exceed it)", min_value=0.001,
                                         max_value=1.0, value=DEFAULT_THRESHOLD, step=0.05, format="%.3f",
