@@ -254,14 +254,23 @@ def release_class_sizes(release: Release, suppressed: str = "class") -> np.ndarr
     they are left out (``"exclude"``, as ARX's ``RiskModelHistogram`` ignores outliers)."""
     if suppressed not in ("class", "exclude"):
         raise ValueError(f"suppressed must be 'class' or 'exclude', got {suppressed!r}")
-    table = release.table("mark" if suppressed == "class" else "drop")
+    table = release.table("mark" if suppressed == "class" else "drop", categorical=True)
     qis = release.quasi_identifiers
     if not len(table):
         return np.zeros(0, dtype=np.int64)
     if not qis:
         return np.array([len(table)], dtype=np.int64)
-    codes = np.stack([pd.factorize(table[q].astype(str))[0] for q in qis], axis=1)
+    codes = np.stack([_text_codes(table[q]) for q in qis], axis=1)
     return group_rows(codes).counts.astype(np.int64)
+
+
+def _text_codes(column: pd.Series) -> np.ndarray:
+    """One code per cell, equal exactly for equal text: a Categorical's few labels are compared as text (two
+    categories that read the same share a code), any other column cell by cell."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and not column.isna().any():
+        same_text = pd.factorize(pd.Index(column.cat.categories).astype(str))[0]
+        return same_text[column.cat.codes.to_numpy()]
+    return pd.factorize(column.astype(str))[0]
 
 
 def risk_of_release(release: Release, threshold: float = DEFAULT_THRESHOLD, population_size: float | None = None,
