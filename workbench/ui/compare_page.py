@@ -184,11 +184,11 @@ def page(source: Source) -> None:
                               index=[c for c in CLASSIFIERS if c != "zeror"].index("naive_bayes"))
     request = (config_json, local_json, candidates, json.dumps(sorted(chosen)), classifier)
     if st.button("Run model degradation", disabled=not chosen, key="cmp_deg_run"):
-        st.session_state["cmp_deg_request"] = request
+        state.CMP_DEG_REQUEST.set(request)
     if not chosen:
         st.caption("Choose at least one solution above to run model degradation.")
         return
-    if st.session_state.get("cmp_deg_request") != request:
+    if state.CMP_DEG_REQUEST.get() != request:
         st.caption(f"Stratified 5-fold cross-validation on the original and each release ({source.target} "
                    "as the target): accuracy and AUC drops, and how often both models agree.")
         return
@@ -197,7 +197,7 @@ def page(source: Source) -> None:
     if result is None:  # still running: the panel above shows how far
         return
     if result.get("cancelled"):
-        st.session_state.pop("cmp_deg_request", None)
+        state.CMP_DEG_REQUEST.pop()
         st.info("Model degradation cancelled. Run it again to start over.")
         return
     if "error" in result:

@@ -23,6 +23,7 @@ from workbench.hierarchy import (
 )
 from workbench.samples import load_sample
 from workbench.ui import state, upload
+from workbench.ui import state_upload as S
 from workbench.ui.charts import hierarchy_tree_chart
 from workbench.ui.export import download
 from workbench.ui.source import Source
@@ -215,7 +216,7 @@ def _own_data(ws: dict[str, Any]) -> None:
     state.keep_valid("h_column", quasi)
     column = st.selectbox("Quasi-identifier", quasi, key="h_column")
     _edit(ws, column)
-    upload.select_when_ready(st.session_state.get("own_ready", False))
+    upload.select_when_ready(S.OWN_READY.get_or(False))
     todo = upload.problems(ws)
     st.caption("Status: " + ", ".join(f"{c} {'✗' if upload.column_problems(ws, c) else '✓'}" for c in quasi))
     if todo:

@@ -23,8 +23,8 @@ from workbench.ui.node_charts import class_size_histogram, contribution_chart, l
 from workbench.ui.source import Source
 
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
-NODE = "lat_node"  # st.session_state key: the open node (its select box)
-CHART = "lat_hasse"  # st.session_state key: the Hasse diagram's selection event
+NODE = state.LAT_NODE.key  # the open node (its select box)
+CHART = state.LAT_CHART.key  # the Hasse diagram's selection event
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
 
 
@@ -153,7 +153,7 @@ def page(source: Source) -> None:
     picture = st.container()
     for key in (NODE, "lat_compare"):
         state.keep_valid(key, labels)
-    st.session_state.setdefault(NODE, labels[default])
+    state.LAT_NODE.setdefault(labels[default])
     label = st.selectbox("Node", labels, key=NODE,
                          help="Open a node: its classes, suppressed records and what each attribute costs. A click "
                               "on a node of the Hasse diagram opens it too.")
@@ -198,7 +198,7 @@ def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: latt
         st.caption("Edges drawn for the selected node only (its direct specializations and generalizations).")
     st.altair_chart(lattice_marks.hasse(shown, edges, color, label, marks), width="stretch", key=CHART,
                     selection_mode=NODE_PICK,
-                    on_select=lambda: open_clicked_node(st.session_state, set(shown["node"])))
+                    on_select=lambda: state.apply(lambda values: open_clicked_node(values, set(shown["node"]))))
     st.caption("Click a node to open it (or choose it in the list below the diagram); the diamond is the optimum.")
 
 
