@@ -13,10 +13,11 @@ import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.config_bundle import read_config_bytes
 from workbench.errors import WorkbenchError
+from workbench.policy import suppression_share
 from workbench.ui import state, upload
 from workbench.ui import state_upload as S
 
-SUPPRESSION_STEP = state.SUPPRESSION_STEP_PERCENT / 100  # the suppression slider's step, as a share
+SUPPRESSION_STEP = suppression_share(state.SUPPRESSION_STEP_PERCENT)  # the suppression slider's step, as a share
 
 
 def unrepresentable_settings(study: Study) -> list[str]:

@@ -21,6 +21,7 @@ import streamlit as st
 from workbench import geography
 from workbench.data import read_table_bytes
 from workbench.errors import WorkbenchError
+from workbench.policy import suppression_share
 from workbench.samples import GEO_POINTS, load_sample
 from workbench.ui import state, upload
 from workbench.ui.upload import oversized
@@ -65,7 +66,8 @@ def _compute(problem: geography.GeoProblem, method: str, value: float, k: int, l
                                                           else {"cutoff": float(value)}))
     result = geography.anonymize(problem, aggregation, k)
     setting = f"The suppression limit of {limit_percent:g} % set on the other pages"
-    return result.summary(limit_percent / 100, setting), result.region_table(), geography.voronoi_cells(result)
+    return (result.summary(suppression_share(limit_percent), setting), result.region_table(),
+            geography.voronoi_cells(result))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
