@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests._engine_checks import assert_searches_find_the_reference
 from tests._random_tables import random_hierarchy
 from workbench import study as S
 from workbench.config import study_from_dict
@@ -97,19 +98,9 @@ def test_every_search_finds_the_brute_force_optimum(seed: int, k: int, sup: floa
     evaluator = NodeEvaluator(ds.encoded, k, sup, rule)
     assert {node: evaluator.evaluate(node).admissible for node in ref} == {node: ok for node, (ok, _) in ref.items()}
     assert rule.monotone == (low == 0.0 and sup * ds.n < 1)
-    for algorithm in ["exhaustive", "bnb", "incognito", "flash", "ola"]:
-        objective = "dm_star" if algorithm in ("flash", "ola") else "dm"
-        admissible = {node: values[objective] for node, (ok, values) in ref.items() if ok}
-        best = min(admissible, key=lambda node: (admissible[node], sum(node), node)) if admissible else None
-        study = _study(k, sup, low, high, algorithm, objective)
-        if algorithm in ("flash", "ola") and not rule.monotone:
-            with pytest.raises(ConfigError, match="δ-presence"):
-                S.search(study, ds, algorithm)
-            continue
-        result = S.search(study, ds, algorithm)
-        assert result.optimum == best, algorithm
-        if best is not None:
-            assert result.value == pytest.approx(admissible[best], rel=1e-12)
+    assert_searches_find_the_reference(ref, ds, lambda algorithm, objective: _study(k, sup, low, high, algorithm,
+                                                                                  objective),
+                                       rule.monotone, "δ-presence")
 
 
 def test_release_is_the_subset_and_verification_rechecks_delta() -> None:
