@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from tests._engine_checks import assert_searches_find_the_reference
-from tests._random_tables import random_hierarchy
+from tests._random_tables import random_quasi_columns
 from workbench import study as S
 from workbench.config import study_from_dict
 from workbench.data import Dataset, Population
@@ -30,11 +30,7 @@ from workbench.release import Release
 def _population(seed: int, n: int = 48) -> tuple[pd.DataFrame, dict, np.ndarray]:
     """A population of two or three quasi-identifiers, and a random research subset of its rows."""
     rng = np.random.default_rng(seed)
-    frame, hierarchies = {}, {}
-    for j in range(int(rng.integers(2, 4))):
-        h = random_hierarchy(rng, f"q{j}", int(rng.integers(2, 6)), int(rng.integers(1, 3)))
-        hierarchies[f"q{j}"] = h
-        frame[f"q{j}"] = [h.values[i] for i in rng.integers(0, len(h.values), size=n)]
+    frame, hierarchies = random_quasi_columns(rng, n)
     frame["id"] = [str(i) for i in range(n)]
     rows = np.sort(rng.choice(n, size=int(rng.integers(n // 4, n // 2)), replace=False))
     return pd.DataFrame(frame), hierarchies, rows

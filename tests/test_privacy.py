@@ -14,7 +14,7 @@ import pytest
 from scipy.special import digamma
 
 from tests._engine_checks import assert_searches_find_the_reference
-from tests._random_tables import random_hierarchy
+from tests._random_tables import random_quasi_columns
 from workbench import study as S
 from workbench.config import study_from_dict
 from workbench.data import Dataset
@@ -103,11 +103,7 @@ REF = {
 def _table(seed: int, n: int = 36) -> tuple[Dataset, dict[str, tuple[str, ...]]]:
     """Two or three quasi-identifiers and a sensitive attribute ``s`` (numbers 1..5, with a hierarchy)."""
     rng = np.random.default_rng(seed)
-    frame, hierarchies = {}, {}
-    for j in range(int(rng.integers(2, 4))):
-        h = random_hierarchy(rng, f"q{j}", int(rng.integers(2, 6)), int(rng.integers(1, 3)))
-        hierarchies[f"q{j}"] = h
-        frame[f"q{j}"] = [h.values[i] for i in rng.integers(0, len(h.values), size=n)]
+    frame, hierarchies = random_quasi_columns(rng, n)
     s_values = [str(v) for v in range(1, 6)]
     frame["s"] = [s_values[i] for i in rng.choice(5, size=n, p=rng.dirichlet(np.ones(5)))]
     s_rows = [[v, "low" if int(v) <= 2 else "high", "*"] for v in s_values]
