@@ -57,40 +57,40 @@ def _privacy_models(sensitive: list[str]) -> dict[str, dict[str, object]]:
         if st.checkbox("ℓ-diversity", key=state.L_DIVERSITY, help="every class holds at least ℓ well-represented "
                        "values of the sensitive attribute (Machanavajjhala et al. 2007)"):
             cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key="an_ld_attr")
-            variant = cols[1].selectbox("Variant", L_VARIANTS, key="an_ld_var")
-            cols[2].number_input("ℓ", min_value=1.0, value=PICKER_DEFAULTS["an_ld_l"], step=1.0, format="%g",
-                                 key="an_ld_l")
+            cols[0].selectbox("Attribute", sensitive, key=state.LD_ATTRIBUTE)
+            variant = cols[1].selectbox("Variant", L_VARIANTS, key=state.LD_VARIANT)
+            cols[2].number_input("ℓ", min_value=1.0, value=PICKER_DEFAULTS[state.LD_L], step=1.0, format="%g",
+                                 key=state.LD_L)
             if variant == "recursive":
-                cols[3].number_input("c", min_value=0.1, value=PICKER_DEFAULTS["an_ld_c"], step=0.5, key="an_ld_c")
+                cols[3].number_input("c", min_value=0.1, value=PICKER_DEFAULTS[state.LD_C], step=0.5, key=state.LD_C)
             if variant == "entropy":
-                cols[3].selectbox("Estimator", ENTROPY_ESTIMATORS, key="an_ld_est")
+                cols[3].selectbox("Estimator", ENTROPY_ESTIMATORS, key=state.LD_ESTIMATOR)
         if st.checkbox("t-closeness", key=state.T_CLOSENESS, help="each class's distribution of the sensitive "
                        "attribute is within t of the table's (earth mover's distance; Li et al. 2007)"):
             cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key="an_tc_attr")
-            cols[1].selectbox("Ground distance", T_VARIANTS, key="an_tc_var",
+            cols[0].selectbox("Attribute", sensitive, key=state.TC_ATTRIBUTE)
+            cols[1].selectbox("Ground distance", T_VARIANTS, key=state.TC_VARIANT,
                               help="hierarchical uses the attribute's hierarchy")
-            cols[2].number_input("t", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS["an_tc_t"], step=0.05,
-                                 format="%.3f", key="an_tc_t")
+            cols[2].number_input("t", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS[state.TC_T], step=0.05,
+                                 format="%.3f", key=state.TC_T)
         if st.checkbox("Risk threshold", key=state.RISK_THRESHOLD, help="cap the re-identification risk of the release "
                        "(as ARX's risk-based models; the Risk page shows the figures)"):
             cols = st.columns(4)
-            model = cols[0].selectbox("Risk model", RISK_MODELS, key="an_risk_model")
-            cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS["an_risk_t"],
-                                 step=0.05, format="%.3f", key="an_risk_t")
+            model = cols[0].selectbox("Risk model", RISK_MODELS, key=state.RISK_MODEL)
+            cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS[state.RISK_T],
+                                 step=0.05, format="%.3f", key=state.RISK_T)
             if model == "population_uniqueness":
-                cols[2].selectbox("Estimator", POPULATION_ESTIMATORS,
-                                  index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR), key="an_risk_est")
-                cols[3].number_input("Population size", min_value=1, value=PICKER_DEFAULTS["an_risk_pop"], step=1000,
-                                     key="an_risk_pop")
+                cols[2].selectbox("Estimator", POPULATION_ESTIMATORS, key=state.RISK_ESTIMATOR,
+                                  index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR))
+                cols[3].number_input("Population size", min_value=1, value=PICKER_DEFAULTS[state.RISK_POPULATION],
+                                     step=1000, key=state.RISK_POPULATION)
     return chosen_models(state.values(state.MODEL_PICKERS), sensitive)
 
 
-PICKER_DEFAULTS: dict[str, Any] = {"an_ld_var": L_VARIANTS[0], "an_ld_l": 2.0, "an_ld_c": 3.0,
-                                   "an_ld_est": ENTROPY_ESTIMATORS[0], "an_tc_var": T_VARIANTS[0], "an_tc_t": 0.2,
-                                   "an_risk_model": RISK_MODELS[0], "an_risk_t": 0.2,
-                                   "an_risk_est": DEFAULT_POPULATION_ESTIMATOR, "an_risk_pop": 1_000_000}
+PICKER_DEFAULTS: dict[str, Any] = {state.LD_VARIANT: L_VARIANTS[0], state.LD_L: 2.0, state.LD_C: 3.0,
+                                   state.LD_ESTIMATOR: ENTROPY_ESTIMATORS[0], state.TC_VARIANT: T_VARIANTS[0],
+                                   state.TC_T: 0.2, state.RISK_MODEL: RISK_MODELS[0], state.RISK_T: 0.2,
+                                   state.RISK_ESTIMATOR: DEFAULT_POPULATION_ESTIMATOR, state.RISK_POPULATION: 1_000_000}
 
 
 def chosen_models(session: Mapping[str, Any], sensitive: list[str]) -> dict[str, dict[str, object]]:
@@ -103,28 +103,28 @@ def chosen_models(session: Mapping[str, Any], sensitive: list[str]) -> dict[str,
 
     def get(key: str) -> Any:  # a widget the analyst never touched may be absent: its default
         value = session.get(key)
-        if key.endswith("_attr"):  # the attribute select boxes offer the sensitive attributes, the first by default
+        if key in (state.LD_ATTRIBUTE, state.TC_ATTRIBUTE):  # they offer the sensitive attributes, the first by default
             return value if value in sensitive else sensitive[0]
         return PICKER_DEFAULTS.get(key) if value is None else value
 
     models: dict[str, dict[str, object]] = {}
-    if get("an_ld"):
-        variant, value = get("an_ld_var"), float(get("an_ld_l"))
-        table: dict[str, object] = {"attribute": get("an_ld_attr"), "variant": variant,
+    if get(state.L_DIVERSITY):
+        variant, value = get(state.LD_VARIANT), float(get(state.LD_L))
+        table: dict[str, object] = {"attribute": get(state.LD_ATTRIBUTE), "variant": variant,
                                     "l": value if variant == "entropy" else int(value)}
         if variant == "recursive":
-            table["c"] = float(get("an_ld_c"))
+            table["c"] = float(get(state.LD_C))
         if variant == "entropy":
-            table["estimator"] = get("an_ld_est")
+            table["estimator"] = get(state.LD_ESTIMATOR)
         models["l_diversity"] = table
-    if get("an_tc"):
-        models["t_closeness"] = {"attribute": get("an_tc_attr"), "variant": get("an_tc_var"),
-                                 "t": float(get("an_tc_t"))}
-    if get("an_risk"):
-        table = {"model": get("an_risk_model"), "threshold": float(get("an_risk_t"))}
+    if get(state.T_CLOSENESS):
+        models["t_closeness"] = {"attribute": get(state.TC_ATTRIBUTE), "variant": get(state.TC_VARIANT),
+                                 "t": float(get(state.TC_T))}
+    if get(state.RISK_THRESHOLD):
+        table = {"model": get(state.RISK_MODEL), "threshold": float(get(state.RISK_T))}
         if table["model"] == "population_uniqueness":
-            table["estimator"] = get("an_risk_est")
-            table["population"] = int(get("an_risk_pop"))
+            table["estimator"] = get(state.RISK_ESTIMATOR)
+            table["population"] = int(get(state.RISK_POPULATION))
         models["risk"] = table
     return models
 

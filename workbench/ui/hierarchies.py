@@ -213,8 +213,8 @@ def _own_data(ws: dict[str, Any]) -> None:
         return
 
     accept_suggested(ws, quasi, key="h_accept_all")
-    state.keep_valid("h_column", quasi)
-    column = st.selectbox("Quasi-identifier", quasi, key="h_column")
+    state.keep_valid(state.H_COLUMN, quasi)
+    column = st.selectbox("Quasi-identifier", quasi, key=state.H_COLUMN)
     _edit(ws, column)
     upload.select_when_ready(S.OWN_READY.get_or(False))
     todo = upload.problems(ws)
@@ -239,6 +239,6 @@ def page(source: Source) -> None:
     sample = load_sample(source.sample)
     st.caption("The embedded dataset's hierarchies (read only). To build hierarchies for your own table, upload it "
                "on the Data page.")
-    state.keep_valid("h_sample_column", list(sample.quasi_identifiers))
-    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key="h_sample_column")
+    state.keep_valid(state.H_SAMPLE_COLUMN, list(sample.quasi_identifiers))
+    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key=state.H_SAMPLE_COLUMN)
     _preview(sample.hierarchies[column], sample.frame[column], column)

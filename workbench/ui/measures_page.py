@@ -99,11 +99,11 @@ def page(source: Source) -> None:
 
     st.subheader("Two measures against each other")
     left, right = st.columns(2)
-    state.keep_valid("mea_x", ids)
-    state.keep_valid("mea_y", ids)
-    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key="mea_x")
+    state.keep_valid(state.MEA_X, ids)
+    state.keep_valid(state.MEA_Y, ids)
+    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key=state.MEA_X)
     y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
-                        key="mea_y")
+                        key=state.MEA_Y)
     mask = front(config_json, x, y, dataset_key=source.dataset_key)
     if "front" in mask:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}

@@ -185,19 +185,31 @@ AN_STEERED: Slot[tuple[str, str]] = Slot("an_steered")  # (algorithm, objective)
 AN_ALG_PENDING: Slot[str] = Slot("an_alg_pending")  # the algorithm the privacy models steer to (before the widget)
 AN_MODEL_STEERED: Slot[tuple[str, str]] = Slot("an_model_steered")  # (algorithm, the library's refusal)
 AN_PENDING: Slot[dict[str, Any]] = Slot("an_pending")  # the config and dataset of the run the page follows
-# the privacy-model pickers (checkbox, then its fields), read by anonymize.chosen_models
-L_DIVERSITY, T_CLOSENESS, RISK_THRESHOLD = "an_ld", "an_tc", "an_risk"
-MODEL_PICKERS = (L_DIVERSITY, "an_ld_attr", "an_ld_var", "an_ld_l", "an_ld_c", "an_ld_est",
-                 T_CLOSENESS, "an_tc_attr", "an_tc_var", "an_tc_t",
-                 RISK_THRESHOLD, "an_risk_model", "an_risk_t", "an_risk_est", "an_risk_pop")
+# the privacy-model pickers (a checkbox, then its fields), read by anonymize.chosen_models on every page
+L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR = (
+    "an_ld", "an_ld_attr", "an_ld_var", "an_ld_l", "an_ld_c", "an_ld_est")
+T_CLOSENESS, TC_ATTRIBUTE, TC_VARIANT, TC_T = "an_tc", "an_tc_attr", "an_tc_var", "an_tc_t"
+RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION = (
+    "an_risk", "an_risk_model", "an_risk_t", "an_risk_est", "an_risk_pop")
+MODEL_PICKERS = (L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR, T_CLOSENESS, TC_ATTRIBUTE,
+                 TC_VARIANT, TC_T, RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION)
 
 # the Lattice page
 LAT_NODE: Slot[str] = Slot("lat_node")  # the open node (its select box)
 LAT_CHART: Slot[Any] = Slot("lat_hasse")  # the Hasse diagram's selection event
 LAT_CHOICES = "lat_choices"  # the measures whose chosen node is marked
 LAT_SHOW_WORST = "lat_worst"  # draw the objective's worst monotonicity edge
+LAT_ALG, LAT_OBJ, LAT_COLOR = "lat_alg", "lat_obj", "lat_color"  # the search, objective and colouring shown
+LAT_COMPARE = "lat_compare"  # the node compared with the open one
 
-# the Compare page: the model-degradation request the page follows
+# widgets whose stored choice is checked against their options (keep_valid) or kept across pages (keep)
+CMP_CAND, CMP_LOCAL = "cmp_cand", "cmp_local"  # the Compare page's candidates and its local-engine toggle
+CMP_X, CMP_Y, CMP_OBJECTIVE = "cmp_x", "cmp_y", "cmp_objective"  # the Pareto axes; the side-by-side objective
+CMP_DEG_ROWS = "cmp_deg_rows"  # the solutions model degradation runs on
+H_COLUMN, H_SAMPLE_COLUMN = "h_column", "h_sample_column"  # the Hierarchies page's column (own data, a sample)
+MEA_X, MEA_Y = "mea_x", "mea_y"  # the Measures page's two axes
+
+# the Compare page: the model-degradation request the page follows (its widgets: above)
 CMP_DEG_REQUEST: Slot[tuple] = Slot("cmp_deg_request")
 
 # the Export page
