@@ -24,6 +24,20 @@ def goto(at: AppTest, title: str) -> AppTest:
     return at.switch_page(str(page_file(title).relative_to(ROOT)))
 
 
+def people_config(tail: str) -> str:
+    """The config of a people.csv with age in 5/10/20/40-year intervals and sex in one group, then ``tail`` (TOML for
+    the other columns)."""
+    return """[data]
+path = "people.csv"
+[attributes.age]
+role = "quasi"
+builder = { kind = "intervals", widths = [5, 10, 20, 40] }
+[attributes.sex]
+role = "quasi"
+builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
+""" + tail
+
+
 def ready_own_table(column: str, values: list[str], config_tail: str, seed: int, n: int) -> AppTest:
     """``n`` random people (age, sex and ``column`` drawn from ``values``) uploaded as people.csv and made ready by a
     config: age in intervals, sex in one group, then ``config_tail`` (TOML for ``column``'s role or a target)."""
@@ -32,15 +46,7 @@ def ready_own_table(column: str, values: list[str], config_tail: str, seed: int,
                           column: rng.choice(values, n)})
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
-    toml = f"""[data]
-path = "people.csv"
-[attributes.age]
-role = "quasi"
-builder = {{ kind = "intervals", widths = [5, 10, 20, 40] }}
-[attributes.sex]
-role = "quasi"
-builder = {{ kind = "groupings", levels = [{{ F = "*", M = "*" }}] }}
-{config_tail}"""
+    toml = people_config(config_tail)
     at.file_uploader(key="config_upload").upload("people.toml", toml.encode(), "application/toml").run()
     assert not at.exception and at.selectbox(key="dataset").value == "uploaded"
     return at

@@ -26,6 +26,17 @@ def random_hierarchy(rng: np.random.Generator, name: str, leaves: int, height: i
     return Hierarchy.from_rows(paths, name=name)
 
 
+def random_quasi_columns(rng: np.random.Generator, n: int) -> tuple[dict[str, list[str]], dict[str, Hierarchy]]:
+    """Two or three quasi-identifiers ``q0``, ``q1``, ... of ``n`` values each, drawn from random hierarchies of 2 to 5
+    leaves and height 1 or 2: the columns and their hierarchies."""
+    frame, hierarchies = {}, {}
+    for j in range(int(rng.integers(2, 4))):
+        h = random_hierarchy(rng, f"q{j}", int(rng.integers(2, 6)), int(rng.integers(1, 3)))
+        hierarchies[f"q{j}"] = h
+        frame[f"q{j}"] = [h.values[i] for i in rng.integers(0, len(h.values), size=n)]
+    return frame, hierarchies
+
+
 def random_dataset(seed: int, max_rows: int = 40, max_qis: int = 3) -> Dataset:
     rng = np.random.default_rng(seed)
     r = int(rng.integers(1, max_qis + 1))

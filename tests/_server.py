@@ -71,11 +71,11 @@ def screenshot(page: object, path: Path, publish: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def app_server(prefetch: bool = False) -> Iterator[str]:
+def app_server(prefetch: bool = False, env: dict[str, str] | None = None) -> Iterator[str]:
     """The app as ``make run`` starts it, on a free port, without usage statistics and with the background warm-up
-    only when ``prefetch``; yields its URL."""
+    only when ``prefetch``, with ``env`` added to the environment; yields its URL."""
     port = free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-           "WORKBENCH_PREFETCH": "1" if prefetch else "0"}
+           "WORKBENCH_PREFETCH": "1" if prefetch else "0", **(env or {})}
     with streamlit_server(env, port, local_args(port)) as url:
         yield url

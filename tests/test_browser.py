@@ -10,40 +10,31 @@ screenshots (anonymize.png, lattice.png, risk.png) are refreshed with
 from __future__ import annotations
 
 import io
-import os
-import shutil
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests._server import CHROMIUM, FLAGS, free_port, local_args, screenshot, streamlit_server
+from tests._browser import NEEDS_CHROMIUM, browser_page, playwright
+from tests._server import app_server, screenshot
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
-playwright = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")
 def app_url():
-    port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "WORKBENCH_PREFETCH": "1"}
-    with streamlit_server(env, port, local_args(port)) as url:
+    with app_server(prefetch=True) as url:
         yield url
 
 
 def test_default_flow_in_a_real_browser(app_url, tmp_path):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))  # a chart that fails to draw shows up here
+    with browser_page(1400, 1000, accept_downloads=True) as (page, errors):
         page.goto(app_url)
         page.get_by_text("k-anonymity workbench").first.wait_for(timeout=60_000)
         page.get_by_text("Attributes").first.wait_for(timeout=60_000)
@@ -90,7 +81,6 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
         screenshot(page, ARTIFACTS / "export.png")
         go("Walkthrough", "1. The original records")
         screenshot(page, ARTIFACTS / "walkthrough.png")
-        browser.close()
     assert not errors, errors  # no script error in the page (a chart that failed to render raises one)
     release = pd.read_csv(io.BytesIO(path.read_bytes()), dtype=str, keep_default_na=False)
     qis = ["age", "sex", "ethnicity", "postal_code", "admission_date", "diagnosis"]

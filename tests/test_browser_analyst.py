@@ -9,15 +9,14 @@ Screenshots of each page go to tests/artifacts/analyst/."""
 from __future__ import annotations
 
 import io
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
+from tests._browser import NEEDS_CHROMIUM, browser_page
+from tests._server import app_server
 from workbench.config import load_study
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,28 +25,19 @@ ARTIFACTS = ROOT / "tests" / "artifacts" / "analyst"
 QUASI = ["sex", "age", "passengerClass"]  # sex and age suggested from their names; the class picked
 MAX_CLICKS = 10
 
-playwright = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")
 def app_url():
-    port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "WORKBENCH_PREFETCH": "0",
-           "PYTHONPATH": str(ROOT)}
-    with streamlit_server(env, port, local_args(port)) as url:
+    with app_server(env={"PYTHONPATH": str(ROOT)}) as url:
         yield url
 
 
 def test_a_new_analyst_exports_a_k_anonymous_release_in_ten_clicks(app_url, tmp_path):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     clicks: list[str] = []
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+    with browser_page(1280, 800, accept_downloads=True) as (page, errors):
 
         def click(what: str, locator) -> None:
             """One click of the analyst's, counted; the pointer moves over the element first, as a hand's does
@@ -116,7 +106,6 @@ def test_a_new_analyst_exports_a_k_anonymous_release_in_ten_clicks(app_url, tmp_
             files[name] = tmp_path / name
             download.value.save_as(files[name])
         page.screenshot(path=str(ARTIFACTS / "export.png"))
-        browser.close()
 
     print(f"\n{len(clicks)} clicks after the upload: " + "; ".join(clicks))
     assert not errors, errors

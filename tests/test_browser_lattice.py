@@ -4,37 +4,26 @@ scrolls the page instead of zooming the diagram."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
-from pathlib import Path
 
 import pytest
 
-from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
+from tests._browser import NEEDS_CHROMIUM, browser_page, expect
+from tests._server import app_server
 
-playwright = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = NEEDS_CHROMIUM
 
-expect = playwright.expect
 SCROLLED = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
 
 
 @pytest.fixture(scope="module")
 def app_url():
-    port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "WORKBENCH_PREFETCH": "0"}
-    with streamlit_server(env, port, local_args(port)) as url:
+    with app_server() as url:
         yield url
 
 
 def test_a_click_opens_a_node_and_the_wheel_scrolls_the_page(app_url):
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+    with browser_page(1280, 800) as (page, errors):
         page.goto(app_url)
         page.get_by_text("Attributes").first.wait_for(timeout=60_000)
         page.get_by_role("combobox", name="Dataset", exact=True).click()
@@ -71,5 +60,4 @@ def test_a_click_opens_a_node_and_the_wheel_scrolls_the_page(app_url):
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.wheel(0, 300)
         page.wait_for_function(f"() => ({SCROLLED})() > {before}", timeout=10_000)  # the page scrolled
-        browser.close()
     assert not errors, errors

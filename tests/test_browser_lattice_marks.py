@@ -7,9 +7,7 @@ cannot read.)"""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -17,34 +15,24 @@ import pandas as pd
 import pytest
 
 import measures as M
-from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
+from tests._app import people_config
+from tests._browser import NEEDS_CHROMIUM, browser_page
+from tests._server import app_server
 from workbench import explore
 from workbench.config import study_from_dict
 
-playwright = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = NEEDS_CHROMIUM
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 MARK_TEXTS = "els => els.filter(e => !e.closest('.role-legend, .role-axis')).map(e => e.textContent)"
 LEGEND_TEXTS = "els => els.filter(e => e.closest('.role-legend')).map(e => e.textContent)"
-CONFIG = """[data]
-path = "people.csv"
-[attributes.age]
-role = "quasi"
-builder = { kind = "intervals", widths = [5, 10, 20, 40] }
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-[attributes.diagnosis]
+CONFIG = people_config("""[attributes.diagnosis]
 role = "sensitive"
-"""
+""")
 
 
 @pytest.fixture(scope="module")
 def app_url():
-    port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "WORKBENCH_PREFETCH": "0"}
-    with streamlit_server(env, port, local_args(port)) as url:
+    with app_server() as url:
         yield url
 
 
@@ -54,11 +42,7 @@ def test_model_colours_measure_choices_and_the_worst_edge_are_drawn(app_url, tmp
     pd.DataFrame({"age": rng.integers(20, 80, 150).astype(str), "sex": rng.choice(["F", "M"], 150),
                   "diagnosis": rng.choice(["flu", "asthma", "diabetes", "copd"], 150)}).to_csv(people, index=False)
     config.write_text(CONFIG)
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+    with browser_page(1280, 900) as (page, errors):
         sidebar = page.locator('[data-testid="stSidebar"]')
 
         def settle() -> None:
@@ -127,5 +111,4 @@ def test_model_colours_measure_choices_and_the_worst_edge_are_drawn(app_url, tmp
         assert {"optimum", "dm", "loss", "worst edge of dm"} <= set(marks), marks
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.locator('[data-testid="stVegaLiteChart"]').first.screenshot(path=str(ARTIFACTS / "lattice-marks.png"))
-        browser.close()
     assert not errors, errors

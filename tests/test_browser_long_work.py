@@ -4,18 +4,14 @@ once the page stops waiting in its own run, and Cancel stops it, both while the 
 
 from __future__ import annotations
 
-import shutil
 import time
-from pathlib import Path
 
 import pytest
 
-from tests._server import CHROMIUM, FLAGS, app_server
+from tests._browser import NEEDS_CHROMIUM, browser_page, playwright
+from tests._server import app_server
 
-playwright = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                 reason="Debian's chromium is not installed (.ci/run installs it)")]
+pytestmark = [pytest.mark.slow, NEEDS_CHROMIUM]
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +42,7 @@ def _bar_text(page) -> str:
 
 
 def test_model_degradation_shows_its_progress_and_cancels(app_url):
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+    with browser_page(1400, 1000) as (page, errors):
         page.goto(f"{app_url}/compare")
         page.get_by_text("Which solution each measure would choose").first.wait_for(timeout=300_000)
         page.get_by_text("Classifier (ZeroR always runs as the baseline)").first.wait_for(timeout=60_000)
@@ -79,7 +71,6 @@ def test_model_degradation_shows_its_progress_and_cancels(app_url):
         page.get_by_role("button", name="Cancel").click()
         page.get_by_text("Model degradation cancelled").wait_for(timeout=60_000)
         assert page.locator('[data-testid="stProgress"]').count() == 0
-        browser.close()
     assert not errors, errors
 
 
@@ -99,11 +90,7 @@ def _settled_count(locator, quiet: float = 3.0, timeout: float = 120.0) -> int:
 def test_work_longer_than_the_page_waits_shows_its_result_when_it_ends(app_url):
     """Logistic regression on two registry releases (about a minute): the page stops waiting after 10 s, its
     panel refreshes the bar by itself, and the result replaces the panel when the job ends."""
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+    with browser_page(1400, 1000) as (page, errors):
         page.goto(f"{app_url}/compare")
         page.get_by_text("Which solution each measure would choose").first.wait_for(timeout=300_000)
         _pick_classifier(page, "logistic")
@@ -118,5 +105,4 @@ def test_work_longer_than_the_page_waits_shows_its_result_when_it_ends(app_url):
         took = time.monotonic() - start
         assert _settled_count(charts) > before  # the degradation chart
         assert took > 12 and page.get_by_text("Model degradation cancelled").count() == 0
-        browser.close()
     assert not errors, errors

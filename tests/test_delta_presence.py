@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests._random_tables import random_hierarchy
+from tests._engine_checks import assert_searches_find_the_reference
+from tests._random_tables import random_quasi_columns
 from workbench import study as S
 from workbench.config import study_from_dict
 from workbench.data import Dataset, Population
@@ -29,11 +30,7 @@ from workbench.release import Release
 def _population(seed: int, n: int = 48) -> tuple[pd.DataFrame, dict, np.ndarray]:
     """A population of two or three quasi-identifiers, and a random research subset of its rows."""
     rng = np.random.default_rng(seed)
-    frame, hierarchies = {}, {}
-    for j in range(int(rng.integers(2, 4))):
-        h = random_hierarchy(rng, f"q{j}", int(rng.integers(2, 6)), int(rng.integers(1, 3)))
-        hierarchies[f"q{j}"] = h
-        frame[f"q{j}"] = [h.values[i] for i in rng.integers(0, len(h.values), size=n)]
+    frame, hierarchies = random_quasi_columns(rng, n)
     frame["id"] = [str(i) for i in range(n)]
     rows = np.sort(rng.choice(n, size=int(rng.integers(n // 4, n // 2)), replace=False))
     return pd.DataFrame(frame), hierarchies, rows
@@ -97,19 +94,9 @@ def test_every_search_finds_the_brute_force_optimum(seed: int, k: int, sup: floa
     evaluator = NodeEvaluator(ds.encoded, k, sup, rule)
     assert {node: evaluator.evaluate(node).admissible for node in ref} == {node: ok for node, (ok, _) in ref.items()}
     assert rule.monotone == (low == 0.0 and sup * ds.n < 1)
-    for algorithm in ["exhaustive", "bnb", "incognito", "flash", "ola"]:
-        objective = "dm_star" if algorithm in ("flash", "ola") else "dm"
-        admissible = {node: values[objective] for node, (ok, values) in ref.items() if ok}
-        best = min(admissible, key=lambda node: (admissible[node], sum(node), node)) if admissible else None
-        study = _study(k, sup, low, high, algorithm, objective)
-        if algorithm in ("flash", "ola") and not rule.monotone:
-            with pytest.raises(ConfigError, match="δ-presence"):
-                S.search(study, ds, algorithm)
-            continue
-        result = S.search(study, ds, algorithm)
-        assert result.optimum == best, algorithm
-        if best is not None:
-            assert result.value == pytest.approx(admissible[best], rel=1e-12)
+    assert_searches_find_the_reference(ref, ds, lambda algorithm, objective: _study(k, sup, low, high, algorithm,
+                                                                                  objective),
+                                       rule.monotone, "δ-presence")
 
 
 def test_release_is_the_subset_and_verification_rechecks_delta() -> None:

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 from scipy.special import digamma
 
-from tests._random_tables import random_hierarchy
+from tests._engine_checks import assert_searches_find_the_reference
+from tests._random_tables import random_quasi_columns
 from workbench import study as S
 from workbench.config import study_from_dict
 from workbench.data import Dataset
@@ -102,11 +103,7 @@ REF = {
 def _table(seed: int, n: int = 36) -> tuple[Dataset, dict[str, tuple[str, ...]]]:
     """Two or three quasi-identifiers and a sensitive attribute ``s`` (numbers 1..5, with a hierarchy)."""
     rng = np.random.default_rng(seed)
-    frame, hierarchies = {}, {}
-    for j in range(int(rng.integers(2, 4))):
-        h = random_hierarchy(rng, f"q{j}", int(rng.integers(2, 6)), int(rng.integers(1, 3)))
-        hierarchies[f"q{j}"] = h
-        frame[f"q{j}"] = [h.values[i] for i in rng.integers(0, len(h.values), size=n)]
+    frame, hierarchies = random_quasi_columns(rng, n)
     s_values = [str(v) for v in range(1, 6)]
     frame["s"] = [s_values[i] for i in rng.choice(5, size=n, p=rng.dirichlet(np.ones(5)))]
     s_rows = [[v, "low" if int(v) <= 2 else "high", "*"] for v in s_values]
@@ -160,19 +157,9 @@ def test_every_search_finds_the_brute_force_optimum(name: str, seed: int, k: int
     assert {node: evaluator.evaluate(node).admissible for node in ref} == {node: ok for node, (ok, _) in ref.items()}
     monotone = rule.monotone
     assert monotone == (name == "distinct" or (sup * ds.n < 1 and name != "grassberger"))
-    for algorithm in ["exhaustive", "bnb", "incognito", "flash", "ola"]:
-        objective = "dm_star" if algorithm in ("flash", "ola") else "dm"
-        admissible = {node: values[objective] for node, (ok, values) in ref.items() if ok}
-        best = min(admissible, key=lambda node: (admissible[node], sum(node), node)) if admissible else None
-        study = _study(CONFIG[name], k, sup, algorithm, objective)
-        if algorithm in ("flash", "ola") and not monotone:
-            with pytest.raises(ConfigError, match="not monotone"):
-                S.search(study, ds, algorithm)
-            continue
-        result = S.search(study, ds, algorithm)
-        assert result.optimum == best, algorithm
-        if best is not None:
-            assert result.value == pytest.approx(admissible[best], rel=1e-12)
+    assert_searches_find_the_reference(ref, ds, lambda algorithm, objective: _study(CONFIG[name], k, sup, algorithm,
+                                                                                  objective),
+                                       monotone, "not monotone")
 
 
 @pytest.mark.parametrize("name", list(CONFIG))

@@ -85,6 +85,15 @@ def generalized_rows(dataset: Dataset, node: tuple[int, ...]) -> list[tuple[str,
     return out
 
 
+def random_release(seed: int, offset: int) -> tuple[Dataset, tuple[int, ...], Release]:
+    """A random table, a random node of its lattice and the node's release at a random k in 1..3 with every record
+    allowed to be suppressed (the node and k drawn with seed ``offset + seed``)."""
+    dataset = random_dataset(seed)
+    rng = np.random.default_rng(offset + seed)
+    node = random_node(dataset, rng)
+    return dataset, node, Release.from_node(dataset, node, int(rng.integers(1, 4)), 1.0)
+
+
 def assert_matches(result: R.RiskResult, ref: dict[str, float], journalist: bool = False) -> None:
     assert result.records == ref["records"] and result.classes == ref["classes"]
     p = result.prosecutor
@@ -137,10 +146,7 @@ def test_journalist_and_marketer_against_a_population_table_equal_a_record_by_re
 
 @pytest.mark.parametrize("seed", range(20))
 def test_release_risk_counts_the_suppressed_records_as_one_class_of_stars(seed: int) -> None:
-    dataset = random_dataset(seed)
-    rng = np.random.default_rng(3000 + seed)
-    node = random_node(dataset, rng)
-    release = Release.from_node(dataset, node, int(rng.integers(1, 4)), 1.0)
+    dataset, node, release = random_release(seed, 3000)
     table = release.table("mark")  # what a reader sees: '*' in every quasi-identifier of a suppressed record
     rows = frame_rows(table, dataset.quasi_identifiers)
     assert_matches(R.risk_of_release(release), brute_force(rows, 0.2))
@@ -481,10 +487,7 @@ def brute_force_record_risks(rows: list[tuple[str, ...]]) -> dict[float, int]:
 
 @pytest.mark.parametrize("seed", range(15))
 def test_record_risks_of_input_node_and_release_equal_a_record_by_record_count(seed: int) -> None:
-    dataset = random_dataset(seed)
-    rng = np.random.default_rng(4000 + seed)
-    node = random_node(dataset, rng)
-    release = Release.from_node(dataset, node, int(rng.integers(1, 4)), 1.0)
+    dataset, node, release = random_release(seed, 4000)
     cases = [(R.node_class_sizes(dataset), frame_rows(dataset.frame, dataset.quasi_identifiers)),
              (R.node_class_sizes(dataset, node), generalized_rows(dataset, node)),
              (R.release_class_sizes(release), frame_rows(release.table("mark"), dataset.quasi_identifiers))]

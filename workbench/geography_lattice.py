@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 
 from measures.geography import compactness, discernibility, geo_entropy
 from workbench.config import Study
@@ -24,7 +23,7 @@ from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.geo.aggregation import Aggregation
 from workbench.geo.config import METHOD_LABELS
-from workbench.geo.engine import GeoProblem, region_labels
+from workbench.geo.engine import AggregatedRelease, GeoProblem, region_labels
 from workbench.geography import site_counts
 from workbench.grouping import group_rows
 from workbench.hierarchy.tree import Hierarchy
@@ -46,7 +45,7 @@ def aggregated_dataset(problem: GeoProblem, aggregation: Aggregation) -> Dataset
 
 
 @dataclass(frozen=True, eq=False)
-class GeoLatticeResult:
+class GeoLatticeResult(AggregatedRelease):
     """The aggregation and the lattice run over it. ``seconds``: aggregation, search and release."""
 
     problem: GeoProblem
@@ -55,18 +54,14 @@ class GeoLatticeResult:
     seconds: float
 
     @property
-    def method(self) -> str:
-        return self.aggregation.method
-
-    @property
     def release(self) -> Release:
         if self.run.release is None:  # run() refuses this case
             raise ConfigError("no lattice node is k-anonymous within privacy.max_suppression")
         return self.run.release
 
-    @property
-    def suppressed(self) -> int:
-        return int(self.release.suppressed.sum())
+    @cached_property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(region_labels(self.aggregation))
 
     @cached_property
     def guarantee(self) -> Guarantee:
@@ -78,12 +73,6 @@ class GeoLatticeResult:
         """The level the search chose for the aggregated geography: 0 the aggregated region, 1 ``*``."""
         assert self.release.transformation is not None
         return self.release.transformation[self.problem.attribute]
-
-    def region_map(self) -> pd.DataFrame:
-        """``region, aggregated``: every fine region once, in the points file's order."""
-        labels = region_labels(self.aggregation)
-        return pd.DataFrame({"region": list(self.problem.points.names),
-                             "aggregated": [labels[g] for g in self.aggregation.groups]})
 
     @cached_property
     def measures(self) -> dict[str, float]:

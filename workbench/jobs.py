@@ -28,10 +28,20 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Hashable
-from concurrent.futures import CancelledError
 from typing import Any
 
-QUEUED, RUNNING, DONE, CANCELLED = "queued", "running", "done", "cancelled"
+from workbench.job import (  # noqa: F401  (the pool's public names, importable from here)
+    CANCELLED,
+    DONE,
+    QUEUED,
+    RUNNING,
+    CancelToken,
+    Job,
+    JobCancelledError,
+    current_job,
+    in_worker,
+    worker,
+)
 
 
 def default_workers() -> int:
@@ -64,98 +74,6 @@ def release_memory() -> None:
     a frequency pass are below its mmap threshold; about 40 MB after the registry's Compare page)."""
     if _TRIM is not None:
         _TRIM(0)
-
-
-class JobCancelledError(CancelledError):
-    """Raised by a job's ``report`` once the job was cancelled (and by ``Job.result`` of a job cancelled by
-    ``cancel``); a subclass of ``concurrent.futures.CancelledError``, which a job replaced by another raises."""
-
-    def __init__(self, message: str = "cancelled") -> None:
-        super().__init__(message)
-
-
-class CancelToken:
-    """A flag a job's progress reports check: set by ``cancel``, read by any thread."""
-
-    def __init__(self) -> None:
-        self._set = threading.Event()
-
-    def cancel(self) -> None:
-        self._set.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._set.is_set()
-
-    def check(self) -> None:
-        """Raise ``JobCancelledError`` once cancelled."""
-        if self._set.is_set():
-            raise JobCancelledError()
-
-
-class Job:
-    """One submitted call: its state, its place in the queue, what it last reported doing, and its result or
-    exception."""
-
-    def __init__(self, pool: JobPool, fn: Callable[[], Any], key: Hashable | None, session: Hashable | None,
-                 token: CancelToken | None = None) -> None:
-        self._pool = pool
-        self.fn = fn
-        self.key = key
-        self.sessions: set[Hashable] = {session} if session is not None else set()
-        self.state = QUEUED
-        self.token = token or CancelToken()
-        self.progress: tuple[float, str] | None = None  # the last report: fraction done, what it is doing
-        self.started: float | None = None  # time.monotonic() when it started running
-        self._done = threading.Event()
-        self._value: Any = None
-        self._error: BaseException | None = None
-
-    @property
-    def ahead(self) -> int | None:
-        """Queued jobs before this one (0: next to run); None once it runs, is done or cancelled."""
-        return self._pool.ahead(self)
-
-    def done(self) -> bool:
-        """Finished, failed or cancelled."""
-        return self._done.is_set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait until done (at most ``timeout`` seconds); whether it is."""
-        return self._done.wait(timeout)
-
-    def result(self, timeout: float | None = None) -> Any:
-        """The call's return value; re-raises its exception; ``JobCancelledError`` if cancelled
-        (``CancelledError`` if another job of its session replaced it in the queue); ``TimeoutError`` if not done
-        within ``timeout``."""
-        if not self._done.wait(timeout):
-            raise TimeoutError(f"job not done within {timeout} s")
-        if self._error is not None:
-            raise self._error
-        if self.state == CANCELLED:
-            raise CancelledError()
-        return self._value
-
-    def report(self, fraction: float, text: str) -> None:
-        """What the running job is doing (a ``workbench.study.Progress``; any thread of the job may call it);
-        raises ``JobCancelledError`` once the job was cancelled, which ends it."""
-        self.progress = (float(fraction), str(text))
-        self.token.check()
-
-    @property
-    def cancelled(self) -> bool:
-        """Cancelled (a running job may not have reached its next report yet)."""
-        return self.token.cancelled or self.state == CANCELLED
-
-    def cancel(self, session: Hashable | None = None) -> bool:
-        """Cancel the job for ``session`` (None: for everyone). A job another session waits for too goes on for
-        that one (this session just stops waiting); otherwise a queued job leaves the queue and never starts, and
-        a running one ends at its next ``report``. False when the job was already finished."""
-        return self._pool.cancel(self, session)
-
-    def _finish(self, state: str, value: Any = None, error: BaseException | None = None) -> None:
-        self.state, self._value, self._error = state, value, error
-        self._done.set()
 
 
 class JobPool:
@@ -251,7 +169,7 @@ class JobPool:
         job._finish(CANCELLED, error=error)
 
     def _work(self) -> None:
-        _worker.active = True
+        worker.active = True
         while True:
             with self._lock:
                 while not self._queue and not self._closed:
@@ -273,7 +191,7 @@ class JobPool:
     @staticmethod
     def _run(job: Job) -> None:
         job.state, job.started = RUNNING, time.monotonic()
-        outer, _worker.job = current_job(), job
+        outer, worker.job = current_job(), job
         try:
             job.token.check()  # cancelled between leaving the queue and starting
             value = job.fn()
@@ -284,20 +202,7 @@ class JobPool:
         else:
             job._finish(DONE, value=value)
         finally:
-            _worker.job = outer
-
-
-_worker = threading.local()
-
-
-def in_worker() -> bool:
-    """Whether this thread is a worker of a job pool (code there must not wait for other jobs)."""
-    return getattr(_worker, "active", False)
-
-
-def current_job() -> Job | None:
-    """The job this worker thread runs (None outside a job): its ``report`` is the job's progress callback."""
-    return getattr(_worker, "job", None)
+            worker.job = outer
 
 
 _pool: JobPool | None = None

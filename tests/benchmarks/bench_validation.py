@@ -26,22 +26,14 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from tests._app import APP, goto  # noqa: E402
+from tests._app import APP, goto, people_config  # noqa: E402
 from workbench.hierarchy import Hierarchy  # noqa: E402
 from workbench.ui import cached, upload  # noqa: E402
 
-CONFIG = """[data]
-path = "people.csv"
-[attributes.age]
-role = "quasi"
-builder = { kind = "intervals", widths = [5, 10, 20, 40] }
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-[attributes.zip]
+CONFIG = people_config("""[attributes.zip]
 role = "quasi"
 builder = { kind = "masking" }
-"""
+""")
 
 
 def _cached_problems(ws: dict, column: str) -> list[str]:

@@ -202,8 +202,31 @@ def _release(problem: GeoProblem, aggregation: Aggregation, labels: Sequence[str
     return replace(release, engine="geo", algorithm=ALGORITHM_NAMES[aggregation.method])
 
 
+class AggregatedRelease:
+    """What an anonymized aggregation offers, whichever engine released it (``GeoRelease`` here, the lattice's
+    ``workbench.geography_lattice.GeoLatticeResult``): its method, its suppressed records and its region map."""
+
+    problem: GeoProblem
+    aggregation: Aggregation
+    labels: tuple[str, ...]  # each aggregated region's label (``region_labels``)
+    release: Release
+
+    @property
+    def method(self) -> str:
+        return self.aggregation.method
+
+    @property
+    def suppressed(self) -> int:
+        return int(self.release.suppressed.sum())
+
+    def region_map(self) -> pd.DataFrame:
+        """``region, aggregated``: every fine region once, in the points file's order."""
+        return pd.DataFrame({"region": list(self.problem.points.names),
+                             "aggregated": [self.labels[g] for g in self.aggregation.groups]})
+
+
 @dataclass(frozen=True, eq=False)
-class GeoRelease:
+class GeoRelease(AggregatedRelease):
     """An anonymized aggregation: the release and the region map (``workbench.geography.GeoResult`` adds the
     measures)."""
 
@@ -214,14 +237,6 @@ class GeoRelease:
     k: int
     seconds: float
 
-    @property
-    def method(self) -> str:
-        return self.aggregation.method
-
-    @property
-    def suppressed(self) -> int:
-        return int(self.release.suppressed.sum())
-
     @cached_property
     def guarantee(self) -> Guarantee:
         return self.release.verify()
@@ -230,11 +245,6 @@ class GeoRelease:
         """Sizes of the equivalence classes of the records that are not suppressed (each at least k)."""
         kept = self.release.codes[~self.release.suppressed]
         return group_rows(kept).counts if kept.size else np.zeros(0, dtype=np.int64)
-
-    def region_map(self) -> pd.DataFrame:
-        """``region, aggregated``: every fine region once, in the points file's order."""
-        return pd.DataFrame({"region": list(self.problem.points.names),
-                             "aggregated": [self.labels[g] for g in self.aggregation.groups]})
 
     def region_table(self) -> pd.DataFrame:
         """Per fine region: name, x, y, population, records, aggregated region, suppressed records."""

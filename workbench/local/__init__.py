@@ -15,8 +15,12 @@ from typing import Any
 
 from workbench.local import greedy, greedy_overlapping, mondrian, partition
 from workbench.local.lub import LocalProblem, LocalResult
-from workbench.local.posets import FinitePoset, RangePoset, read_poset_file
-from workbench.local.posets_extra import DateOfBirthPoset, MultiValuePoset, PowerPoset
+from workbench.local.poset_base import read_poset_file
+from workbench.local.poset_date_of_birth import DateOfBirthPoset
+from workbench.local.poset_multivalue import MultiValuePoset
+from workbench.local.poset_power import PowerPoset
+from workbench.local.poset_range import RangePoset
+from workbench.local.posets import FinitePoset
 
 __all__ = ["LOCAL_ALGORITHMS", "POSETS", "PosetKind"]
 

@@ -1,73 +1,30 @@
-"""Value generalization posets for local recoding (Katirai 2006, Def. 1; the DSG toolkit's posets, §4.3).
-
-A column of the local engine holds one *state* per record (an int64): the value the record is currently
-generalized to. Every poset kind implements the same vectorized operations on states:
-
-- ``lub(a, b)``: the least upper bound of two states, element-wise (Katirai Def. 3: the common
-  ancestor-or-self of least measure; ties go to the lowest node id, deterministically);
-- ``group_lub(states)``: the exact least-measure common ancestor of a whole group (Katirai §1.6: the fold
-  can be order-dependent in a general poset; the exact group LUB is not);
-- ``cost(states)``: the Vinterbo-1.0 cell measure ``h / M`` in [0, 1] (0 at a leaf, 1 at the top);
-- ``label`` for releasing the result, and ``describe(states)``: the one way a poset tells the measures what a
-  released column is (``ColumnCells``: per cell its code and height, in the poset's own units, so that
-  ``height / max_height`` is exactly the ``cost`` the engine minimized; per released value its leaf count
-  and the data values it covers, Katirai's augmented table).
-
-``FinitePoset`` covers the ``tree`` (every ARX hierarchy) and ``matrix`` (a DAG given by edges) kinds
-(Katirai's ``passthrough`` releases a column unchanged, so the config refuses it for a quasi-identifier):
-the ancestor-or-self closure is precomputed (the toolkit's "LEQ precomputed for all
-pairs", which "changed our run times from hours to minutes"), and so is the table of pairwise LUBs, so a LUB
-is one lookup. ``RangePoset`` covers numeric intervals, whose LUB is ``[min, max]`` in closed form.
+"""The finite posets of the local engine (Katirai 2006, Def. 1; the DSG toolkit's posets, §4.3): ``FinitePoset``
+covers the ``tree`` (every ARX hierarchy) and ``matrix`` (a DAG given by edges) kinds (Katirai's ``passthrough``
+releases a column unchanged, so the config refuses it for a quasi-identifier): the ancestor-or-self closure is
+precomputed (the toolkit's "LEQ precomputed for all pairs", which "changed our run times from hours to
+minutes"), and so is the table of pairwise LUBs, so a LUB is one lookup. The protocol every kind implements is
+in ``workbench.local.poset_base``; the other kinds are in their own modules (``RangePoset`` is importable from
+here too).
 """
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from graphlib import CycleError, TopologicalSorter
-from pathlib import Path
 
 import numpy as np
 
 from workbench.errors import HierarchyError
 from workbench.hierarchy.tree import Hierarchy
-
-ROOT = "*"
-
-
-@dataclass(frozen=True, eq=False)
-class ColumnCells:
-    """A generalized column as a poset describes it to the measures (``describe``).
-
-    ``codes[i]``: cell i's released value, numbered within the column (two cells share a code exactly when
-    they were released as the same state). ``height[i]`` and ``max_height`` are in the poset's own units,
-    ``height / max_height`` being the poset's ``cost`` (Vinterbo-1.0: Katirai's ``h_i / M_i``, with ``M_i``
-    "the highest possible range in a RangePoset"). Per released code: ``leaf_count`` (data values under it),
-    ``covers`` (code × the poset's ``values``: does it generalize that value; Katirai §1.9's augmented
-    table) and ``share`` over ``share_domain`` (ARX's domain share of the value, where the poset knows one: a
-    tree built from a hierarchy, or a range's width in the data's units; else None, and the view derives it
-    from ``leaf_count``)."""
-
-    codes: np.ndarray
-    height: np.ndarray
-    max_height: float
-    leaf_count: np.ndarray
-    covers: np.ndarray
-    share: np.ndarray | None = None
-    share_domain: float | None = None
-
-
-def describe_by_labels(poset: object, states: np.ndarray) -> ColumnCells:
-    """``describe`` for posets whose cover relation is read from the released text (power, date of birth,
-    multivalue): codes are the distinct states, heights the poset's ``height``."""
-    uniq, codes = np.unique(states, return_inverse=True)
-    labels, values = poset.label(uniq), np.asarray(poset.values, dtype=object)
-    covers = poset.label_covers(np.repeat(labels, len(values)), np.tile(values, len(uniq)))
-    return ColumnCells(codes.reshape(-1), poset.height(states), poset.max_height, poset.leaf_count(uniq),
-                       covers.reshape(len(uniq), len(values)))
+from workbench.local.poset_base import (  # noqa: F401  (the shared names, importable from here)
+    ROOT,
+    ColumnCells,
+    describe_by_labels,
+    read_poset_file,
+)
+from workbench.local.poset_range import RangePoset  # noqa: F401  (importable from here too)
 
 
 @dataclass(frozen=True, eq=False)
@@ -295,151 +252,3 @@ class FinitePoset:
             ids.setdefault(name, []).append(node)
         return np.array([any(self.covers[n, value_index[v]] for n in ids.get(lab, ())) if v in value_index
                          else False for lab, v in zip(labels, values, strict=True)], dtype=bool)
-
-
-@dataclass(frozen=True, eq=False)
-class RangePoset:
-    """Numeric intervals (Katirai's RangePoset): LUB([a,b],[c,d]) = [min(a,c), max(b,d)].
-
-    A state packs the indices of the interval's ends among the sorted distinct data values. Heights are in
-    the data's units: an interval's height is its width ``hi − lo``, capped at ``max_diff`` when given (the
-    width at which a value counts as fully general, the toolkit's MaxDiff), and ``max_height`` is
-    ``max_diff``, else the data's span ``max − min`` (Katirai §2.3: M is "the highest possible range in a
-    RangePoset"). The cell measure is ``height / max_height``: ``min(1, (hi − lo) / max_diff)`` or
-    ``(hi − lo) / (max − min)``. Every measure of the release reads these same heights (``describe``).
-    """
-
-    points: np.ndarray  # sorted distinct numeric values
-    values: tuple[str, ...]  # the data values (text) in the order of ``leaves``
-    leaves: tuple[int, ...]  # state of each data value
-    max_diff: float | None = None
-    kind: str = "range"
-
-    @classmethod
-    def from_values(cls, values: Sequence[str], max_diff: float | None = None) -> RangePoset:
-        try:
-            numbers = np.array([float(v) for v in values])
-        except ValueError:
-            bad = [v for v in values if not _is_number(v)]
-            raise HierarchyError(f"a range poset needs numbers; not numeric: "
-                                 f"{', '.join(map(repr, bad[:5]))}") from None
-        if max_diff is not None and max_diff <= 0:
-            raise HierarchyError(f"range poset max_diff must be positive, got {max_diff}")
-        points = np.unique(numbers)
-        idx = np.searchsorted(points, numbers)
-        m = len(points)
-        return cls(points, tuple(values), tuple(int(i * m + i) for i in idx), max_diff)
-
-    @property
-    def m(self) -> int:
-        return len(self.points)
-
-    def ends(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return np.divmod(np.asarray(states, dtype=np.int64), self.m)
-
-    def pack(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        return lo * self.m + hi
-
-    def lub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        alo, ahi = self.ends(a)
-        blo, bhi = self.ends(b)
-        return self.pack(np.minimum(alo, blo), np.maximum(ahi, bhi))
-
-    def group_lub(self, states: np.ndarray) -> int:
-        lo, hi = self.ends(states)
-        return int(self.pack(lo.min(), hi.max()))
-
-    def group_lubs(self, states: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """``group_lub`` of every group ``states[starts[g]:starts[g + 1]]`` at once."""
-        lo, hi = self.ends(states)
-        return self.pack(np.minimum.reduceat(lo, starts), np.maximum.reduceat(hi, starts))
-
-    def cost(self, states: np.ndarray) -> np.ndarray:
-        """``height / max_height`` (0 when every data value is the same number)."""
-        height, top = self.height(states), self.max_height
-        return height / top if top > 0 else np.zeros(np.shape(height))
-
-    @cached_property
-    def point_texts(self) -> np.ndarray:
-        """Each point as the data wrote it when all its values share one text (ZIP 02139 stays 02139), else as
-        a number (1.5 and 1.50 both become 1.5)."""
-        texts: dict[int, set[str]] = {}
-        for value, state in zip(self.values, self.leaves, strict=True):
-            texts.setdefault(state // self.m, set()).add(value.strip())
-        return np.array([next(iter(texts[i])) if len(texts.get(i, ())) == 1 else _number_text(x)
-                         for i, x in enumerate(self.points)], dtype=object)
-
-    def label(self, states: np.ndarray) -> np.ndarray:
-        lo, hi = self.ends(states)
-        lo_t, hi_t = self.point_texts[lo], self.point_texts[hi]
-        return np.where(lo == hi, lo_t, "[" + lo_t + ", " + hi_t + "]")
-
-    def height(self, states: np.ndarray) -> np.ndarray:
-        """Width of each interval in the data's units, capped at ``max_diff`` when given."""
-        lo, hi = self.ends(states)
-        width = self.points[hi] - self.points[lo]
-        return np.minimum(width, self.max_diff) if self.max_diff is not None else width
-
-    def label_covers(self, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Does each released interval label ("[a, b]" or "a") contain the original value beside it?"""
-        out = np.zeros(len(labels), dtype=bool)
-        for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
-            text = str(lab).strip()
-            try:
-                lo, hi = ((float(x) for x in text[1:-1].split(",")) if text.startswith("[")
-                          else (float(text), float(text)))
-                out[i] = lo <= float(v) <= hi
-            except ValueError:
-                out[i] = False
-        return out
-
-    @property
-    def max_height(self) -> float:
-        """``max_diff`` when given, else the span of the data (``max − min``)."""
-        if self.max_diff is not None:
-            return float(self.max_diff)
-        return float(self.points[-1] - self.points[0]) if self.m else 0.0
-
-    def describe(self, states: np.ndarray) -> ColumnCells:
-        """Codes are the distinct intervals released; height is the (capped) width. The domain share is
-        ``(width + 1) / (top + 1)`` with ``top`` = ``max_diff`` or the data's span, so ARX's normalized loss
-        ``(share − 1/D) / (1 − 1/D)`` of a cell is Iyengar's numeric ``(U_b − L_b) / (U − L)``, its cost."""
-        uniq, codes = np.unique(states, return_inverse=True)
-        lo, hi = self.ends(uniq)
-        value_point = np.asarray(self.leaves, dtype=np.int64) // self.m
-        covers = (lo[:, None] <= value_point[None, :]) & (value_point[None, :] <= hi[:, None])
-        top = float(self.max_height)
-        return ColumnCells(codes.reshape(-1), self.height(states), self.max_height, hi - lo + 1, covers,
-                           self.height(uniq) + 1.0, top + 1.0)
-
-
-def _is_number(v: str) -> bool:
-    try:
-        float(v)
-    except ValueError:
-        return False
-    return True
-
-
-def _number_text(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
-
-
-def read_poset_file(path: str | Path) -> list[tuple[str, str]]:
-    """A DAG poset file (TOML or JSON): ``edges = [["child", "parent"], ...]`` and/or
-    ``parents = {child = ["parent", ...]}``. Returns the (child, parent) edges."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HierarchyError(f"cannot read poset file {p}: {exc}") from None
-    try:
-        data = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise HierarchyError(f"poset file {p} is not valid {p.suffix.lstrip('.').upper() or 'TOML'}: {exc}") from None
-    edges = [tuple(e) for e in data.get("edges", [])]
-    for child, parents in data.get("parents", {}).items():
-        edges.extend((child, parent) for parent in ([parents] if isinstance(parents, str) else parents))
-    if not edges or any(len(e) != 2 or not all(isinstance(x, str) for x in e) for e in edges):
-        raise HierarchyError(f"poset file {p} needs 'edges' (pairs of [child, parent] names) or 'parents'")
-    return [(str(c), str(q)) for c, q in edges]

@@ -33,65 +33,64 @@ from workbench.ui import format, guarantee, long_work, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
 from workbench.ui.source import Source
 
-DEFAULTS = {"an_engine": "lattice", "an_alg": "flash", "an_obj": "entropy", "an_local_alg": "greedy",
-            "an_local_obj": "vinterbo"}
-PENDING = "an_pending"  # st.session_state: the config and dataset of the run the page follows
+DEFAULTS = {state.AN_ENGINE: "lattice", state.AN_ALG: "flash", state.AN_OBJ: "entropy", state.AN_LOCAL_ALG: "greedy",
+            state.AN_LOCAL_OBJ: "vinterbo"}
 OPTIMAL_FOR_ANY = "bnb"  # optimal for any objective, and anytime (stops at a time limit)
 
 
 def _steer() -> None:
     """On a change of objective: a non-monotone one with Flash or OLA switches the search to bnb (the analyst
     may switch back; the result is then marked not proven optimal)."""
-    algorithm, objective = st.session_state.get("an_alg"), st.session_state.get("an_obj")
+    algorithm, objective = state.AN_ALG.get(), state.AN_OBJ.get()
     if algorithm in ALGORITHMS and objective in M.MEASURES and needs_monotone_waiver(algorithm, objective):
-        st.session_state["an_alg"] = OPTIMAL_FOR_ANY
-        st.session_state["an_steered"] = (algorithm, objective)
+        state.AN_ALG.set(OPTIMAL_FOR_ANY)
+        state.AN_STEERED.set((algorithm, objective))
     else:
-        st.session_state.pop("an_steered", None)
+        state.AN_STEERED.pop()
 
 
 def _privacy_models(sensitive: list[str]) -> dict[str, dict[str, object]]:
     """Optional ℓ-diversity, t-closeness and risk-threshold pickers: the ``[privacy.MODEL]`` tables chosen
     (docs/config.md "Privacy models"; the library validates them as `workbench run` does)."""
-    chosen = any(st.session_state.get(key) for key in ("an_ld", "an_tc", "an_risk"))
+    chosen = any(state.values((state.L_DIVERSITY, state.T_CLOSENESS, state.RISK_THRESHOLD)).values())
     with st.expander("Privacy models besides k (protect a sensitive attribute, cap the risk)", expanded=chosen):
-        if st.checkbox("ℓ-diversity", key="an_ld", help="every class holds at least ℓ well-represented values of "
-                       "the sensitive attribute (Machanavajjhala et al. 2007)"):
+        if st.checkbox("ℓ-diversity", key=state.L_DIVERSITY, help="every class holds at least ℓ well-represented "
+                       "values of the sensitive attribute (Machanavajjhala et al. 2007)"):
             cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key="an_ld_attr")
-            variant = cols[1].selectbox("Variant", L_VARIANTS, key="an_ld_var")
-            cols[2].number_input("ℓ", min_value=1.0, value=PICKER_DEFAULTS["an_ld_l"], step=1.0, format="%g",
-                                 key="an_ld_l")
+            cols[0].selectbox("Attribute", sensitive, key=state.LD_ATTRIBUTE)
+            variant = cols[1].selectbox("Variant", L_VARIANTS, key=state.LD_VARIANT)
+            cols[2].number_input("ℓ", min_value=1.0, value=PICKER_DEFAULTS[state.LD_L], step=1.0, format="%g",
+                                 key=state.LD_L)
             if variant == "recursive":
-                cols[3].number_input("c", min_value=0.1, value=PICKER_DEFAULTS["an_ld_c"], step=0.5, key="an_ld_c")
+                cols[3].number_input("c", min_value=0.1, value=PICKER_DEFAULTS[state.LD_C], step=0.5, key=state.LD_C)
             if variant == "entropy":
-                cols[3].selectbox("Estimator", ENTROPY_ESTIMATORS, key="an_ld_est")
-        if st.checkbox("t-closeness", key="an_tc", help="each class's distribution of the sensitive attribute is "
-                       "within t of the table's (earth mover's distance; Li et al. 2007)"):
+                cols[3].selectbox("Estimator", ENTROPY_ESTIMATORS, key=state.LD_ESTIMATOR)
+        if st.checkbox("t-closeness", key=state.T_CLOSENESS, help="each class's distribution of the sensitive "
+                       "attribute is within t of the table's (earth mover's distance; Li et al. 2007)"):
             cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key="an_tc_attr")
-            cols[1].selectbox("Ground distance", T_VARIANTS, key="an_tc_var",
+            cols[0].selectbox("Attribute", sensitive, key=state.TC_ATTRIBUTE)
+            cols[1].selectbox("Ground distance", T_VARIANTS, key=state.TC_VARIANT,
                               help="hierarchical uses the attribute's hierarchy")
-            cols[2].number_input("t", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS["an_tc_t"], step=0.05,
-                                 format="%.3f", key="an_tc_t")
-        if st.checkbox("Risk threshold", key="an_risk", help="cap the re-identification risk of the release "
+            cols[2].number_input("t", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS[state.TC_T], step=0.05,
+                                 format="%.3f", key=state.TC_T)
+        if st.checkbox("Risk threshold", key=state.RISK_THRESHOLD, help="cap the re-identification risk of the release "
                        "(as ARX's risk-based models; the Risk page shows the figures)"):
             cols = st.columns(4)
-            model = cols[0].selectbox("Risk model", RISK_MODELS, key="an_risk_model")
-            cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS["an_risk_t"],
-                                 step=0.05, format="%.3f", key="an_risk_t")
+            model = cols[0].selectbox("Risk model", RISK_MODELS, key=state.RISK_MODEL)
+            cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS[state.RISK_T],
+                                 step=0.05, format="%.3f", key=state.RISK_T)
             if model == "population_uniqueness":
-                cols[2].selectbox("Estimator", POPULATION_ESTIMATORS,
-                                  index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR), key="an_risk_est")
-                cols[3].number_input("Population size", min_value=1, value=PICKER_DEFAULTS["an_risk_pop"], step=1000,
-                                     key="an_risk_pop")
-    return chosen_models(st.session_state, sensitive)
+                cols[2].selectbox("Estimator", POPULATION_ESTIMATORS, key=state.RISK_ESTIMATOR,
+                                  index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR))
+                cols[3].number_input("Population size", min_value=1, value=PICKER_DEFAULTS[state.RISK_POPULATION],
+                                     step=1000, key=state.RISK_POPULATION)
+    return chosen_models(state.values(state.MODEL_PICKERS), sensitive)
 
 
-PICKER_DEFAULTS: dict[str, Any] = {"an_ld_var": L_VARIANTS[0], "an_ld_l": 2.0, "an_ld_c": 3.0,
-                                   "an_ld_est": ENTROPY_ESTIMATORS[0], "an_tc_var": T_VARIANTS[0], "an_tc_t": 0.2,
-                                   "an_risk_model": RISK_MODELS[0], "an_risk_t": 0.2,
-                                   "an_risk_est": DEFAULT_POPULATION_ESTIMATOR, "an_risk_pop": 1_000_000}
+PICKER_DEFAULTS: dict[str, Any] = {state.LD_VARIANT: L_VARIANTS[0], state.LD_L: 2.0, state.LD_C: 3.0,
+                                   state.LD_ESTIMATOR: ENTROPY_ESTIMATORS[0], state.TC_VARIANT: T_VARIANTS[0],
+                                   state.TC_T: 0.2, state.RISK_MODEL: RISK_MODELS[0], state.RISK_T: 0.2,
+                                   state.RISK_ESTIMATOR: DEFAULT_POPULATION_ESTIMATOR, state.RISK_POPULATION: 1_000_000}
 
 
 def chosen_models(session: Mapping[str, Any], sensitive: list[str]) -> dict[str, dict[str, object]]:
@@ -104,28 +103,28 @@ def chosen_models(session: Mapping[str, Any], sensitive: list[str]) -> dict[str,
 
     def get(key: str) -> Any:  # a widget the analyst never touched may be absent: its default
         value = session.get(key)
-        if key.endswith("_attr"):  # the attribute select boxes offer the sensitive attributes, the first by default
+        if key in (state.LD_ATTRIBUTE, state.TC_ATTRIBUTE):  # they offer the sensitive attributes, the first by default
             return value if value in sensitive else sensitive[0]
         return PICKER_DEFAULTS.get(key) if value is None else value
 
     models: dict[str, dict[str, object]] = {}
-    if get("an_ld"):
-        variant, value = get("an_ld_var"), float(get("an_ld_l"))
-        table: dict[str, object] = {"attribute": get("an_ld_attr"), "variant": variant,
+    if get(state.L_DIVERSITY):
+        variant, value = get(state.LD_VARIANT), float(get(state.LD_L))
+        table: dict[str, object] = {"attribute": get(state.LD_ATTRIBUTE), "variant": variant,
                                     "l": value if variant == "entropy" else int(value)}
         if variant == "recursive":
-            table["c"] = float(get("an_ld_c"))
+            table["c"] = float(get(state.LD_C))
         if variant == "entropy":
-            table["estimator"] = get("an_ld_est")
+            table["estimator"] = get(state.LD_ESTIMATOR)
         models["l_diversity"] = table
-    if get("an_tc"):
-        models["t_closeness"] = {"attribute": get("an_tc_attr"), "variant": get("an_tc_var"),
-                                 "t": float(get("an_tc_t"))}
-    if get("an_risk"):
-        table = {"model": get("an_risk_model"), "threshold": float(get("an_risk_t"))}
+    if get(state.T_CLOSENESS):
+        models["t_closeness"] = {"attribute": get(state.TC_ATTRIBUTE), "variant": get(state.TC_VARIANT),
+                                 "t": float(get(state.TC_T))}
+    if get(state.RISK_THRESHOLD):
+        table = {"model": get(state.RISK_MODEL), "threshold": float(get(state.RISK_T))}
         if table["model"] == "population_uniqueness":
-            table["estimator"] = get("an_risk_est")
-            table["population"] = int(get("an_risk_pop"))
+            table["estimator"] = get(state.RISK_ESTIMATOR)
+            table["population"] = int(get(state.RISK_POPULATION))
         models["risk"] = table
     return models
 
@@ -146,27 +145,27 @@ def _show_models(models: dict[str, dict[str, object]]) -> None:
 def page(source: Source) -> None:
     st.header("Anonymize")
     st.caption(f"Dataset: {source.label}")
-    pending = st.session_state.pop("an_alg_pending", None)  # steered by the privacy models (before the widget)
+    pending = state.AN_ALG_PENDING.pop()  # steered by the privacy models (before the widget)
     if pending is not None:
-        st.session_state["an_alg"] = pending
-    for key, default in DEFAULTS.items():  # defaults through the session state, so a loaded config can set them
-        st.session_state.setdefault(key, default)
-    engine = st.radio("Engine", ["lattice", "local"], horizontal=True, key="an_engine",
+        state.AN_ALG.set(pending)
+    for slot, default in DEFAULTS.items():  # defaults through the session state, so a loaded config can set them
+        slot.setdefault(default)
+    engine = st.radio("Engine", ["lattice", "local"], horizontal=True, key=state.AN_ENGINE.key,
                       help="lattice: full-domain generalization + record suppression; "
                            "local: least-upper-bound recoding of each record (Katirai 2006)")
     left, right = st.columns(2)
     if engine == "lattice":
-        algorithm = left.selectbox("Algorithm", list(ALGORITHMS), key="an_alg",
+        algorithm = left.selectbox("Algorithm", list(ALGORITHMS), key=state.AN_ALG.key,
                                    format_func=lambda a: f"{a} ({'optimal' if ALGORITHMS[a].optimal else 'heuristic'})")
-        objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES), key="an_obj",
+        objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES), key=state.AN_OBJ.key,
                                     on_change=_steer, format_func=format.measure_label,
                                     help="a measure that is not monotone (Discernibility, Loss, Average equivalence "
                                          "class size and the variants that charge suppression) is searched with bnb: "
                                          "Flash and OLA assume monotonicity")
         max_suppression = suppression_share(state.suppression_input(left))
     else:
-        algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key="an_local_alg")
-        objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key="an_local_obj",
+        algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key=state.AN_LOCAL_ALG.key)
+        objective = right.selectbox("Objective (minimized)", list(LOCAL_OBJECTIVES), key=state.AN_LOCAL_OBJ.key,
                                     format_func=format.measure_label)
         max_suppression = 0.0
     k = state.k_input(right)
@@ -175,7 +174,7 @@ def page(source: Source) -> None:
         size = lattice_size(source)
         if ALGORITHMS[algorithm].anytime:
             extra["time_limit"] = float(right.number_input(
-                "Time limit (s)", min_value=1, value=60, step=10, key="an_time",
+                "Time limit (s)", min_value=1, value=60, step=10, key=state.AN_TIME,
                 help=f"{algorithm} stops when time is up and returns the best k-anonymous node it found, marked "
                      "not proven optimal"))
         refusal = search_refusal(algorithm, extra.get("time_limit"), size)  # as `workbench run` refuses it
@@ -188,7 +187,7 @@ def page(source: Source) -> None:
         data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
         if data.get("sensitive"):
             models = _privacy_models(data["sensitive"])
-    steered = st.session_state.get("an_steered")
+    steered = state.AN_STEERED.get()
     if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
         st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: "
                 f"{non_monotone_warning(steered[0], objective)}.")
@@ -200,25 +199,25 @@ def page(source: Source) -> None:
     if models and algorithm in PRUNING_SEARCHES:
         check = privacy_check(config_json, dataset_key=source.dataset_key)
         if check.get("refusal"):  # the library refuses this search: steer to one optimal for any rule
-            st.session_state["an_alg_pending"] = OPTIMAL_FOR_ANY
-            st.session_state["an_model_steered"] = (algorithm, check["refusal"])
+            state.AN_ALG_PENDING.set(OPTIMAL_FOR_ANY)
+            state.AN_MODEL_STEERED.set((algorithm, check["refusal"]))
             st.rerun()
-    model_steered = st.session_state.get("an_model_steered")
+    model_steered = state.AN_MODEL_STEERED.get()
     if models and model_steered and algorithm == OPTIMAL_FOR_ANY:
         st.info(f"Search switched from {model_steered[0]} to {OPTIMAL_FOR_ANY}: {model_steered[0]} prunes the "
                 f"lattice assuming admissibility is monotone, and the library refuses it here: {model_steered[1]}.")
     clicked = st.button("Run", type="primary")
     here = {"config": config_json, "dataset_key": source.dataset_key}
     if clicked:
-        st.session_state[PENDING] = here
-    last = st.session_state.get("last_run")
+        state.AN_PENDING.set(here)
+    last = state.LAST_RUN.get()
     unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
-    if st.session_state.get(PENDING) == here:  # a run in the worker pool, followed until it ends
+    if state.AN_PENDING.get() == here:  # a run in the worker pool, followed until it ends
         outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
                                    doing=f"{engine} engine, {algorithm}")
         if outcome is None:  # still running: the panel above shows how far
             return
-        del st.session_state[PENDING]
+        state.AN_PENDING.pop()
         if outcome.get("cancelled"):
             st.info("Run cancelled. A search stops at the end of its current step (the lattice search itself "
                     "runs to its end or its time limit before the run stops).")
@@ -229,7 +228,7 @@ def page(source: Source) -> None:
         st.caption("The last run with these settings (kept until the dataset or a setting changes).")
     with st.spinner("Showing the run…"):
         result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
-    st.session_state["last_run"] = {"config": config_json, "dataset_key": source.dataset_key, "label": source.label}
+    state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
     if "error" in result:
         st.error(result["error"])
         return

@@ -2,7 +2,7 @@
 
 Every call takes a JSON config and a ``dataset_key``. For an embedded sample (``dataset_key`` None) results
 are kept in the server process's memory and shared between sessions. For the session's own
-uploaded data the dataset lives in ``st.session_state`` and results are memoized there too, so nothing of
+uploaded data the dataset lives in the session state and results are memoized there too, so nothing of
 it outlives the session or reaches another one, and nothing is written to disk.
 
 Heavy calls (``dual_cache(..., heavy=True)``: a run, the Compare page's lattice and local rows, the Lattice page's
@@ -29,15 +29,14 @@ from workbench.dependencies import dependency_warnings as find_dependency_warnin
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import Hierarchy
 from workbench.study import Progress, run
+from workbench.ui import state_upload as S
 from workbench.ui.memo import clear, dual_cache, error_result  # noqa: F401  (the pages' helpers too)
 from workbench.ui.source import Source
-
-DATASETS = "session_datasets"  # st.session_state key: dataset_key -> Dataset
 
 
 def register_dataset(key: str, dataset: Dataset) -> None:
     """Keep the session's own dataset (only the latest one: an upload replaces the previous)."""
-    st.session_state[DATASETS] = {key: dataset}
+    S.DATASETS.set({key: dataset})
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -77,7 +76,7 @@ def lattice_size(source: Source) -> int:
 def local_engine_hint(source: Source) -> str:
     """The local engine's expected time on the source's table (``policy.local_engine_hint``), memoized per session."""
     config_json = source.config_json(k=2, compare=[])
-    memo = st.session_state.setdefault("local_engine_hints", {})
+    memo = S.HINTS.setdefault({})
     key = (config_json, source.dataset_key)
     if key not in memo:
         try:
@@ -96,7 +95,6 @@ def too_large_for_tables(source: Source) -> str | None:
     return policy.table_refusal(size)
 
 
-_VALIDATED = "validation_memo"  # st.session_state key: (data key, hierarchy content) -> its validation report
 _VALIDATED_ENTRIES = 64
 
 
@@ -106,7 +104,7 @@ def validation(hierarchy: Hierarchy, values: pd.Series, data_key: str) -> Any:
     and the column's name) and on the hierarchy's name, rows and source lines (what its messages quote), so the
     pages that ask on every rerun (the Dataset box, the Data and Hierarchies pages' status) validate only after a
     change. The same hierarchy object asked again is found without hashing its rows."""
-    memo: OrderedDict = st.session_state.setdefault(_VALIDATED, OrderedDict())
+    memo: OrderedDict = S.VALIDATED.setdefault(OrderedDict())
     same = (data_key, id(hierarchy))
     if same in memo and memo[same][0] is hierarchy:  # the object is kept with its report: its id is not reused
         memo.move_to_end(same)
@@ -127,7 +125,7 @@ def session_dataset(key: str | None) -> Dataset | None:
     """The session dataset named ``key`` (None for an embedded sample)."""
     if key is None:
         return None
-    datasets = st.session_state.get(DATASETS, {})
+    datasets = S.DATASETS.get_or({})
     if key not in datasets:
         raise KeyError(f"the uploaded dataset of this session is gone ({key[:8]}); upload it again on the Data page")
     return datasets[key]

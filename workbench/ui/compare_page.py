@@ -59,9 +59,9 @@ def page(source: Source) -> None:
     c1, c2, c3, c4 = st.columns(4)
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)  # lattice engine only: the local engine suppresses no record
-    candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key="cmp_cand")
+    candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key=state.CMP_CAND)
     local_hint = local_engine_hint(source)  # computed for the table at hand
-    with_local = c4.toggle("Local-engine releases", value=True, key="cmp_local",
+    with_local = c4.toggle("Local-engine releases", value=True, key=state.CMP_LOCAL,
                            help=f"Greedy, Partition and Mondrian for the same k; {local_hint}")
     ids = source.measure_ids
     config_json = source.config_json(k=k, max_suppression=suppression_share(suppression))
@@ -109,11 +109,11 @@ def page(source: Source) -> None:
 
     st.subheader("Pareto front of two measures")
     left, right = st.columns(2)
-    for widget in ("cmp_x", "cmp_y", "cmp_objective"):
+    for widget in (state.CMP_X, state.CMP_Y, state.CMP_OBJECTIVE):
         state.keep_valid(widget, ids)
-    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key="cmp_x",
+    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key=state.CMP_X,
                        format_func=format.measure_label)
-    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key="cmp_y",
+    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key=state.CMP_Y,
                         format_func=format.measure_label)
     front = pareto_of(config_json, local_json, candidates, x, y, dataset_key=key)["front"]
     st.altair_chart(pareto_chart(table, x, y, front), width="stretch")
@@ -126,7 +126,7 @@ def page(source: Source) -> None:
         st.info("Needs both a lattice candidate and a local-engine release.")
     else:
         objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
-                                 if "entropy" in ids else 0, key="cmp_objective", format_func=format.measure_label)
+                                 if "entropy" in ids else 0, key=state.CMP_OBJECTIVE, format_func=format.measure_label)
         pair = side_by_side(config_json, local_json, candidates, objective, dataset_key=key)
         if "error" in pair:
             st.error(pair["error"])
@@ -176,19 +176,19 @@ def page(source: Source) -> None:
     rows = {_label(row): int(i) for i, row in table.iterrows()}  # chosen by label: stable when the rows change
     best_lattice = [a for a, i in rows.items() if table.solution[i] == pair.get("lattice_solution")][:1]
     default = best_lattice + [a for a, i in rows.items() if table.engine[i] == "local"][:1]
-    state.keep_valid("cmp_deg_rows", list(rows), multiple=True)
-    picked = st.multiselect("Solutions", list(rows), default=default, key="cmp_deg_rows")
+    state.keep_valid(state.CMP_DEG_ROWS, list(rows), multiple=True)
+    picked = st.multiselect("Solutions", list(rows), default=default, key=state.CMP_DEG_ROWS)
     chosen = [rows[a] for a in picked]
     classifier = st.selectbox("Classifier (ZeroR always runs as the baseline)",
                               [c for c in CLASSIFIERS if c != "zeror"], key="cmp_deg_clf",
                               index=[c for c in CLASSIFIERS if c != "zeror"].index("naive_bayes"))
     request = (config_json, local_json, candidates, json.dumps(sorted(chosen)), classifier)
     if st.button("Run model degradation", disabled=not chosen, key="cmp_deg_run"):
-        st.session_state["cmp_deg_request"] = request
+        state.CMP_DEG_REQUEST.set(request)
     if not chosen:
         st.caption("Choose at least one solution above to run model degradation.")
         return
-    if st.session_state.get("cmp_deg_request") != request:
+    if state.CMP_DEG_REQUEST.get() != request:
         st.caption(f"Stratified 5-fold cross-validation on the original and each release ({source.target} "
                    "as the target): accuracy and AUC drops, and how often both models agree.")
         return
@@ -197,7 +197,7 @@ def page(source: Source) -> None:
     if result is None:  # still running: the panel above shows how far
         return
     if result.get("cancelled"):
-        st.session_state.pop("cmp_deg_request", None)
+        state.CMP_DEG_REQUEST.pop()
         st.info("Model degradation cancelled. Run it again to start over.")
         return
     if "error" in result:

@@ -13,9 +13,11 @@ import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.config_bundle import read_config_bytes
 from workbench.errors import WorkbenchError
+from workbench.policy import suppression_share
 from workbench.ui import state, upload
+from workbench.ui import state_upload as S
 
-SUPPRESSION_STEP = state.SUPPRESSION_STEP_PERCENT / 100  # the suppression slider's step, as a share
+SUPPRESSION_STEP = suppression_share(state.SUPPRESSION_STEP_PERCENT)  # the suppression slider's step, as a share
 
 
 def unrepresentable_settings(study: Study) -> list[str]:
@@ -58,9 +60,9 @@ def load_config(ws: dict[str, Any] | None) -> None:
         st.error(str(exc).splitlines()[0])
         return
     marker = hashlib.sha256(loaded.getvalue()).hexdigest()
-    if st.session_state.get("config_loaded") == marker:
+    if S.CONFIG_LOADED.get() == marker:
         st.caption(f"{loaded.name} is loaded.")
-        for note in st.session_state.get("config_notes", []):  # kept across the reruns a load triggers
+        for note in S.CONFIG_NOTES.get_or([]):  # kept across the reruns a load triggers
             st.warning(note)
         return
     local = study.engine == "local"
@@ -70,8 +72,8 @@ def load_config(ws: dict[str, Any] | None) -> None:
             st.error(f"{loaded.name}: {problem}")
         return
     offered = LOCAL_OBJECTIVES if local else M.LATTICE_MEASURES  # the Anonymize page's objective choices
-    st.session_state.update({"an_engine": study.engine,  # the Anonymize page's settings
-                             "an_local_alg" if local else "an_alg": study.algorithm})
+    state.AN_ENGINE.set(study.engine)  # the Anonymize page's settings
+    (state.AN_LOCAL_ALG if local else state.AN_ALG).set(study.algorithm)
     state.set_privacy(study.k, study.max_suppression if not local else state.privacy().max_suppression)
     notes = []
     ignored = unapplied_settings(study)
@@ -79,17 +81,17 @@ def load_config(ws: dict[str, Any] | None) -> None:
         notes.append(f"{loaded.name}: {', '.join(ignored)} not applied in the app (it uses every row of the data, "
                      "and the Export page sets the release options); `workbench run` runs the config as written.")
     if study.objective in offered:
-        st.session_state["an_local_obj" if local else "an_obj"] = study.objective
+        (state.AN_LOCAL_OBJ if local else state.AN_OBJ).set(study.objective)
     else:
         notes.append(f"{loaded.name}: objective {study.objective!r} is not offered on the Anonymize page (it has "
                      f"no fast path there); choose one of {', '.join(offered)}, or run the config with "
                      "`workbench run`.")
-    st.session_state["config_notes"] = notes
+    S.CONFIG_NOTES.set(notes)
     for note in notes:
         st.warning(note)
     if study.sample is not None:
-        st.session_state["pending_dataset"] = study.sample  # the Dataset box is already drawn in this run
-        st.session_state["config_loaded"] = marker
+        S.PENDING_DATASET.set(study.sample)  # the Dataset box is already drawn in this run
+        S.CONFIG_LOADED.set(marker)
         st.rerun()
     if ws is None or study.data_path is None or study.data_path.name != ws["name"]:
         wanted = study.data_path.name if study.data_path else "the data"
@@ -122,5 +124,5 @@ def load_config(ws: dict[str, Any] | None) -> None:
                          "as written).")
             st.warning(notes[-1])
     upload.set_role_widgets(ws)
-    st.session_state["config_loaded"] = marker
+    S.CONFIG_LOADED.set(marker)
     st.success(f"{loaded.name} loaded: roles, hierarchies and settings applied.")

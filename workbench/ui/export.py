@@ -18,18 +18,17 @@ import streamlit as st
 
 from workbench.guarantees import guarantee_text, suppression_note
 from workbench.output import download_name
-from workbench.ui import guarantee
+from workbench.ui import guarantee, state
 from workbench.ui.cached import export_files, run_config
 from workbench.ui.report_section import report_section
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         "parquet": "application/octet-stream"}
-SECRET = "download_secret"  # st.session_state key: this session's key for download names
 
 
 def download(label: str, content: bytes, file_name: str, mime: str, **kwargs: Any) -> None:
     """A download button for ``content`` under a name no other session or file shares, produced on click."""
-    key = st.session_state.setdefault(SECRET, secrets.token_bytes(32))
+    key = state.DOWNLOAD_SECRET.setdefault(secrets.token_bytes(32))
     st.download_button(label, lambda: content, file_name=download_name(file_name, content, key), mime=mime,
                        **kwargs)
 
@@ -61,7 +60,7 @@ def suppressed_records(last: dict[str, Any]) -> str:
 
 def page() -> None:
     st.header("Export")
-    last = st.session_state.get("last_run")
+    last = state.LAST_RUN.get()
     if last is None:
         st.info("Run an anonymization on the Anonymize page first; its release is exported here.")
         return

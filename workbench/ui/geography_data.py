@@ -21,6 +21,7 @@ import streamlit as st
 from workbench import geography
 from workbench.data import read_table_bytes
 from workbench.errors import WorkbenchError
+from workbench.policy import suppression_share
 from workbench.samples import GEO_POINTS, load_sample
 from workbench.ui import state, upload
 from workbench.ui.upload import oversized
@@ -28,9 +29,6 @@ from workbench.ui.upload import oversized
 MAX_POINTS_MB = 16  # a points table: one row per fine region
 MAX_REGIONS = 10_000  # regions the page draws and merges; beyond, `workbench geo` runs the same engine
 POINTS_UPLOAD = "geo_points_upload"
-POINTS = "geo_points"  # session: the latest uploaded points table, parsed
-MEMO = "geo_memo"  # session: results on the analyst's data or uploaded points
-PROBLEM = "geo_problem"  # session: the latest problem on them, or its error (one: it holds a copy of the table)
 MEMO_ENTRIES = 24
 OWN_POINTS, UPLOADED_POINTS = "the sample's own points", "a points table you upload"
 GEO_WORDS = ("region", "postal", "zip", "area", "district", "county", "tract", "municipal", "geo")  # a first guess
@@ -68,7 +66,8 @@ def _compute(problem: geography.GeoProblem, method: str, value: float, k: int, l
                                                           else {"cutoff": float(value)}))
     result = geography.anonymize(problem, aggregation, k)
     setting = f"The suppression limit of {limit_percent:g} % set on the other pages"
-    return result.summary(limit_percent / 100, setting), result.region_table(), geography.voronoi_cells(result)
+    return (result.summary(suppression_share(limit_percent), setting), result.region_table(),
+            geography.voronoi_cells(result))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -83,7 +82,7 @@ def _shared_sweep(key: tuple, k: int) -> pd.DataFrame:
 
 
 def _session_memo(key: tuple, compute: Callable[[], Any]) -> Any:
-    memo: OrderedDict = st.session_state.setdefault(MEMO, OrderedDict())
+    memo: OrderedDict = state.GEO_MEMO.setdefault(OrderedDict())
     if key not in memo:
         memo[key] = compute()
         while len(memo) > MEMO_ENTRIES:
@@ -130,18 +129,18 @@ def _uploaded_points() -> tuple[str, str, Any] | None:
     if file is not None:
         too_big = oversized(file, MAX_POINTS_MB)
         if too_big:
-            st.session_state.pop(POINTS, None)
+            state.GEO_POINTS.pop()
             return file.name, "", too_big
         content = file.getvalue()
         sha = hashlib.sha256(content).hexdigest()
-        stored = st.session_state.get(POINTS)
+        stored = state.GEO_POINTS.get()
         if stored is None or stored[1] != sha:
             try:
                 parsed: Any = geography.points_from_frame(read_table_bytes(content, file.name), file.name)
             except WorkbenchError as exc:
                 parsed = str(exc).splitlines()[0]
-            st.session_state[POINTS] = (file.name, sha, parsed)
-    return st.session_state.get(POINTS)
+            state.GEO_POINTS.set((file.name, sha, parsed))
+    return state.GEO_POINTS.get()
 
 
 def choose() -> GeoData | None:
@@ -190,13 +189,14 @@ def choose() -> GeoData | None:
                  "(`workbench geo` runs the same engine on any number)")
         return None
     key = (identity, column, others, sha)
-    stored = st.session_state.get(PROBLEM)
+    stored = state.GEO_PROBLEM.get()
     if stored is None or stored[0] != key:
         try:
             made: Any = geography.problem_from_frame(frame, column, others, parsed, source=name)
         except WorkbenchError as exc:
             made = str(exc).splitlines()[0]
-        st.session_state[PROBLEM] = stored = (key, made)
+        stored = (key, made)
+        state.GEO_PROBLEM.set(stored)
     if isinstance(stored[1], str):
         st.error(stored[1])
         return None

@@ -23,6 +23,7 @@ from workbench.hierarchy import (
 )
 from workbench.samples import load_sample
 from workbench.ui import state, upload
+from workbench.ui import state_upload as S
 from workbench.ui.charts import hierarchy_tree_chart
 from workbench.ui.export import download
 from workbench.ui.source import Source
@@ -212,10 +213,10 @@ def _own_data(ws: dict[str, Any]) -> None:
         return
 
     accept_suggested(ws, quasi, key="h_accept_all")
-    state.keep_valid("h_column", quasi)
-    column = st.selectbox("Quasi-identifier", quasi, key="h_column")
+    state.keep_valid(state.H_COLUMN, quasi)
+    column = st.selectbox("Quasi-identifier", quasi, key=state.H_COLUMN)
     _edit(ws, column)
-    upload.select_when_ready(st.session_state.get("own_ready", False))
+    upload.select_when_ready(S.OWN_READY.get_or(False))
     todo = upload.problems(ws)
     st.caption("Status: " + ", ".join(f"{c} {'✗' if upload.column_problems(ws, c) else '✓'}" for c in quasi))
     if todo:
@@ -238,6 +239,6 @@ def page(source: Source) -> None:
     sample = load_sample(source.sample)
     st.caption("The embedded dataset's hierarchies (read only). To build hierarchies for your own table, upload it "
                "on the Data page.")
-    state.keep_valid("h_sample_column", list(sample.quasi_identifiers))
-    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key="h_sample_column")
+    state.keep_valid(state.H_SAMPLE_COLUMN, list(sample.quasi_identifiers))
+    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key=state.H_SAMPLE_COLUMN)
     _preview(sample.hierarchies[column], sample.frame[column], column)

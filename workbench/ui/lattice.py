@@ -23,8 +23,8 @@ from workbench.ui.node_charts import class_size_histogram, contribution_chart, l
 from workbench.ui.source import Source
 
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
-NODE = "lat_node"  # st.session_state key: the open node (its select box)
-CHART = "lat_hasse"  # st.session_state key: the Hasse diagram's selection event
+NODE = state.LAT_NODE.key  # the open node (its select box)
+CHART = state.LAT_CHART.key  # the Hasse diagram's selection event
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
 
 
@@ -119,15 +119,15 @@ def page(source: Source) -> None:
         return
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
-                               key="lat_alg")
+                               key=state.LAT_ALG)
     objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES), format_func=format.measure_label,
-                              index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key="lat_obj")
+                              index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key=state.LAT_OBJ)
     k = state.k_input(right)  # the session's privacy settings, shared with every page
     max_suppression = suppression_share(state.suppression_input(left))
     marks = lattice_marks.Marks(source, int(k), float(max_suppression), objective, lattice_marks.session_models(source))
     colours = ["status", *lattice_marks.colour_options(marks.models), *M.LATTICE_MEASURES]
-    state.keep_valid("lat_color", colours)
-    color = mid.selectbox("Colour by", colours, key="lat_color", format_func=lattice_marks.colour_label)
+    state.keep_valid(state.LAT_COLOR, colours)
+    color = mid.selectbox("Colour by", colours, key=state.LAT_COLOR, format_func=lattice_marks.colour_label)
     extra = {}
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
@@ -151,9 +151,9 @@ def page(source: Source) -> None:
     views = ["Hasse diagram", "Per height"]
     view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
     picture = st.container()
-    for key in (NODE, "lat_compare"):
+    for key in (NODE, state.LAT_COMPARE):
         state.keep_valid(key, labels)
-    st.session_state.setdefault(NODE, labels[default])
+    state.LAT_NODE.setdefault(labels[default])
     label = st.selectbox("Node", labels, key=NODE,
                          help="Open a node: its classes, suppressed records and what each attribute costs. A click "
                               "on a node of the Hasse diagram opens it too.")
@@ -198,7 +198,7 @@ def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: latt
         st.caption("Edges drawn for the selected node only (its direct specializations and generalizations).")
     st.altair_chart(lattice_marks.hasse(shown, edges, color, label, marks), width="stretch", key=CHART,
                     selection_mode=NODE_PICK,
-                    on_select=lambda: open_clicked_node(st.session_state, set(shown["node"])))
+                    on_select=lambda: state.apply(lambda values: open_clicked_node(values, set(shown["node"]))))
     st.caption("Click a node to open it (or choose it in the list below the diagram); the diamond is the optimum.")
 
 
@@ -274,7 +274,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         for measure, why in d.not_decomposable.items():
             st.caption(f"**{M.MEASURES[measure].name}** ({measure}) = {format.number(d.measures[measure])}: {why}.")
     with compare:
-        other = st.selectbox("Compare with node", labels, index=None, key="lat_compare",
+        other = st.selectbox("Compare with node", labels, index=None, key=state.LAT_COMPARE,
                              placeholder="choose a node to compare with")
         if other is None:
             return

@@ -31,8 +31,8 @@ RULE_NAMES = {K_ANONYMITY: "k-anonymity", "l_diversity": "ℓ-diversity", "t_clo
               "delta_presence": "δ-presence", "risk": "risk threshold", ALL_MODELS: "all models"}
 CHOICE = "#1f3b99"  # the measures' chosen nodes
 WORST = "#9467bd"  # the worst monotonicity edge
-CHOICES = "lat_choices"  # st.session_state key: the measures whose chosen node is marked
-SHOW_WORST = "lat_worst"  # st.session_state key: draw the objective's worst monotonicity edge
+CHOICES = state.LAT_CHOICES
+SHOW_WORST = state.LAT_SHOW_WORST
 X, AXIS = alt.X("x:Q", axis=None), alt.Axis(tickMinStep=1, format="d")  # the Hasse diagram's own axes
 
 
@@ -62,7 +62,7 @@ def session_models(source: Source) -> dict[str, dict[str, object]]:
     if source.sample is None and source.dataset_key is None:
         return {}
     data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
-    return chosen_models(st.session_state, list(data.get("sensitive") or []))
+    return chosen_models(state.values(state.MODEL_PICKERS), list(data.get("sensitive") or []))
 
 
 def colour_options(models: Mapping[str, object]) -> list[str]:

@@ -16,12 +16,11 @@ from typing import Any
 import streamlit as st
 
 from workbench import jobs
+from workbench.ui import state
 from workbench.ui.memo import queue_message
 
 GRACE_SECONDS = 10.0  # waited in the page's own run before the self-refreshing panel takes over
 REFRESH_SECONDS = 1.0  # the panel's refresh
-_FOLLOWED = "long_work_jobs"  # st.session_state: name -> the Job the page follows
-_CANCELLED = "long_work_cancelled"  # st.session_state: names whose panel's Cancel was clicked
 CANCELLED: dict[str, Any] = {"cancelled": True}
 
 
@@ -41,9 +40,9 @@ def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | N
     """The result of the heavy cached ``call(*args)``, once it is ready; ``CANCELLED`` when the analyst cancelled it
     (the page then forgets its request, or the next run would start it again); None while it runs, with the panel
     drawn in its place. ``name``: the page's name for this work (widget keys); ``doing``: what the bar says."""
-    followed: dict[str, jobs.Job] = st.session_state.setdefault(_FOLLOWED, {})
-    cancelled: set[str] = st.session_state.setdefault(_CANCELLED, set())
-    if st.session_state.get(f"{name}_cancel") or name in cancelled:  # a Cancel of the last run
+    followed: dict[str, jobs.Job] = state.FOLLOWED.setdefault({})
+    cancelled: set[str] = state.CANCELLED.setdefault(set())
+    if state.cancel_button(name).get() or name in cancelled:  # a Cancel of the last run
         cancelled.discard(name)
         call.cancel(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
         followed.pop(name, None)
@@ -70,7 +69,7 @@ def _wait_here(job: jobs.Job, name: str, doing: str) -> None:
     slot = st.empty()
     with slot.container():
         bar = st.progress(0.0, text=status_text(job, doing)[1])
-        st.button("Cancel", key=f"{name}_cancel", help="stop the job (at its next step)")
+        st.button("Cancel", key=state.cancel_button(name).key, help="stop the job (at its next step)")
     deadline = time.monotonic() + GRACE_SECONDS
     while not job.wait(0.5) and time.monotonic() < deadline:  # an update every half second: a rerun (a click on
         fraction, text = status_text(job, doing)             # Cancel, a changed setting) stops the wait at once
@@ -88,7 +87,7 @@ def _panel(call: Callable[..., dict[str, Any]], args: tuple, dataset_key: str | 
         st.progress(fraction, text=text)
         if st.button("Cancel", key=f"{name}_cancel_panel", help="stop the job (at its next step)"):
             call.cancel(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
-            st.session_state[_CANCELLED].add(name)
+            state.CANCELLED.setdefault(set()).add(name)
             st.rerun()
 
     panel()

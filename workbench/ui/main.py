@@ -9,6 +9,7 @@ import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
 from workbench.ui import prefetch, state, upload
+from workbench.ui import state_upload as S
 from workbench.ui.source import Source
 
 UPLOADED = "uploaded"
@@ -32,36 +33,29 @@ def _sample_source(name: str) -> Source:
 
 # settings that keep their value while their page is not shown (Streamlit drops the state of a widget that a run
 # does not draw; writing the value back as session state keeps it): fixed-choice widgets only
-PERSISTENT_SETTINGS = ("an_engine", "an_alg", "an_obj", state.SUPPRESSION, state.K, state.OVERRIDE, "an_time",
-                       "an_local_alg", "an_local_obj",
-                       "an_ld", "an_ld_attr", "an_ld_var", "an_ld_l", "an_ld_c", "an_ld_est", "an_tc", "an_tc_attr",
-                       "an_tc_var", "an_tc_t", "an_risk", "an_risk_model", "an_risk_t", "an_risk_est", "an_risk_pop",
-                       "lat_alg", "lat_obj", "lat_color", "cmp_cand", "cmp_local")
-
-
-def _keep_settings() -> None:
-    for key in PERSISTENT_SETTINGS:
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
+PERSISTENT_SETTINGS = (state.AN_ENGINE.key, state.AN_ALG.key, state.AN_OBJ.key, state.SUPPRESSION, state.K,
+                       state.OVERRIDE, state.AN_TIME, state.AN_LOCAL_ALG.key, state.AN_LOCAL_OBJ.key,
+                       *state.MODEL_PICKERS, state.LAT_ALG, state.LAT_OBJ, state.LAT_COLOR, state.CMP_CAND,
+                       state.CMP_LOCAL)
 
 
 def main() -> None:
     st.set_page_config(page_title="k-anonymity workbench", layout="wide")
-    _keep_settings()
+    state.keep(PERSISTENT_SETTINGS)
     st.title("k-anonymity workbench")
     st.caption("De-identify tabular health data and see what each de-identification costs.")
     upload.take_upload()  # a table uploaded in the last run is the workspace before the Dataset box is drawn
     ws = upload.workspace()
     own = upload.session_source()
-    st.session_state["own_ready"] = own is not None
+    S.OWN_READY.set(own is not None)
     names = list(SAMPLES) + ([UPLOADED] if ws is not None else [])
-    pending = st.session_state.pop("pending_dataset", None)  # chosen by an upload or a loaded config
+    pending = S.PENDING_DATASET.pop()  # chosen by an upload or a loaded config
     if pending in names:
-        st.session_state["dataset"] = pending
-    if st.session_state.get("dataset") not in (*names, None):
-        del st.session_state["dataset"]
+        S.DATASET.set(pending)
+    if S.DATASET.get() not in (*names, None):
+        S.DATASET.pop()
     pending_label = f"your data: {ws['name']} (not ready yet)" if ws is not None else ""
-    name = st.selectbox("Dataset", names, index=names.index("registry"), key="dataset",
+    name = st.selectbox("Dataset", names, index=names.index("registry"), key=S.DATASET.key,
                         format_func=lambda n: (own.label if own else pending_label) if n == UPLOADED
                         else f"{n}: {SAMPLES[n]}")
     pg = st.navigation([st.Page(page_file(title), title=title, url_path=title.lower(), default=title == "Data")

@@ -14,6 +14,7 @@ import streamlit as st
 import measures as M
 import workbench as wb
 from workbench.errors import WorkbenchError
+from workbench.policy import suppression_share
 from workbench.ui import state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset
 from workbench.ui.charts import rank_heatmap
@@ -74,7 +75,7 @@ def page(source: Source) -> None:
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)
     ids = list(M.LATTICE_MEASURES)  # the built-in lattice measures and the measures of your own
-    config_json = source.config_json(k=k, max_suppression=suppression / 100, compare=ids)
+    config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), compare=ids)
     with st.spinner("Scoring every admissible node under every measure…"):
         data = exploration(config_json, dataset_key=source.dataset_key)
     if "error" in data:
@@ -98,11 +99,11 @@ def page(source: Source) -> None:
 
     st.subheader("Two measures against each other")
     left, right = st.columns(2)
-    state.keep_valid("mea_x", ids)
-    state.keep_valid("mea_y", ids)
-    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key="mea_x")
+    state.keep_valid(state.MEA_X, ids)
+    state.keep_valid(state.MEA_Y, ids)
+    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key=state.MEA_X)
     y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
-                        key="mea_y")
+                        key=state.MEA_Y)
     mask = front(config_json, x, y, dataset_key=source.dataset_key)
     if "front" in mask:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}

@@ -19,8 +19,8 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ct
 
 from workbench import jobs
 from workbench.study import Progress
+from workbench.ui import state
 
-_MEMO = "session_results"  # st.session_state key: the session's own results
 _MEMO_ENTRIES = 24
 
 
@@ -183,7 +183,7 @@ def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
                 with shared.lock:
                     hit = shared.entries.get(key)
                 return hit, in_job(args, None, lambda value: shared.put(key, value)), ("shared", key)
-            memo = st.session_state.setdefault(_MEMO, {})
+            memo = state.RESULTS.setdefault({})
             key = (*key, dataset_key)
 
             def keep(value: dict[str, Any]) -> dict[str, Any]:
@@ -205,7 +205,7 @@ def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
             key = (fn.__qualname__, args)
             if dataset_key is None:
                 return shared.get(key, lambda: fn(*args, None, **extra))
-            memo = st.session_state.setdefault(_MEMO, {})
+            memo = state.RESULTS.setdefault({})
             key = (*key, dataset_key)
             if key not in memo:
                 if len(memo) >= _MEMO_ENTRIES:

@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-REPORT_KEY = "report_html"  # st.session_state: (config JSON, report bytes) of the last report built
+from workbench.ui import state
 
 
 def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
@@ -25,7 +25,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
                "risk before and after, the release, what it costs under every measure, the alternatives weighed, "
                "the checks done and how to reproduce it (`workbench report` writes the same file).")
     key = json.dumps(raw, sort_keys=True)
-    held = st.session_state.get(REPORT_KEY)
+    held = state.REPORT.get()
     if st.button("Build the report"):
         outcome = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
                              dataset_key=last["dataset_key"])
@@ -35,7 +35,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
                     ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
                     report = build_report(study_from_dict(ordered), outcome["result"])
                 held = (key, report.html.encode("utf-8"))
-                st.session_state[REPORT_KEY] = held
+                state.REPORT.set(held)
             except WorkbenchError as exc:
                 outcome = error_result(exc)
         if "error" in outcome:

@@ -1,18 +1,80 @@
-"""The session's state, typed: one set of privacy settings (k and the suppression limit in percent of records)
-that every page edits and shows. Streamlit keeps a widget's value only while the widget is drawn; the keys
-named here are written back on every run (``main.keep_settings``), so a value survives the pages that do not
-draw it."""
+"""The session's state, typed: every value a page keeps between runs is a named ``Slot`` here (or in
+``state_upload`` for the session's own data), so no page touches ``st.session_state`` by key. One set of privacy
+settings (k and the suppression limit in percent of records) is edited and shown on every page. Streamlit keeps a
+widget's value only while the widget is drawn; ``keep`` writes the named keys back on every run
+(``main.PERSISTENT_SETTINGS``), so a value survives the pages that do not draw it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from workbench.guarantees import SUPPRESSION_DEFAULT_MAX_PERCENT
+from workbench.policy import suppression_percent, suppression_share
 from workbench.ui.source import Source
 
+T = TypeVar("T")
+
+
+class Slot(Generic[T]):
+    """One named value of the session state; ``key`` is also the key of the widget that stores it, if any."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __repr__(self) -> str:
+        return f"Slot({self.key!r})"
+
+    def get(self) -> T | None:
+        """The value, None when absent."""
+        return st.session_state.get(self.key)
+
+    def get_or(self, default: T) -> T:
+        """The value, ``default`` when absent."""
+        return st.session_state.get(self.key, default)
+
+    def present(self) -> bool:
+        return self.key in st.session_state
+
+    def set(self, value: T) -> None:
+        st.session_state[self.key] = value
+
+    def setdefault(self, value: T) -> T:
+        """The value, after setting it to ``value`` when absent."""
+        return st.session_state.setdefault(self.key, value)
+
+    def pop(self) -> T | None:
+        """The value (None when absent), removed."""
+        return st.session_state.pop(self.key, None)
+
+
+def keep(keys: Iterable[str]) -> None:
+    """Write each widget value named in ``keys`` back as session state, so it survives a run that does not draw
+    its widget (Streamlit drops the state of an undrawn widget)."""
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def values(keys: Iterable[str]) -> dict[str, Any]:
+    """The session's values of the widgets ``keys`` (those present), for the pure functions that read widget
+    values by key (``anonymize.chosen_models``, tested on a plain dict)."""
+    return {key: st.session_state[key] for key in keys if key in st.session_state}
+
+
+def apply(change: Callable[[MutableMapping[str, Any]], None]) -> None:
+    """Run ``change`` on the session's values (a widget callback written as a pure function of a mapping, such as
+    ``lattice.open_clicked_node``, tested on a plain dict)."""
+    change(st.session_state)
+
+
+# the privacy settings, on every page
 K = "an_k"  # k, on every page
 SUPPRESSION = "an_sup"  # the suppression limit, percent of records, on every page
 OVERRIDE = "sup_override"  # the analyst allows a suppression limit above SUPPRESSION_DEFAULT_MAX_PERCENT
@@ -32,7 +94,7 @@ class Privacy:
     @property
     def max_suppression(self) -> float:
         """The limit as the config's share of records (0.02 for 2 %)."""
-        return self.suppression_percent / 100
+        return suppression_share(self.suppression_percent)
 
 
 def privacy() -> Privacy:
@@ -43,7 +105,7 @@ def privacy() -> Privacy:
 
 def set_privacy(k: int, max_suppression: float) -> None:
     """Set k and the suppression limit (a share of records, as a config gives it) for every page."""
-    percent = round(100 * max_suppression, 9)
+    percent = suppression_percent(max_suppression)
     st.session_state[K] = int(k)
     st.session_state[SUPPRESSION] = percent
     if percent > SUPPRESSION_DEFAULT_MAX_PERCENT:
@@ -88,20 +150,84 @@ def keep_valid(key: str, options: list[object], multiple: bool = False) -> None:
         del st.session_state[key]
 
 
-SOURCE = "current_source"  # the dataset the pages work on, chosen in the Dataset box before the page runs
+# the dataset the pages work on, chosen in the Dataset box before the page runs
+SOURCE: Slot[Source] = Slot("current_source")
+CURRENT_DATASET: Slot[str] = Slot("current_dataset")
 
 
 def set_current(source: Source, dataset: str) -> None:
     """Record the dataset the page about to run works on (main.py, before ``st.navigation``'s page runs)."""
-    st.session_state[SOURCE] = source
-    st.session_state["current_dataset"] = dataset
+    SOURCE.set(source)
+    CURRENT_DATASET.set(dataset)
 
 
 def current_source() -> Source:
     """The dataset the current page works on."""
-    return st.session_state[SOURCE]
+    return st.session_state[SOURCE.key]
 
 
 def current_dataset() -> str:
     """The Dataset box's choice for the current page."""
-    return st.session_state["current_dataset"]
+    return st.session_state[CURRENT_DATASET.key]
+
+
+# the last run of the Anonymize page: {"config": JSON, "dataset_key": ..., "label": ...} (Export and Risk read it)
+LAST_RUN: Slot[dict[str, Any]] = Slot("last_run")
+
+# the Anonymize page
+AN_ENGINE: Slot[str] = Slot("an_engine")
+AN_ALG: Slot[str] = Slot("an_alg")
+AN_OBJ: Slot[str] = Slot("an_obj")
+AN_LOCAL_ALG: Slot[str] = Slot("an_local_alg")
+AN_LOCAL_OBJ: Slot[str] = Slot("an_local_obj")
+AN_TIME = "an_time"
+AN_STEERED: Slot[tuple[str, str]] = Slot("an_steered")  # (algorithm, objective) the objective steered away from
+AN_ALG_PENDING: Slot[str] = Slot("an_alg_pending")  # the algorithm the privacy models steer to (before the widget)
+AN_MODEL_STEERED: Slot[tuple[str, str]] = Slot("an_model_steered")  # (algorithm, the library's refusal)
+AN_PENDING: Slot[dict[str, Any]] = Slot("an_pending")  # the config and dataset of the run the page follows
+# the privacy-model pickers (a checkbox, then its fields), read by anonymize.chosen_models on every page
+L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR = (
+    "an_ld", "an_ld_attr", "an_ld_var", "an_ld_l", "an_ld_c", "an_ld_est")
+T_CLOSENESS, TC_ATTRIBUTE, TC_VARIANT, TC_T = "an_tc", "an_tc_attr", "an_tc_var", "an_tc_t"
+RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION = (
+    "an_risk", "an_risk_model", "an_risk_t", "an_risk_est", "an_risk_pop")
+MODEL_PICKERS = (L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR, T_CLOSENESS, TC_ATTRIBUTE,
+                 TC_VARIANT, TC_T, RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION)
+
+# the Lattice page
+LAT_NODE: Slot[str] = Slot("lat_node")  # the open node (its select box)
+LAT_CHART: Slot[Any] = Slot("lat_hasse")  # the Hasse diagram's selection event
+LAT_CHOICES = "lat_choices"  # the measures whose chosen node is marked
+LAT_SHOW_WORST = "lat_worst"  # draw the objective's worst monotonicity edge
+LAT_ALG, LAT_OBJ, LAT_COLOR = "lat_alg", "lat_obj", "lat_color"  # the search, objective and colouring shown
+LAT_COMPARE = "lat_compare"  # the node compared with the open one
+
+# widgets whose stored choice is checked against their options (keep_valid) or kept across pages (keep)
+CMP_CAND, CMP_LOCAL = "cmp_cand", "cmp_local"  # the Compare page's candidates and its local-engine toggle
+CMP_X, CMP_Y, CMP_OBJECTIVE = "cmp_x", "cmp_y", "cmp_objective"  # the Pareto axes; the side-by-side objective
+CMP_DEG_ROWS = "cmp_deg_rows"  # the solutions model degradation runs on
+H_COLUMN, H_SAMPLE_COLUMN = "h_column", "h_sample_column"  # the Hierarchies page's column (own data, a sample)
+MEA_X, MEA_Y = "mea_x", "mea_y"  # the Measures page's two axes
+
+# the Compare page: the model-degradation request the page follows (its widgets: above)
+CMP_DEG_REQUEST: Slot[tuple] = Slot("cmp_deg_request")
+
+# the Export page
+DOWNLOAD_SECRET: Slot[bytes] = Slot("download_secret")  # this session's key for download names
+REPORT: Slot[tuple[str, bytes]] = Slot("report_html")  # (config JSON, report bytes) of the last report built
+
+# long work followed by the pages (ui.long_work)
+FOLLOWED: Slot[dict[str, Any]] = Slot("long_work_jobs")  # name -> the Job the page follows
+CANCELLED: Slot[set[str]] = Slot("long_work_cancelled")  # names whose panel's Cancel was clicked
+
+
+def cancel_button(name: str) -> Slot[bool]:
+    """The Cancel button of the long work ``name`` (its widget key)."""
+    return Slot(f"{name}_cancel")
+
+
+# the session's memos (results on the session's own data never reach the server-wide caches)
+RESULTS: Slot[dict[tuple, Any]] = Slot("session_results")  # ui.memo's dual_cache, per session
+GEO_POINTS: Slot[tuple[str, str, Any]] = Slot("geo_points")  # the latest uploaded points table, parsed
+GEO_MEMO: Slot[Any] = Slot("geo_memo")  # results on the analyst's data or uploaded points
+GEO_PROBLEM: Slot[tuple[tuple, Any]] = Slot("geo_problem")  # the latest problem on them, or its error

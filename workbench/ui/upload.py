@@ -1,5 +1,5 @@
 """The session's own data: an uploaded CSV/TSV/Excel/Parquet table, each column's role, and (from the
-Hierarchies page) each quasi-identifier's hierarchy and poset. Everything lives in ``st.session_state``:
+Hierarchies page) each quasi-identifier's hierarchy and poset. Everything lives in the session state (``state_upload``):
 nothing is written to disk unless the user exports, and nothing reaches another session."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from workbench.data import Dataset, encoding_note, profile, read_table_bytes, ro
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import Hierarchy, build_hierarchy
 from workbench.ui import cached
+from workbench.ui import state_upload as S
 from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
 from workbench.ui.suggestions import accept_suggested
@@ -30,19 +31,18 @@ def oversized(file: Any, limit_mb: int) -> str | None:
     if file.size > limit_mb * 2**20:
         return f"{file.name} is {file.size / 2**20:,.1f} MB; this upload takes at most {limit_mb} MB"
     return None
-WORKSPACE = "workspace"
 POSETS = {"tree": "the hierarchy as a tree (default)", "range": "numeric ranges [a, b] (Katirai)",
           "power": "sets of bits (Katirai's power poset)", "date_of_birth": "dates of birth: granularity + age band"}
 
 
 def workspace() -> dict[str, Any] | None:
     """The session's uploaded table with its roles, hierarchy choices and posets (None before an upload)."""
-    return st.session_state.get(WORKSPACE)
+    return S.WORKSPACE.get()
 
 
 def _read(content: bytes, name: str, sha: str) -> pd.DataFrame | str:
     """Parse an upload whose SHA-256 is ``sha`` (kept in the session, never in the server-wide cache)."""
-    memo = st.session_state.setdefault("upload_reads", {})
+    memo = S.READS.setdefault({})
     key = (sha, name)
     if key not in memo:
         memo.clear()  # only the latest upload is kept
@@ -53,14 +53,13 @@ def _read(content: bytes, name: str, sha: str) -> pd.DataFrame | str:
     return memo[key]
 
 
-TABLES = "upload_settings"  # sha -> the settings (name, roles, hierarchies, posets) of each table uploaded
 MAX_TABLES = 16  # tables whose settings a session keeps (only the current table's rows are held)
 SETTINGS = ("name", "roles", "hierarchies", "posets")
 
 
 def _keep(ws: dict[str, Any]) -> None:
     """Keep the settings of the table ``ws`` for this session (the latest ``MAX_TABLES`` tables)."""
-    kept = st.session_state.setdefault(TABLES, {})
+    kept = S.TABLES.setdefault({})
     kept.pop(ws["sha"], None)
     kept[ws["sha"]] = {key: ws[key] for key in SETTINGS}
     while len(kept) > MAX_TABLES:
@@ -73,15 +72,15 @@ def _start(frame: pd.DataFrame, name: str, sha: str) -> dict[str, Any]:
     previous = workspace()
     if previous is not None:
         _keep(previous)
-    before = st.session_state.get(TABLES, {}).get(sha)
+    before = S.TABLES.get_or({}).get(sha)
     if before is not None:
         ws = {"sha": sha, "frame": frame, **before, "name": name}
-        st.session_state["upload_restored"] = name
+        S.RESTORED.set(name)
     else:
         ws = {"name": name, "sha": sha, "frame": frame, "roles": suggest_roles(frame), "hierarchies": {},
               "posets": {}}
-        st.session_state.pop("upload_restored", None)
-    st.session_state[WORKSPACE] = ws
+        S.RESTORED.pop()
+    S.WORKSPACE.set(ws)
     return ws
 
 
@@ -92,7 +91,7 @@ def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str
         return None, f"{column!r} has no hierarchy yet"
     if "error" in choice:  # an import that failed (e.g. not UTF-8): the column has no usable hierarchy
         return None, f"{column!r}: {choice['error']}"
-    memo = st.session_state.setdefault("hierarchy_memo", {})
+    memo = S.HIERARCHIES.setdefault({})
     key = (ws["sha"], column, json.dumps(choice, sort_keys=True, default=str))
     if key not in memo:
         try:
@@ -158,12 +157,12 @@ def session_source() -> Source | None:
     digest = hashlib.sha256(json.dumps([ws["sha"], ws["roles"], attributes, ws["posets"],
                                         {c: h.to_arx() for c, h in hierarchies.items()}],
                                        sort_keys=True).encode()).hexdigest()
-    if digest not in st.session_state.get("session_datasets", {}):
+    if digest not in S.DATASETS.get_or({}):
         roles = {c: ws["roles"][c] for c in attributes}
         try:
             dataset = Dataset.create(ws["frame"], roles, hierarchies, source=ws["name"])
         except WorkbenchError as exc:
-            st.session_state["dataset_problem"] = str(exc).splitlines()[0]
+            S.PROBLEM.set(str(exc).splitlines()[0])
             return None
         register_dataset(digest, dataset)
     target = next((c for c, r in ws["roles"].items() if r == "target"), None)
@@ -182,7 +181,7 @@ def select_when_ready(was_ready: bool) -> None:
     """When the session's data has just become ready (the Dataset box above was drawn without it), select it
     and draw the page again."""
     if not was_ready and session_source() is not None:
-        st.session_state["pending_dataset"] = "uploaded"
+        S.PENDING_DATASET.set("uploaded")
         st.rerun()
 
 
@@ -193,18 +192,19 @@ ROLE_LISTS = {"quasi": "Quasi-identifiers, in the order of the transformation (e
 def set_role_widgets(ws: dict[str, Any]) -> None:
     """Make the role widgets show ``ws["roles"]`` (after an upload or a loaded config)."""
     for role in ROLE_LISTS:
-        st.session_state[f"role:{role}:{ws['sha']}"] = [c for c, r in ws["roles"].items() if r == role]
-    st.session_state[f"role:target:{ws['sha']}"] = next((c for c, r in ws["roles"].items() if r == "target"), "(none)")
+        S.role_widget(role, ws["sha"]).set([c for c, r in ws["roles"].items() if r == role])
+    S.role_widget("target", ws["sha"]).set(next((c for c, r in ws["roles"].items() if r == "target"), "(none)"))
 
 
 def _roles(ws: dict[str, Any]) -> dict[str, str] | None:
     """Each column's role from one list per role; a column in two lists is an error. Unlisted: insensitive."""
     columns = list(ws["frame"].columns)
-    if f"role:quasi:{ws['sha']}" not in st.session_state:
+    if not S.role_widget("quasi", ws["sha"]).present():
         set_role_widgets(ws)
-    chosen = {role: st.multiselect(text, columns, key=f"role:{role}:{ws['sha']}") for role, text in ROLE_LISTS.items()}
+    chosen = {role: st.multiselect(text, columns, key=S.role_widget(role, ws["sha"]).key)
+              for role, text in ROLE_LISTS.items()}
     target = st.selectbox("Target (for mutual information and model degradation; optional)", ["(none)", *columns],
-                          key=f"role:target:{ws['sha']}")
+                          key=S.role_widget("target", ws["sha"]).key)
     chosen["target"] = [] if target == "(none)" else [target]
     roles: dict[str, str] = {}
     for role, picked in chosen.items():
@@ -219,7 +219,7 @@ def _roles(ws: dict[str, Any]) -> dict[str, str] | None:
 def take_upload() -> str | None:
     """Make the table in the upload widget the session's workspace (a new table starts a new workspace); called
     before the Dataset box is drawn, so the box names the table just uploaded. Returns the upload's error, if any."""
-    upload = st.session_state.get("data_upload")
+    upload = S.UPLOAD.get()
     if upload is None or not hasattr(upload, "getvalue"):
         return None
     if oversized(upload, MAX_MB):
@@ -232,13 +232,13 @@ def take_upload() -> str | None:
     ws = workspace()
     if ws is None or ws["sha"] != sha:
         _start(frame, upload.name, sha)
-        st.session_state["pending_dataset"] = "uploaded"  # the analyst works on the table just uploaded
+        S.PENDING_DATASET.set("uploaded")  # the analyst works on the table just uploaded
     return None
 
 
 def not_ready_message(ws: dict[str, Any]) -> str:
     """Why the session's uploaded table cannot be anonymized yet, and what to do."""
-    todo = problems(ws) or [st.session_state.get("dataset_problem", "the table cannot be used")]
+    todo = problems(ws) or [S.PROBLEM.get_or("the table cannot be used")]
     return (f"Your uploaded table {ws['name']} is chosen in the Dataset box but is not ready yet: "
             + "; ".join(todo[:4]) + (f"; and {len(todo) - 4} more" if len(todo) > 4 else "")
             + ". Mark the quasi-identifiers on the Data page and give each a hierarchy on the Hierarchies page, "
@@ -251,7 +251,7 @@ def section() -> None:
     st.subheader("Your own data")
     st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
                      "in this browser session; nothing is written to disk unless you export.",
-                     type=["csv", "tsv", "txt", "xlsx", "parquet"], key="data_upload", max_upload_size=MAX_MB)
+                     type=["csv", "tsv", "txt", "xlsx", "parquet"], key=S.UPLOAD.key, max_upload_size=MAX_MB)
     error = take_upload()
     if error is not None:
         st.error(error)
@@ -262,14 +262,14 @@ def section() -> None:
         return
     frame = ws["frame"]
     st.caption(f"{ws['name']}: {len(frame):,} rows, {len(frame.columns)} columns (held in this session only)")
-    if st.session_state.get("upload_restored") == ws["name"]:
+    if S.RESTORED.get() == ws["name"]:
         st.info(f"{ws['name']} was uploaded before in this session: its roles, hierarchies and posets are as you "
                 "left them.")
     for note in (encoding_note(frame, ws["name"]), row_names_note(frame, ws["name"])):
         if note:
             st.info(note)
     config_load.load_config(ws)
-    if st.session_state.get("upload_restored") != ws["name"]:
+    if S.RESTORED.get() != ws["name"]:
         st.caption("Roles suggested for a new table: a column with a different value in every record is "
                    "identifying; columns named like common quasi-identifiers (age, sex, gender, date of birth, ZIP "
                    "or postal code, ethnicity, race) are quasi-identifiers. Check and change them here.")
@@ -287,7 +287,7 @@ def section() -> None:
     if own is not None:  # every quasi-identifier has its hierarchy: released columns that give one back
         dependency_warnings(own)
     st.dataframe(frame.head(20), hide_index=True)
-    select_when_ready(st.session_state.get("own_ready", False))
+    select_when_ready(S.OWN_READY.get_or(False))
     todo = problems(ws)
     if todo:
         st.info("Before this table can be anonymized: " + "; ".join(todo[:4])
@@ -296,4 +296,4 @@ def section() -> None:
     elif session_source() is not None:
         st.success("Ready: \"your data\" is chosen in the Dataset box above; the other pages work on it.")
     else:
-        st.error(st.session_state.get("dataset_problem", "the table cannot be used"))
+        st.error(S.PROBLEM.get_or("the table cannot be used"))
