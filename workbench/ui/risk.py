@@ -13,6 +13,7 @@ import streamlit as st
 
 from workbench.config import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
+from workbench.ui import state
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
 from workbench.ui.risk_sections import attacks_section, risk_utility_section, unique_combinations_section
@@ -24,7 +25,7 @@ RELEASE = "release"
 
 def _last_release_config(source: Source) -> tuple[str | None, str]:
     """The last Anonymize run's config when it ran on this dataset (None otherwise) and how to name it."""
-    last = st.session_state.get("last_run")
+    last = state.LAST_RUN.get()
     if last is None or last["dataset_key"] != source.dataset_key or last["label"] != source.label:
         return None, ""
     raw = json.loads(last["config"])

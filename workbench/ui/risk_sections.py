@@ -34,9 +34,9 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     st.subheader("Risk against utility")
     ids = source.measure_ids
     left, middle, right = st.columns(3)
-    state.keep_valid("risk_ru_utility", ids)
+    state.keep_valid(state.RISK_UTILITY, ids)
     utility = left.selectbox("Utility (information loss)", ids, index=ids.index("loss") if "loss" in ids else 0,
-                             key="risk_ru_utility")
+                             key=state.RISK_UTILITY)
     risk = middle.selectbox("Risk", list(RISK_COLUMNS), index=1, key="risk_ru_risk",
                             format_func=lambda c: c.removeprefix("risk_").replace("_", " "),
                             help="; ".join(f"{c.removeprefix('risk_').replace('_', ' ')}: {text}"

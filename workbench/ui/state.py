@@ -208,6 +208,7 @@ CMP_X, CMP_Y, CMP_OBJECTIVE = "cmp_x", "cmp_y", "cmp_objective"  # the Pareto ax
 CMP_DEG_ROWS = "cmp_deg_rows"  # the solutions model degradation runs on
 H_COLUMN, H_SAMPLE_COLUMN = "h_column", "h_sample_column"  # the Hierarchies page's column (own data, a sample)
 MEA_X, MEA_Y = "mea_x", "mea_y"  # the Measures page's two axes
+RISK_UTILITY = "risk_ru_utility"  # the Risk page's utility axis of risk against utility
 
 # the Compare page: the model-degradation request the page follows (its widgets: above)
 CMP_DEG_REQUEST: Slot[tuple] = Slot("cmp_deg_request")
