@@ -119,6 +119,12 @@ def test_chosen_models_reads_the_anonymize_pickers() -> None:
         "l_diversity": {"attribute": "e", "variant": "distinct", "l": 2},
         "risk": {"model": "average", "threshold": 0.2}}
     assert chosen_models(session, []) == {}  # no sensitive attribute: the pickers are not offered
+    # δ-presence needs no sensitive attribute but a research subset (the embedded Adult's)
+    assert chosen_models({"an_dp": True}, []) == {}
+    assert chosen_models({"an_dp": True, "an_dp_max": 0.2}, [], "research_subset") == {
+        "delta_presence": {"subset": "research_subset", "delta_min": 0.05, "delta_max": 0.2}}
+    assert chosen_models(session | {"an_dp": False}, ["d"], "research_subset").keys() == {
+        "l_diversity", "t_closeness", "risk"}
     assert chosen_models({"an_ld": True, "an_ld_attr": "d", "an_ld_var": "entropy", "an_ld_l": 2.5}, ["d"]) == {
         "l_diversity": {"attribute": "d", "variant": "entropy", "l": 2.5, "estimator": "shannon"}}
 

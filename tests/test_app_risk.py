@@ -4,9 +4,11 @@ computes it, checked here against a class count in plain Python; privacy models 
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -211,3 +213,48 @@ def test_chosen_models_survive_a_visit_to_another_page() -> None:
     goto(at, "Anonymize").run()
     assert not at.exception
     assert at.checkbox(key="an_ld").value is True and at.number_input(key="an_ld_l").value == 3.0
+
+
+# ---------------------------------------------------------------------------------------------- journalist risk
+def _journalist_of_release(config: dict) -> tuple[str, str]:
+    """The highest and average journalist risk of a δ-presence release on Adult, from a pandas count: each released
+    row's population records (the data generalized at the release's levels by the hierarchy rows; every record
+    for a suppressed row of '*'), formatted as the page formats them."""
+    result = wb.run(wb.study_from_dict(config))
+    release, dataset = result.release, result.dataset
+    qis = list(release.quasi_identifiers)
+    released = release.table("mark")[qis].astype(str)
+    people = pd.DataFrame({q: dataset.population.frame[q].astype(str).map(
+        {row[0]: row[release.transformation[q]] for row in dataset.hierarchies[q].rows}) for q in qis})
+    counts = people.value_counts()
+    f = released.value_counts()
+    big_f = pd.Series([len(people) if set(key) == {"*"} else counts.get(key, 0) for key in f.index], index=f.index)
+    marketer = float((f / big_f).sum() / f.sum())
+    average = max(len(f) / float(big_f.sum()), marketer)
+    return f"{1 / big_f.min():.6g}", f"{average:.6g}"
+
+
+def test_delta_presence_on_anonymize_gives_the_risk_page_journalist_risk_against_the_data() -> None:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.selectbox[0].select("adult").run()
+    goto(at, "Anonymize").run()
+    at.checkbox(key="an_dp").check().run()
+    assert not at.exception
+    assert at.selectbox(key="an_alg").value == "bnb"  # δ-presence with δ_min > 0 is not monotone
+    at.button[0].click().run()
+    deadline = time.monotonic() + 120
+    while "last_run" not in at.session_state:
+        assert time.monotonic() < deadline, "the run did not finish in 120 s"
+        time.sleep(1)
+        at.run()
+    assert not at.exception and not at.error
+    config = json.loads(at.session_state["last_run"]["config"])
+    assert config["privacy"]["delta_presence"] == {"subset": "research_subset", "delta_min": 0.05, "delta_max": 0.15}
+    goto(at, "Risk").run()
+    assert not at.exception
+    shown_input, shown_release = _shown(at)
+    assert shown_input["records"] == "3,016"  # the input is the research subset, as the release
+    highest, average = _journalist_of_release(config)
+    assert shown_release["highest journalist risk"] == highest
+    assert shown_release["average journalist risk"] == average
+    assert "highest journalist risk" in shown_input

@@ -203,7 +203,9 @@ def research_subset(study: Study, frame: pd.DataFrame, source: str) -> tuple[pd.
         return frame, None
     path = spec.get("subset")
     if path == "research_subset":
-        if study.sample not in ("adult", "adult9"):
+        from workbench.samples import RESEARCH_SUBSETS
+
+        if study.sample not in RESEARCH_SUBSETS:
             data = f"sample {study.sample!r}" if study.sample else "this data"
             raise ConfigError(f"{study.source}: privacy.delta_presence.subset = \"research_subset\" names the "
                               f"embedded Adult's research subset; {data} has none: give a subset file")

@@ -27,6 +27,7 @@ SAMPLES: dict[str, str] = {
     "adult9": adult.DESCRIPTION_9,
     "province": province.DESCRIPTION,
 }
+RESEARCH_SUBSETS = ("adult", "adult9")  # samples with a research subset (δ-presence: subset = "research_subset")
 
 
 @dataclass(frozen=True)
@@ -118,4 +119,4 @@ def load_sample(name: str, **params: Any) -> Sample:
     )
 
 
-__all__ = ["GEO_POINTS", "SAMPLES", "Sample", "load_sample", "region_points"]
+__all__ = ["GEO_POINTS", "RESEARCH_SUBSETS", "SAMPLES", "Sample", "load_sample", "region_points"]

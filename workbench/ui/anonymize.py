@@ -29,6 +29,7 @@ from workbench.policy import (
     search_refusal,
     suppression_share,
 )
+from workbench.samples import RESEARCH_SUBSETS
 from workbench.ui import format, guarantee, long_work, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
 from workbench.ui.source import Source
@@ -49,11 +50,25 @@ def _steer() -> None:
         state.AN_STEERED.pop()
 
 
-def _privacy_models(sensitive: list[str]) -> dict[str, dict[str, object]]:
-    """Optional ℓ-diversity, t-closeness and risk-threshold pickers: the ``[privacy.MODEL]`` tables chosen
-    (docs/config.md "Privacy models"; the library validates them as `workbench run` does)."""
-    chosen = any(state.values((state.L_DIVERSITY, state.T_CLOSENESS, state.RISK_THRESHOLD)).values())
+def _privacy_models(sensitive: list[str], subset: str | None) -> dict[str, dict[str, object]]:
+    """Optional ℓ-diversity, t-closeness and risk-threshold pickers (with a sensitive attribute) and δ-presence (on
+    a sample with a research subset): the ``[privacy.MODEL]`` tables chosen (docs/config.md "Privacy models"; the
+    library validates them as `workbench run` does)."""
+    chosen = any(state.values((state.L_DIVERSITY, state.T_CLOSENESS, state.RISK_THRESHOLD,
+                               state.DELTA_PRESENCE)).values())
     with st.expander("Privacy models besides k (protect a sensitive attribute, cap the risk)", expanded=chosen):
+        if subset is not None and st.checkbox(
+                "δ-presence (release the research subset)", key=state.DELTA_PRESENCE,
+                help="release ARX's research subset of this data (3,016 records) so that someone who knows a person "
+                     "is in the data cannot tell with more confidence than δ_max whether they are in the release "
+                     "(Nergiz et al. 2007); the Risk page then adds journalist risk against the data"):
+            cols = st.columns(4)
+            cols[0].number_input("δ_min", min_value=0.0, max_value=1.0, value=PICKER_DEFAULTS[state.DP_MIN],
+                                 step=0.01, format="%.3f", key=state.DP_MIN)
+            cols[1].number_input("δ_max", min_value=0.0, max_value=1.0, value=PICKER_DEFAULTS[state.DP_MAX],
+                                 step=0.01, format="%.3f", key=state.DP_MAX)
+        if not sensitive:
+            return chosen_models(state.values(state.MODEL_PICKERS), sensitive, subset)
         if st.checkbox("ℓ-diversity", key=state.L_DIVERSITY, help="every class holds at least ℓ well-represented "
                        "values of the sensitive attribute (Machanavajjhala et al. 2007)"):
             cols = st.columns(4)
@@ -84,22 +99,23 @@ def _privacy_models(sensitive: list[str]) -> dict[str, dict[str, object]]:
                                   index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR))
                 cols[3].number_input("Population size", min_value=1, value=PICKER_DEFAULTS[state.RISK_POPULATION],
                                      step=1000, key=state.RISK_POPULATION)
-    return chosen_models(state.values(state.MODEL_PICKERS), sensitive)
+    return chosen_models(state.values(state.MODEL_PICKERS), sensitive, subset)
 
 
 PICKER_DEFAULTS: dict[str, Any] = {state.LD_VARIANT: L_VARIANTS[0], state.LD_L: 2.0, state.LD_C: 3.0,
                                    state.LD_ESTIMATOR: ENTROPY_ESTIMATORS[0], state.TC_VARIANT: T_VARIANTS[0],
                                    state.TC_T: 0.2, state.RISK_MODEL: RISK_MODELS[0], state.RISK_T: 0.2,
-                                   state.RISK_ESTIMATOR: DEFAULT_POPULATION_ESTIMATOR, state.RISK_POPULATION: 1_000_000}
+                                   state.RISK_ESTIMATOR: DEFAULT_POPULATION_ESTIMATOR, state.RISK_POPULATION: 1_000_000,
+                                   state.DP_MIN: 0.05, state.DP_MAX: 0.15}
 
 
-def chosen_models(session: Mapping[str, Any], sensitive: list[str]) -> dict[str, dict[str, object]]:
+def chosen_models(session: Mapping[str, Any], sensitive: list[str],
+                  subset: str | None = None) -> dict[str, dict[str, object]]:
     """The ``[privacy.MODEL]`` tables the privacy-model pickers hold in the session (the pickers keep the values the
     analyst set on every page, ``main.PERSISTENT_SETTINGS``; one never touched is absent on another page and reads
-    as its default); none when the dataset has no sensitive attribute, as the pickers are then not offered. The
+    as its default): ℓ-diversity, t-closeness and the risk threshold only when the dataset has a sensitive
+    attribute, δ-presence only given a research ``subset``, as the pickers are otherwise not offered. The
     Anonymize page runs with these, the Lattice page colours nodes by them."""
-    if not sensitive:
-        return {}
 
     def get(key: str) -> Any:  # a widget the analyst never touched may be absent: its default
         value = session.get(key)
@@ -108,6 +124,11 @@ def chosen_models(session: Mapping[str, Any], sensitive: list[str]) -> dict[str,
         return PICKER_DEFAULTS.get(key) if value is None else value
 
     models: dict[str, dict[str, object]] = {}
+    if subset is not None and get(state.DELTA_PRESENCE):
+        models["delta_presence"] = {"subset": subset, "delta_min": float(get(state.DP_MIN)),
+                                    "delta_max": float(get(state.DP_MAX))}
+    if not sensitive:
+        return models
     if get(state.L_DIVERSITY):
         variant, value = get(state.LD_VARIANT), float(get(state.LD_L))
         table: dict[str, object] = {"attribute": get(state.LD_ATTRIBUTE), "variant": variant,
@@ -185,8 +206,9 @@ def page(source: Source) -> None:
     models: dict[str, dict[str, object]] = {}
     if engine == "lattice":
         data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
-        if data.get("sensitive"):
-            models = _privacy_models(data["sensitive"])
+        subset = "research_subset" if source.sample in RESEARCH_SUBSETS else None
+        if data.get("sensitive") or subset is not None:
+            models = _privacy_models(list(data.get("sensitive") or []), subset)
     steered = state.AN_STEERED.get()
     if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
         st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: "

@@ -33,6 +33,14 @@ def _last_release_config(source: Source) -> tuple[str | None, str]:
                             f"suppression ≤ {raw['privacy'].get('max_suppression', 0.0):.0%}")
 
 
+def _research_subset(release_config: str | None) -> dict[str, Any]:
+    """The last run's ``[privacy.delta_presence]`` (it releases a research subset of the data), else nothing."""
+    if release_config is None:
+        return {}
+    table = json.loads(release_config)["privacy"].get("delta_presence")
+    return {"delta_presence": table} if table else {}
+
+
 def _share(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}%}"
 
@@ -89,11 +97,12 @@ def page(source: Source) -> None:
              "(Pitman, Zayatz, SNB and Dankar's rule)"))
     population = population_input or None
     release_config, described = _last_release_config(source)
+    subset = _research_subset(release_config)  # the last run released a research subset: its input is the subset
     with st.spinner("Assessing the risk…"):
-        figures = risk_figures(source.config_json(k=2, compare=[]), release_config, threshold, population,
-                               dataset_key=source.dataset_key)
+        figures = risk_figures(source.config_json(k=2, compare=[], privacy_models=subset), release_config, threshold,
+                               population, dataset_key=source.dataset_key)
     cols = st.columns(2)
-    _figures(cols[0], "Input", figures[INPUT], population)
+    _figures(cols[0], "Input (the research subset)" if subset else "Input", figures[INPUT], population)
     if figures[RELEASE] is None:
         cols[1].subheader("Release")
         cols[1].info("Run an anonymization on the Anonymize page: the risk of its release is shown here.")

@@ -191,8 +191,10 @@ L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR = (
 T_CLOSENESS, TC_ATTRIBUTE, TC_VARIANT, TC_T = "an_tc", "an_tc_attr", "an_tc_var", "an_tc_t"
 RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION = (
     "an_risk", "an_risk_model", "an_risk_t", "an_risk_est", "an_risk_pop")
+DELTA_PRESENCE, DP_MIN, DP_MAX = "an_dp", "an_dp_min", "an_dp_max"  # the sample's research subset released
 MODEL_PICKERS = (L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR, T_CLOSENESS, TC_ATTRIBUTE,
-                 TC_VARIANT, TC_T, RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION)
+                 TC_VARIANT, TC_T, RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION,
+                 DELTA_PRESENCE, DP_MIN, DP_MAX)
 
 # the Lattice page
 LAT_NODE: Slot[str] = Slot("lat_node")  # the open node (its select box)
