@@ -29,8 +29,9 @@ def _last_release_config(source: Source) -> tuple[str | None, str]:
     if last is None or last["dataset_key"] != source.dataset_key or last["label"] != source.label:
         return None, ""
     raw = json.loads(last["config"])
+    subset = ", δ-presence: the research subset released" if "delta_presence" in raw["privacy"] else ""
     return last["config"], (f"{raw['engine']['kind']} / {raw['engine']['algorithm']}, k = {raw['privacy']['k']}, "
-                            f"suppression ≤ {raw['privacy'].get('max_suppression', 0.0):.0%}")
+                            f"suppression ≤ {raw['privacy'].get('max_suppression', 0.0):.0%}{subset}")
 
 
 def _research_subset(release_config: str | None) -> dict[str, Any]:
