@@ -204,6 +204,23 @@ class ColumnDomain:
             return self.shares, self.share_domain
         return self.leaf_counts, int(self.level_codes.shape[0])
 
+    @cached_property
+    def integral_shares(self) -> tuple[np.ndarray, ...] | None:
+        """Per level: the domain-share numerators as int64 when they and D are integers (ARX's exact loss),
+        else None."""
+        nums, domain = self.domain_shares
+        if not float(domain).is_integer() or not all(np.issubdtype(a.dtype, np.integer) for a in nums):
+            return None
+        return tuple(a.astype(np.int64) for a in nums)
+
+    @cached_property
+    def share_totals(self) -> tuple[int, ...] | None:
+        """Per level: Σ_g num(g)·f̄(g), the share numerators of all n cells (exact; None as ``integral_shares``)."""
+        if self.integral_shares is None:
+            return None
+        return tuple(int(num @ under) for num, under in zip(self.integral_shares, self.generalized_counts,
+                                                             strict=True))
+
 
 @dataclass(frozen=True, eq=False)
 class NodeClasses:
@@ -221,7 +238,7 @@ class NodeClasses:
     suppress: np.ndarray | None = None  # per class: suppressed? (default: smaller than k; privacy models add more)
     cells: Callable[[], Generalized] | None = None  # the node's cell-level view, built on demand (user measures)
 
-    @property
+    @cached_property
     def n(self) -> int:
         return int(self.class_sizes.sum())
 
@@ -254,22 +271,29 @@ class NodeClasses:
         return int(self.class_sizes[self.small].sum())
 
     @cached_property
+    def suppressed_flat(self) -> tuple[np.ndarray, np.ndarray]:
+        """``suppressed_value_counts`` of all columns end to end (int64), and the columns' offsets (r + 1)."""
+        cards = [d.leaf_counts[v].size for d, v in zip(self.domains, self.levels, strict=True)]
+        offsets = np.zeros(len(cards) + 1, dtype=np.int64)
+        np.cumsum(cards, out=offsets[1:])
+        if self.suppressed == 0:
+            return np.zeros(int(offsets[-1]), dtype=np.int64), offsets
+        small = self.small
+        n_small = int(np.count_nonzero(small))
+        count_small = n_small <= small.size - n_small
+        rows = np.flatnonzero(small if count_small else ~small)
+        flat = (self.class_codes[rows] + offsets[:-1]).ravel()
+        counts = np.bincount(flat, weights=np.repeat(self.class_sizes[rows], self.r), minlength=int(offsets[-1]))
+        if not count_small:
+            counts = np.concatenate([d.generalized_counts[v] for d, v in zip(self.domains, self.levels,
+                                                                              strict=True)]) - counts
+        return counts.astype(np.int64), offsets
+
+    @cached_property
     def suppressed_value_counts(self) -> tuple[np.ndarray, ...]:
         """Per column: suppressed records per released code (c_{j,y}); shared by entropy_nm and loss.
 
         Counted over the small classes, or as f̄ minus the kept classes when those are fewer.
         """
-        cards = [d.leaf_counts[v].size for d, v in zip(self.domains, self.levels, strict=True)]
-        if self.suppressed == 0:
-            return tuple(np.zeros(c, dtype=np.int64) for c in cards)
-        offsets = np.concatenate([[0], np.cumsum(cards)])
-        n_small = int(np.count_nonzero(self.small))
-        count_small = n_small <= self.small.size - n_small
-        rows = np.flatnonzero(self.small if count_small else ~self.small)
-        flat = (self.class_codes[rows] + offsets[:-1]).ravel()
-        counts = np.bincount(flat, weights=np.repeat(self.class_sizes[rows], self.r), minlength=offsets[-1])
-        if not count_small:
-            counts = np.concatenate([d.generalized_counts[v] for d, v in zip(self.domains, self.levels,
-                                                                              strict=True)]) - counts
-        counts = counts.astype(np.int64)
+        counts, offsets = self.suppressed_flat
         return tuple(counts[offsets[j]:offsets[j + 1]] for j in range(self.r))

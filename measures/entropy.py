@@ -41,16 +41,22 @@ def entropy_node(node: NodeClasses) -> float:
     return math.fsum(_column_terms(node))
 
 
-def _charge(counts: np.ndarray, S: int) -> float:
-    """Σ_y c·log2(S/c) over one column's suppressed records per released value (every term ≥ 0)."""
-    c = counts[counts > 0].astype(float)
-    return float(np.sum(c * np.log2(S / c)))
+def _charges(node: NodeClasses) -> list[float]:
+    """Per column Σ_y c·log2(S/c) over its suppressed records per released value (every term ≥ 0): the terms of
+    all columns in one pass, each column's summed on its own as ``np.sum`` would."""
+    S = node.suppressed
+    counts, offsets = node.suppressed_flat
+    positive = counts > 0
+    c = counts[positive].astype(float)
+    terms = c * np.log2(S / c)
+    ends = np.cumsum(positive)[offsets[1:] - 1].tolist() if counts.size else [0] * node.r
+    starts = [0, *ends[:-1]]
+    return [float(terms[a:b].sum()) for a, b in zip(starts, ends, strict=True)]
 
 
 def entropy_nm_node(node: NodeClasses) -> float:
     """entropy + Σ_j Σ_y c_{j,y}·log2(S/c_{j,y}), one term per column, summed exactly rounded: never below
     ``entropy_node`` (bnb's bound) and independent of the attributes' order."""
-    S = node.suppressed
-    if S == 0:
+    if node.suppressed == 0:
         return entropy_node(node)
-    return math.fsum(_column_terms(node) + [_charge(c, S) for c in node.suppressed_value_counts])
+    return math.fsum(_column_terms(node) + _charges(node))

@@ -82,17 +82,22 @@ def loss(view: Generalized) -> float:
 
 def loss_by_attribute_node(node: NodeClasses, charge_suppression: bool = True) -> list[float]:
     """``loss_by_attribute`` of a lattice node from its frequency set; ``charge_suppression=False`` gives
-    ARX's lower bound (every record at its generalized share, ``getLowerBoundInternal``)."""
+    ARX's lower bound (every record at its generalized share, ``getLowerBoundInternal``). With integer shares,
+    the kept cells' numerators are all cells' (``ColumnDomain.share_totals``) less the suppressed ones'."""
     out = []
+    n = node.n
     S = node.suppressed if charge_suppression else 0
     counts = node.suppressed_value_counts if S else None
     for j, (d, v) in enumerate(zip(node.domains, node.levels, strict=True)):
         nums, domain = d.domain_shares
-        num = nums[v]
-        under = d.generalized_counts[v]
-        kept = under - counts[j] if counts is not None else under
-        exact = _is_integral(num, domain)
-        out.append(_attribute_loss(num.astype(np.int64) @ kept if exact else num @ kept, S, node.n, domain, exact))
+        exact_nums, totals = d.integral_shares, d.share_totals
+        if exact_nums is not None and totals is not None:
+            kept = totals[v] - (int(exact_nums[v] @ counts[j]) if counts is not None else 0)
+            out.append(normalized_attribute_loss(kept + S * int(domain), n, domain, True))
+        else:
+            under = d.generalized_counts[v]
+            kept_under = under - counts[j] if counts is not None else under
+            out.append(_attribute_loss(nums[v] @ kept_under, S, n, domain, False))
     return out
 
 
