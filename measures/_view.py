@@ -222,21 +222,48 @@ class ColumnDomain:
                                                              strict=True))
 
 
-@dataclass(frozen=True, eq=False)
+CodesOf = Callable[[np.ndarray | None], np.ndarray]
+"""Decodes a frequency set's class codes: of the classes at the given indices, or of all (None)."""
+
+
+@dataclass(frozen=True, eq=False, init=False)
 class NodeClasses:
     """A full-domain lattice node summarized by its frequency set (fast path for measures).
 
     ``class_codes[e, j]`` is class e's code in column j at level ``levels[j]`` (the codes of
-    ``domains[j].level_codes[:, levels[j]]``); ``class_sizes[e]`` its number of records.
+    ``domains[j].level_codes[:, levels[j]]``); ``class_sizes[e]`` its number of records. ``class_codes`` is
+    given as the matrix, or as a ``CodesOf`` that decodes it on demand (a packed-key frequency set,
+    ``workbench.lattice_sweep``): the built-in measures only decode the classes they read (``codes_of``).
     """
 
     levels: tuple[int, ...]
     class_sizes: np.ndarray
-    class_codes: np.ndarray
     domains: tuple[ColumnDomain, ...]
     k: int
     suppress: np.ndarray | None = None  # per class: suppressed? (default: smaller than k; privacy models add more)
     cells: Callable[[], Generalized] | None = None  # the node's cell-level view, built on demand (user measures)
+
+    def __init__(self, levels: tuple[int, ...], class_sizes: np.ndarray, class_codes: np.ndarray | CodesOf,
+                 domains: tuple[ColumnDomain, ...], k: int, suppress: np.ndarray | None = None,
+                 cells: Callable[[], Generalized] | None = None) -> None:
+        for name, value in (("levels", levels), ("class_sizes", class_sizes), ("domains", domains), ("k", k),
+                            ("suppress", suppress), ("cells", cells)):
+            object.__setattr__(self, name, value)
+        if callable(class_codes):
+            object.__setattr__(self, "_decode", class_codes)
+        else:
+            self.__dict__["class_codes"] = class_codes  # the cached property's value
+
+    @cached_property
+    def class_codes(self) -> np.ndarray:
+        """Every class's codes, (classes × r)."""
+        return self._decode(None)
+
+    def codes_of(self, rows: np.ndarray) -> np.ndarray:
+        """The codes of the classes at indices ``rows`` (without decoding the others)."""
+        if "class_codes" in self.__dict__:
+            return self.__dict__["class_codes"][rows]
+        return self._decode(rows)
 
     @cached_property
     def n(self) -> int:
@@ -282,7 +309,7 @@ class NodeClasses:
         n_small = int(np.count_nonzero(small))
         count_small = n_small <= small.size - n_small
         rows = np.flatnonzero(small if count_small else ~small)
-        flat = (self.class_codes[rows] + offsets[:-1]).ravel()
+        flat = (self.codes_of(rows) + offsets[:-1]).ravel()
         counts = np.bincount(flat, weights=np.repeat(self.class_sizes[rows], self.r), minlength=int(offsets[-1]))
         if not count_small:
             counts = np.concatenate([d.generalized_counts[v] for d, v in zip(self.domains, self.levels,
