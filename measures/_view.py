@@ -196,6 +196,11 @@ class ColumnDomain:
             ]
         )
 
+    @cached_property
+    def entropy_terms(self) -> list[float]:
+        """``entropy_by_level`` as Python floats (read once per node by the entropy measures)."""
+        return self.entropy_by_level.tolist()
+
     @property
     def domain_shares(self) -> tuple[tuple[np.ndarray, ...], float]:
         """ARX's domain shares per level as ``(numerators, D)``, as ``GeneralizedColumn.domain_shares``;
@@ -246,11 +251,10 @@ class NodeClasses:
     def __init__(self, levels: tuple[int, ...], class_sizes: np.ndarray, class_codes: np.ndarray | CodesOf,
                  domains: tuple[ColumnDomain, ...], k: int, suppress: np.ndarray | None = None,
                  cells: Callable[[], Generalized] | None = None) -> None:
-        for name, value in (("levels", levels), ("class_sizes", class_sizes), ("domains", domains), ("k", k),
-                            ("suppress", suppress), ("cells", cells)):
-            object.__setattr__(self, name, value)
+        self.__dict__.update(levels=levels, class_sizes=class_sizes, domains=domains, k=k, suppress=suppress,
+                             cells=cells)  # frozen: set once, here
         if callable(class_codes):
-            object.__setattr__(self, "_decode", class_codes)
+            self.__dict__["_decode"] = class_codes
         else:
             self.__dict__["class_codes"] = class_codes  # the cached property's value
 
@@ -284,7 +288,7 @@ class NodeClasses:
     def r(self) -> int:
         return len(self.levels)
 
-    @property
+    @cached_property
     def max_heights(self) -> tuple[int, ...]:
         return tuple(d.max_height for d in self.domains)
 

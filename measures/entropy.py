@@ -32,7 +32,7 @@ def entropy_nm(view: Generalized) -> float:
 
 
 def _column_terms(node: NodeClasses) -> list[float]:
-    return [float(d.entropy_by_level[v]) for d, v in zip(node.domains, node.levels, strict=True)]
+    return [d.entropy_terms[v] for d, v in zip(node.domains, node.levels, strict=True)]
 
 
 def entropy_node(node: NodeClasses) -> float:
@@ -42,21 +42,16 @@ def entropy_node(node: NodeClasses) -> float:
 
 
 def _charges(node: NodeClasses) -> list[float]:
-    """Per column Σ_y c·log2(S/c) over its suppressed records per released value (every term ≥ 0): the terms of
-    all columns in one pass, each column's summed on its own as ``np.sum`` would."""
-    S = node.suppressed
-    counts, offsets = node.suppressed_flat
-    positive = counts > 0
-    c = counts[positive].astype(float)
-    terms = c * np.log2(S / c)
-    ends = np.cumsum(positive)[offsets[1:] - 1].tolist() if counts.size else [0] * node.r
-    starts = [0, *ends[:-1]]
-    return [float(terms[a:b].sum()) for a, b in zip(starts, ends, strict=True)]
+    """Every term c·log2(S/c) > 0 of every column: suppressed records per released value, all columns in one pass."""
+    counts, _ = node.suppressed_flat
+    c = counts[counts > 0].astype(float)
+    return (c * np.log2(node.suppressed / c)).tolist()
 
 
 def entropy_nm_node(node: NodeClasses) -> float:
-    """entropy + Σ_j Σ_y c_{j,y}·log2(S/c_{j,y}), one term per column, summed exactly rounded: never below
-    ``entropy_node`` (bnb's bound) and independent of the attributes' order."""
+    """entropy + Σ_j Σ_y c_{j,y}·log2(S/c_{j,y}): the columns' entropy terms and every charge term summed exactly
+    rounded (``math.fsum``), so never below ``entropy_node`` (bnb's bound) and independent of the attributes'
+    order."""
     if node.suppressed == 0:
         return entropy_node(node)
     return math.fsum(_column_terms(node) + _charges(node))

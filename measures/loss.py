@@ -87,17 +87,25 @@ def loss_by_attribute_node(node: NodeClasses, charge_suppression: bool = True) -
     out = []
     n = node.n
     S = node.suppressed if charge_suppression else 0
-    counts = node.suppressed_value_counts if S else None
+    integral = [d.integral_shares for d in node.domains]
+    charged: list[int] | None = None  # per column: Σ_y num_j(y)·c_{j,y}, the share numerators of the suppressed cells
+    by_column = None
+    if S and all(num is not None for num in integral):  # one product for all columns (integers: exact in any order)
+        counts, offsets = node.suppressed_flat
+        nums = np.concatenate([num[v] for num, v in zip(integral, node.levels, strict=True) if num is not None])
+        charged = np.add.reduceat(nums * counts, offsets[:-1]).tolist()
+    elif S:
+        by_column = node.suppressed_value_counts
     for j, (d, v) in enumerate(zip(node.domains, node.levels, strict=True)):
-        nums, domain = d.domain_shares
-        exact_nums, totals = d.integral_shares, d.share_totals
-        if exact_nums is not None and totals is not None:
-            kept = totals[v] - (int(exact_nums[v] @ counts[j]) if counts is not None else 0)
-            out.append(normalized_attribute_loss(kept + S * int(domain), n, domain, True))
+        nums_v, domain = d.domain_shares
+        ints, totals = integral[j], d.share_totals
+        if ints is not None and totals is not None:
+            charge = charged[j] if charged is not None else int(ints[v] @ by_column[j]) if by_column is not None else 0
+            out.append(normalized_attribute_loss(totals[v] - charge + S * int(domain), n, domain, True))
         else:
             under = d.generalized_counts[v]
-            kept_under = under - counts[j] if counts is not None else under
-            out.append(_attribute_loss(nums[v] @ kept_under, S, n, domain, False))
+            out.append(_attribute_loss(nums_v[v] @ (under - by_column[j] if by_column is not None else under), S, n,
+                                       domain, False))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -28,11 +29,17 @@ def precision_nm(view: Generalized) -> float:
     return float(np.mean([np.mean(np.where(s, 1.0, _share(c.height, c.max_height))) for c in view.columns]))
 
 
-def _shares(node: NodeClasses) -> tuple[int, int]:
-    """``(num, L)`` with Σ_j v_j/H_j = num / L exactly (L the least common multiple of the heights > 0)."""
-    heights = node.max_heights
+@functools.lru_cache(maxsize=256)
+def _weights(heights: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """L, the least common multiple of the heights > 0, and each column's L / H_j (0 when H_j = 0)."""
     L = math.lcm(*(H for H in heights if H > 0))
-    return sum(v * (L // H) for v, H in zip(node.levels, heights, strict=True) if H > 0), L
+    return tuple(L // H if H > 0 else 0 for H in heights), L
+
+
+def _shares(node: NodeClasses) -> tuple[int, int]:
+    """``(num, L)`` with Σ_j v_j/H_j = num / L exactly."""
+    weights, L = _weights(node.max_heights)
+    return sum(v * w for v, w in zip(node.levels, weights, strict=True)), L
 
 
 def precision_node(node: NodeClasses) -> float:
