@@ -31,9 +31,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"workbench: {message}\n")
 
 
-def _parser() -> argparse.ArgumentParser:
-    from workbench.compare import CANDIDATE_SETS
+class _CandidateSets(Sequence[str]):
+    """``workbench.compare.CANDIDATE_SETS`` as ``--candidates``' choices, imported only when argparse reads them
+    (a ``compare`` command or its help): ``run`` does not load the comparison modules."""
 
+    @staticmethod
+    def _values() -> tuple[str, ...]:
+        from workbench.compare import CANDIDATE_SETS
+
+        return CANDIDATE_SETS
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]  # Sequence's int and slice overloads
+        return self._values()[i]
+
+    def __len__(self) -> int:
+        return len(self._values())
+
+
+def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="workbench", description="k-anonymity workbench: de-identify and compare.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run the configured engine and algorithm")
@@ -58,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--k", default=None, metavar="K1,K2,...", help="a sweep over k (default: privacy.k)")
     cmp_.add_argument("--max-suppression", default=None, metavar="S1,S2,...",
                       help="a sweep over suppression limits too (fractions; default: privacy.max_suppression)")
-    cmp_.add_argument("--candidates", choices=CANDIDATE_SETS, default="k_minimal")
+    candidates = cmp_.add_argument("--candidates", default="k_minimal")
+    candidates.choices = _CandidateSets()  # set after add_argument, whose metavar check would read them at once
     cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
     cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
                       help="model degradation classifiers (when [measures].compare lists degradation)")
