@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -103,6 +103,19 @@ class ColumnDomain:
                                                              strict=True))
 
 
+class Known(NamedTuple):
+    """A node's suppression figures computed outside ``NodeClasses`` (see its ``known`` argument)."""
+
+    n: int
+    small: np.ndarray
+    suppressed: int
+    counts: np.ndarray  # suppressed records per released code, all columns end to end (int64)
+    offsets: np.ndarray  # where each column starts in ``counts`` (r + 1)
+    squares: int  # Σ |E|² over all classes
+    kept_squares: int  # Σ |E|² over the classes kept
+    kept_classes: int
+
+
 CodesOf = Callable[[np.ndarray | None], np.ndarray]
 """Decodes a frequency set's class codes: of the classes at the given indices, or of all (None)."""
 
@@ -126,13 +139,21 @@ class NodeClasses:
 
     def __init__(self, levels: tuple[int, ...], class_sizes: np.ndarray, class_codes: np.ndarray | CodesOf,
                  domains: tuple[ColumnDomain, ...], k: int, suppress: np.ndarray | None = None,
-                 cells: Callable[[], Generalized] | None = None) -> None:
+                 cells: Callable[[], Generalized] | None = None, *,
+                 known: Known | None = None) -> None:
+        """``known``: the node's records, suppressed-class mask, suppressed records and ``suppressed_flat`` computed
+        for many nodes at once (``workbench.lattice_sweep.suppression``); they must equal what the properties
+        would compute."""
         self.__dict__.update(levels=levels, class_sizes=class_sizes, domains=domains, k=k, suppress=suppress,
                              cells=cells)  # frozen: set once, here
         if callable(class_codes):
             self.__dict__["_decode"] = class_codes
         else:
             self.__dict__["class_codes"] = class_codes  # the cached property's value
+        if known is not None:  # the cached properties' values
+            self.__dict__.update(n=known.n, small=known.small, suppressed=known.suppressed,
+                                 suppressed_flat=(known.counts, known.offsets), squares=known.squares,
+                                 kept_squares=known.kept_squares, kept_classes=known.kept_classes)
 
     @cached_property
     def class_codes(self) -> np.ndarray:
@@ -176,6 +197,22 @@ class NodeClasses:
     @cached_property
     def suppressed(self) -> int:
         return int(self.class_sizes[self.small].sum())
+
+    @cached_property
+    def squares(self) -> int:
+        """Σ_E |E|² over all classes (64-bit integers: exact, and no BLAS)."""
+        s = self.class_sizes.astype(np.int64, copy=False)
+        return int(s @ s)
+
+    @cached_property
+    def kept_squares(self) -> int:
+        """Σ |E|² over the classes kept (not suppressed)."""
+        kept = self.class_sizes[~self.small].astype(np.int64, copy=False)
+        return int(kept @ kept)
+
+    @cached_property
+    def kept_classes(self) -> int:
+        return int(self.small.size - np.count_nonzero(self.small))
 
     @cached_property
     def suppressed_flat(self) -> tuple[np.ndarray, np.ndarray]:

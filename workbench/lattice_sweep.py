@@ -15,11 +15,14 @@ It applies when the rule is k alone (no privacy model's extra columns) and the f
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 import numpy as np
 
+from measures import ColumnDomain
+from measures._node import Known
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.space import Node
 
@@ -96,7 +99,7 @@ def _raise(keys: np.ndarray, j: int, level: int, layout: Layout) -> np.ndarray:
 def packed_sets(evaluator: NodeEvaluator) -> Iterator[PackedSet] | None:
     """Every node's classes once, depth first (the order of ``NodeEvaluator.all_frequency_sets``); None when the
     evaluator's rule has extra columns (privacy models) or the keys would not fit in 63 bits."""
-    if evaluator.extras or not evaluator.admissibility.plain:
+    if evaluator.extras or not evaluator.admissibility.plain or evaluator.n == 0:
         return None
     layout = _layout(evaluator)
     if layout is None:
@@ -119,3 +122,56 @@ def _walk(root: PackedSet, heights: tuple[int, ...]) -> Iterator[PackedSet]:
             if node[j] < heights[j]:
                 stack.append((ps, (*node[:j], node[j] + 1, *node[j + 1:]), j))
         del ps, parent  # the generator's frame must not keep a finished set alive
+
+
+def chunks(sets: Iterator[PackedSet], size: int = 128) -> Iterator[list[PackedSet]]:
+    """The sets in lists of ``size`` (the last shorter), for ``suppression``."""
+    while chunk := list(islice(sets, size)):
+        yield chunk
+
+
+def suppression(sets: Sequence[PackedSet], k: int, domains: Sequence[ColumnDomain],
+                n: int) -> list[tuple[np.ndarray, Known]]:
+    """Per node (k alone: a class smaller than k is suppressed): its class sizes and what the measures read of
+    its suppression (``measures._node.Known``), for all ``sets`` in a few whole-array passes: the suppressed
+    records per released code of every column are one ``bincount`` over every node's suppressed classes, or over
+    its kept classes subtracted from the column's counts where those are fewer (as ``NodeClasses.suppressed_flat``)."""
+    layout, r = sets[0].layout, len(sets[0].layout.shifts)
+    lengths = np.array([ps.keys.size for ps in sets], dtype=np.int64)
+    starts = np.zeros(len(sets), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    keys = np.concatenate([ps.keys for ps in sets])
+    sizes = keys & layout.size_mask
+    small = sizes < k
+    node_of = np.repeat(np.arange(len(sets)), lengths)
+    n_small = np.add.reduceat(small.astype(np.int64), starts)
+    count_small = 2 * n_small <= lengths
+    suppressed = np.add.reduceat(np.where(small, sizes, 0), starts).tolist()
+    squared = sizes * sizes
+    squares = np.add.reduceat(squared, starts).tolist()
+    kept_squares = np.add.reduceat(np.where(small, 0, squared), starts).tolist()
+    kept_classes = (lengths - n_small).tolist()
+    levels = np.array([ps.node for ps in sets], dtype=np.int64).reshape(len(sets), r)
+    cards = np.stack([np.array([c.size for c in d.generalized_counts])[levels[:, j]]
+                      for j, d in enumerate(domains)], axis=1)
+    offsets = np.zeros((len(sets), r + 1), dtype=np.int64)
+    np.cumsum(cards, axis=1, out=offsets[:, 1:])
+    base = np.zeros(len(sets), dtype=np.int64)
+    np.cumsum(offsets[:-1, r], out=base[1:])
+    rows = np.flatnonzero(small == count_small[node_of])
+    row_keys = keys[rows]
+    flat = np.empty((rows.size, r), dtype=np.int64)
+    for j, (shift, mask) in enumerate(zip(layout.shifts, layout.masks, strict=True)):
+        np.bitwise_and(row_keys >> shift, mask, out=flat[:, j])
+    flat += (base[:, None] + offsets[:, :r])[node_of[rows]]
+    total = int(base[-1] + offsets[-1, r])
+    hist = np.bincount(flat.ravel(), weights=np.repeat(sizes[rows], r), minlength=total)
+    if not count_small.all():  # those nodes counted their kept classes: suppressed = all records under y - kept
+        under = np.concatenate([domains[j].generalized_counts[v] for ps in sets for j, v in enumerate(ps.node)])
+        hist = np.where(np.repeat(~count_small, offsets[:, r]), under - hist, hist)
+    hist = hist.astype(np.int64)
+    out = []
+    for i, (a, m, b) in enumerate(zip(starts.tolist(), lengths.tolist(), base.tolist(), strict=True)):
+        out.append((sizes[a:a + m], Known(n, small[a:a + m], suppressed[i], hist[b:b + int(offsets[i, r])],
+                                          offsets[i], squares[i], kept_squares[i], kept_classes[i])))
+    return out

@@ -16,7 +16,7 @@ from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import SearchResult, best_of
 from workbench.lattice.space import Node
-from workbench.lattice_sweep import packed_sets
+from workbench.lattice_sweep import chunks, packed_sets, suppression
 from workbench.objective import NodeScorer, _lattice_measure, node_cells
 from workbench.privacy.base import limit_of
 from workbench.study import evaluator_for, load_dataset, search
@@ -42,16 +42,17 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
     levels, classes, suppressed, admissible = [], [], [], []
     values: dict[str, list[float]] = {i: [] for i in ids}
     packed = packed_sets(evaluator) if nodes is None else None
-    if packed is not None:  # k alone: packed keys, the codes decoded only where read (workbench.lattice_sweep)
-        for ps in packed:
-            view = M.NodeClasses(ps.node, ps.counts, ps.codes, scorer.domains, k, None,
-                                 lambda node=ps.node: node_cells(evaluator, node))
-            levels.append(ps.node)
-            classes.append(view.class_sizes.size)
-            suppressed.append(view.suppressed)
-            admissible.append(rule.within(view.suppressed))
-            for i, f in fast.items():
-                values[i].append(f(view))
+    if packed is not None:  # k alone: packed keys, suppression counted for many nodes at once (lattice_sweep)
+        for chunk in chunks(packed):
+            for ps, (sizes, known) in zip(chunk, suppression(chunk, k, scorer.domains, evaluator.n), strict=True):
+                view = M.NodeClasses(ps.node, sizes, ps.codes, scorer.domains, k, None,
+                                     lambda node=ps.node: node_cells(evaluator, node), known=known)
+                levels.append(ps.node)
+                classes.append(sizes.size)
+                suppressed.append(known.suppressed)
+                admissible.append(rule.within(known.suppressed))
+                for i, f in fast.items():
+                    values[i].append(f(view))
     else:
         if nodes is None:
             sets = evaluator.all_frequency_sets()
