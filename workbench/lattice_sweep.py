@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
 
 import numpy as np
 
@@ -84,16 +83,21 @@ def _layout(evaluator: NodeEvaluator) -> Layout | None:
 
 def _raise(keys: np.ndarray, j: int, level: int, layout: Layout) -> np.ndarray:
     """The sorted packed classes after raising column j from ``level`` by one (equal classes merged)."""
-    child = keys + layout.steps[j][level][(keys >> layout.shifts[j]) & layout.masks[j]]
+    field = np.right_shift(keys, layout.shifts[j])
+    np.bitwise_and(field, layout.masks[j], out=field)
+    child = np.take(layout.steps[j][level], field)
+    np.add(child, keys, out=child)
     child.sort(kind="stable")  # sorted runs (the parent was sorted): a merge sort takes them as they are
-    codes = child >> layout.size_bits
     new = np.empty(child.size, dtype=bool)
     new[:1] = True
-    np.not_equal(codes[1:], codes[:-1], out=new[1:])
-    if new.all():
-        return child
+    np.greater(child[1:] ^ child[:-1], layout.size_mask, out=new[1:])  # another class: the code bits differ
     starts = np.flatnonzero(new)
-    return (codes[starts] << layout.size_bits) | np.add.reduceat(child & layout.size_mask, starts)
+    if starts.size == child.size:
+        return child
+    merged = np.take(child, starts)
+    np.bitwise_and(merged, ~layout.size_mask, out=merged)
+    np.bitwise_and(child, layout.size_mask, out=child)
+    return merged | np.add.reduceat(child, starts)
 
 
 def packed_sets(evaluator: NodeEvaluator) -> Iterator[PackedSet] | None:
@@ -124,9 +128,18 @@ def _walk(root: PackedSet, heights: tuple[int, ...]) -> Iterator[PackedSet]:
         del ps, parent  # the generator's frame must not keep a finished set alive
 
 
-def chunks(sets: Iterator[PackedSet], size: int = 128) -> Iterator[list[PackedSet]]:
-    """The sets in lists of ``size`` (the last shorter), for ``suppression``."""
-    while chunk := list(islice(sets, size)):
+def chunks(sets: Iterator[PackedSet], classes: int = 16_384, nodes: int = 256) -> Iterator[list[PackedSet]]:
+    """The sets in lists of about ``classes`` classes (at most ``nodes`` sets), for ``suppression``: few calls for
+    the many small sets, little memory for the large ones."""
+    chunk: list[PackedSet] = []
+    held = 0
+    for ps in sets:
+        chunk.append(ps)
+        held += ps.keys.size
+        if held >= classes or len(chunk) >= nodes:
+            yield chunk
+            chunk, held = [], 0
+    if chunk:
         yield chunk
 
 
