@@ -95,6 +95,13 @@ class ColumnDomain:
         return tuple(a.astype(np.int64) for a in nums)
 
     @cached_property
+    def exact_loss(self) -> tuple[tuple[np.ndarray, ...], tuple[int, ...], int] | None:
+        """``(integral_shares, share_totals, D)`` for ARX's exact loss, or None when the shares are not integers."""
+        if self.integral_shares is None or self.share_totals is None:
+            return None
+        return self.integral_shares, self.share_totals, int(self.domain_shares[1])
+
+    @cached_property
     def share_totals(self) -> tuple[int, ...] | None:
         """Per level: Σ_g num(g)·f̄(g), the share numerators of all n cells (exact; None as ``integral_shares``)."""
         if self.integral_shares is None:

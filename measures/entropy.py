@@ -44,7 +44,7 @@ def entropy_node(node: NodeClasses) -> float:
 def _charges(node: NodeClasses) -> list[float]:
     """Every term c·log2(S/c) > 0 of every column: suppressed records per released value, all columns in one pass."""
     counts, _ = node.suppressed_flat
-    c = counts[counts > 0].astype(float)
+    c = counts[counts > 0]  # int64, exact in a float (as the products below convert it)
     return (c * np.log2(node.suppressed / c)).tolist()
 
 

@@ -84,29 +84,38 @@ def loss_by_attribute_node(node: NodeClasses, charge_suppression: bool = True) -
     """``loss_by_attribute`` of a lattice node from its frequency set; ``charge_suppression=False`` gives
     ARX's lower bound (every record at its generalized share, ``getLowerBoundInternal``). With integer shares,
     the kept cells' numerators are all cells' (``ColumnDomain.share_totals``) less the suppressed ones'."""
-    out = []
-    n = node.n
+    n, levels = node.n, node.levels
     S = node.suppressed if charge_suppression else 0
-    integral = [d.integral_shares for d in node.domains]
-    charged: list[int] | None = None  # per column: Σ_y num_j(y)·c_{j,y}, the share numerators of the suppressed cells
-    by_column = None
-    if S and all(num is not None for num in integral):  # one product for all columns (integers: exact in any order)
-        counts, offsets = node.suppressed_flat
-        nums = np.concatenate([num[v] for num, v in zip(integral, node.levels, strict=True) if num is not None])
-        charged = np.add.reduceat(nums * counts, offsets[:-1]).tolist()
-    elif S:
-        by_column = node.suppressed_value_counts
-    for j, (d, v) in enumerate(zip(node.domains, node.levels, strict=True)):
-        nums_v, domain = d.domain_shares
-        ints, totals = integral[j], d.share_totals
+    exact = [d.exact_loss for d in node.domains]
+    if all(e is not None for e in exact):  # integers throughout: ARX's exact (BigFraction) arithmetic
+        charged = [0] * len(levels)  # per column Σ_y num_j(y)·c_{j,y}: the suppressed cells' share numerators
+        if S:
+            counts, offsets = node.suppressed_flat
+            nums = np.concatenate([e[0][v] for e, v in zip(exact, levels, strict=True) if e is not None])
+            charged = np.add.reduceat(nums * counts, offsets[:-1]).tolist()
+        return [_exact_loss(e[1][v] - c + S * e[2], n, e[2]) for e, v, c in zip(exact, levels, charged, strict=True)
+                if e is not None]
+    by_column = node.suppressed_value_counts if S else None
+    out = []
+    for j, (d, v) in enumerate(zip(node.domains, levels, strict=True)):
+        nums, domain = d.domain_shares
+        ints, totals = d.integral_shares, d.share_totals
         if ints is not None and totals is not None:
-            charge = charged[j] if charged is not None else int(ints[v] @ by_column[j]) if by_column is not None else 0
+            charge = int(ints[v] @ by_column[j]) if by_column is not None else 0
             out.append(normalized_attribute_loss(totals[v] - charge + S * int(domain), n, domain, True))
         else:
             under = d.generalized_counts[v]
-            out.append(_attribute_loss(nums_v[v] @ (under - by_column[j] if by_column is not None else under), S, n,
+            out.append(_attribute_loss(nums[v] @ (under - by_column[j] if by_column is not None else under), S, n,
                                        domain, False))
     return out
+
+
+def _exact_loss(total: int, n: int, domain: int) -> float:
+    """``normalized_attribute_loss`` with integers (A_j, n, D_j)."""
+    if n == 0 or domain <= 1:
+        return 0.0
+    excess = total - n
+    return ((excess * _FACTOR) // (n * (domain - 1))) / _FACTOR if excess > 0 else 0.0
 
 
 def loss_node(node: NodeClasses) -> float:
