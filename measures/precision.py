@@ -38,8 +38,13 @@ def _weights(heights: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
 
 def _shares(node: NodeClasses) -> tuple[int, int]:
     """``(num, L)`` with Σ_j v_j/H_j = num / L exactly."""
-    weights, L = _weights(node.max_heights)
-    return sum(v * w for v, w in zip(node.levels, weights, strict=True)), L
+    return _level_shares(node.levels, node.max_heights)
+
+
+@functools.lru_cache(maxsize=16)  # precision and precision_nm of one node ask in turn
+def _level_shares(levels: tuple[int, ...], heights: tuple[int, ...]) -> tuple[int, int]:
+    weights, L = _weights(heights)
+    return sum(v * w for v, w in zip(levels, weights, strict=True)), L
 
 
 def precision_node(node: NodeClasses) -> float:
