@@ -183,9 +183,8 @@ class Release:
         out = self.dataset.frame[keep].copy()
         for qi in self.quasi_identifiers:
             column = marked_labels(self.labels[qi], self.suppressed)
-            if not categorical and isinstance(column.dtype, pd.CategoricalDtype):
-                column = pd.Series(np.asarray(column.cat.categories, dtype=object)[column.cat.codes.to_numpy()],
-                                   index=column.index, name=qi)
+            if not categorical and isinstance(column.dtype, pd.CategoricalDtype):  # text cells, from the labels
+                column = column.astype(str)
             out[qi] = column
         return out[~self.suppressed] if suppressed == "drop" else out
 
