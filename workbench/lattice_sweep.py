@@ -35,6 +35,7 @@ class Layout:
     masks: tuple[int, ...]
     size_bits: int
     steps: tuple[tuple[np.ndarray, ...], ...]
+    cards: tuple[np.ndarray, ...]  # per column: its number of codes at each level (``ColumnDomain.leaf_counts``)
 
     @property
     def size_mask(self) -> int:
@@ -78,7 +79,8 @@ def _layout(evaluator: NodeEvaluator) -> Layout | None:
             up[c.level_codes[:, a]] = c.level_codes[:, a + 1]
             per_level.append((up - np.arange(up.size, dtype=np.int64)) << shift)
         steps.append(tuple(per_level))
-    return Layout(tuple(shifts), tuple((1 << w) - 1 for w in widths), size_bits, tuple(steps))
+    cards = tuple(c.level_codes.max(axis=0).astype(np.int64) + 1 for c in evaluator.columns)  # as leaf_counts' sizes
+    return Layout(tuple(shifts), tuple((1 << w) - 1 for w in widths), size_bits, tuple(steps), cards)
 
 
 def _raise(keys: np.ndarray, j: int, level: int, layout: Layout) -> np.ndarray:
@@ -157,16 +159,16 @@ def suppression(sets: Sequence[PackedSet], k: int, domains: Sequence[ColumnDomai
     sizes = keys & layout.size_mask
     small = sizes < k
     node_of = np.repeat(np.arange(len(sets)), lengths)
-    n_small = np.add.reduceat(small.astype(np.int64), starts)
+    n_small = np.add.reduceat(small, starts, dtype=np.int64)
     count_small = 2 * n_small <= lengths
-    suppressed = np.add.reduceat(np.where(small, sizes, 0), starts).tolist()
-    squared = sizes * sizes
-    squares = np.add.reduceat(squared, starts).tolist()
-    kept_squares = np.add.reduceat(np.where(small, 0, squared), starts).tolist()
+    small_sizes = sizes * small
+    suppressed = np.add.reduceat(small_sizes, starts).tolist()
+    squares = np.add.reduceat(sizes * sizes, starts)
+    kept_squares = (squares - np.add.reduceat(small_sizes * sizes, starts)).tolist()
+    squares = squares.tolist()
     kept_classes = (lengths - n_small).tolist()
     levels = np.array([ps.node for ps in sets], dtype=np.int64).reshape(len(sets), r)
-    cards = np.stack([np.array([c.size for c in d.generalized_counts])[levels[:, j]]
-                      for j, d in enumerate(domains)], axis=1)
+    cards = np.stack([layout.cards[j][levels[:, j]] for j in range(r)], axis=1)
     offsets = np.zeros((len(sets), r + 1), dtype=np.int64)
     np.cumsum(cards, axis=1, out=offsets[:, 1:])
     base = np.zeros(len(sets), dtype=np.int64)
