@@ -44,9 +44,9 @@ class ColumnDomain:
         if self.shares is not None:
             object.__setattr__(self, "shares", tuple(_frozen(a) for a in self.shares))
 
-    @property
+    @cached_property
     def max_height(self) -> int:
-        return self.level_codes.shape[1] - 1
+        return int(self.level_codes.shape[1] - 1)
 
     @cached_property
     def generalized_counts(self) -> tuple[np.ndarray, ...]:
