@@ -4,14 +4,12 @@
 original code, the released code, the cell's generalization height, the hierarchy height and the size of
 each released value's leaf set; plus the suppressed mask and k. Every measure is defined on it.
 
-``NodeClasses`` is the lattice fast path: a full-domain node's frequency set (class sizes and each class's
-code per column) plus per-column marginals. Measures evaluated on it must equal their cell-level
-definition on the same node (tested in tests/test_measures.py).
+``NodeClasses`` (``measures._node``, re-exported here) is the lattice fast path: a full-domain node's frequency
+set plus per-column marginals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -146,130 +144,6 @@ class Generalized:
         return sizes[sizes > 0]
 
 
-@dataclass(frozen=True, eq=False)
-class ColumnDomain:
-    """Per-column marginals for the lattice fast path.
+from measures._node import ColumnDomain, NodeClasses  # noqa: E402  (the lattice fast path's view)
 
-    ``level_codes[o, l]`` = code of original value o's ancestor at level l (codes 0..c_l-1 per level);
-    ``counts[o]`` = records with original value o (all > 0).
-    """
-
-    name: str
-    level_codes: np.ndarray
-    counts: np.ndarray
-    shares: tuple[np.ndarray, ...] | None = None  # per level: ARX domain-share numerator of each code
-    share_domain: float | None = None  # their common denominator D (see GeneralizedColumn.domain_shares)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "level_codes", _frozen(self.level_codes, np.int64))
-        object.__setattr__(self, "counts", _frozen(self.counts, np.int64))
-        if (self.shares is None) != (self.share_domain is None):
-            raise ValueError("shares and share_domain are given together")
-        if self.shares is not None:
-            object.__setattr__(self, "shares", tuple(_frozen(a) for a in self.shares))
-
-    @property
-    def max_height(self) -> int:
-        return self.level_codes.shape[1] - 1
-
-    @cached_property
-    def generalized_counts(self) -> tuple[np.ndarray, ...]:
-        """Per level: records under each generalized value (f̄ of Gionis & Tassa)."""
-        return tuple(
-            np.bincount(self.level_codes[:, lv], weights=self.counts).astype(np.int64)
-            for lv in range(self.max_height + 1)
-        )
-
-    @cached_property
-    def leaf_counts(self) -> tuple[np.ndarray, ...]:
-        """Per level: distinct original values under each generalized value."""
-        return tuple(np.bincount(self.level_codes[:, lv]) for lv in range(self.max_height + 1))
-
-    @cached_property
-    def entropy_by_level(self) -> np.ndarray:
-        """Per level: Σ_o f(o)·log2(f̄(g(o))/f(o)) (non-uniform entropy of this column)."""
-        f = self.counts.astype(float)
-        return np.array(
-            [
-                float(np.sum(f * np.log2(self.generalized_counts[lv][self.level_codes[:, lv]] / f)))
-                for lv in range(self.max_height + 1)
-            ]
-        )
-
-    @property
-    def domain_shares(self) -> tuple[tuple[np.ndarray, ...], float]:
-        """ARX's domain shares per level as ``(numerators, D)``, as ``GeneralizedColumn.domain_shares``;
-        without ``shares``: distinct original values under each code over the distinct values of the column."""
-        if self.shares is not None and self.share_domain is not None:
-            return self.shares, self.share_domain
-        return self.leaf_counts, int(self.level_codes.shape[0])
-
-
-@dataclass(frozen=True, eq=False)
-class NodeClasses:
-    """A full-domain lattice node summarized by its frequency set (fast path for measures).
-
-    ``class_codes[e, j]`` is class e's code in column j at level ``levels[j]`` (the codes of
-    ``domains[j].level_codes[:, levels[j]]``); ``class_sizes[e]`` its number of records.
-    """
-
-    levels: tuple[int, ...]
-    class_sizes: np.ndarray
-    class_codes: np.ndarray
-    domains: tuple[ColumnDomain, ...]
-    k: int
-    suppress: np.ndarray | None = None  # per class: suppressed? (default: smaller than k; privacy models add more)
-    cells: Callable[[], Generalized] | None = None  # the node's cell-level view, built on demand (user measures)
-
-    @property
-    def n(self) -> int:
-        return int(self.class_sizes.sum())
-
-    @property
-    def label(self) -> str:
-        """The node as ``"q=level,..."`` in quasi-identifier order."""
-        return ",".join(f"{d.name}={v}" for d, v in zip(self.domains, self.levels, strict=True))
-
-    def cell_view(self) -> Generalized:
-        """The node's release, cell by cell (what a measure without a fast path reads); built by ``cells``."""
-        if self.cells is None:
-            raise ValueError(f"node {self.label}: no cell-level view was attached to its frequency set")
-        return self.cells()
-
-    @property
-    def r(self) -> int:
-        return len(self.levels)
-
-    @property
-    def max_heights(self) -> tuple[int, ...]:
-        return tuple(d.max_height for d in self.domains)
-
-    @cached_property
-    def small(self) -> np.ndarray:
-        """Mask of the suppressed classes: smaller than k, or as ``suppress`` says."""
-        return self.class_sizes < self.k if self.suppress is None else np.asarray(self.suppress, dtype=bool)
-
-    @cached_property
-    def suppressed(self) -> int:
-        return int(self.class_sizes[self.small].sum())
-
-    @cached_property
-    def suppressed_value_counts(self) -> tuple[np.ndarray, ...]:
-        """Per column: suppressed records per released code (c_{j,y}); shared by entropy_nm and loss.
-
-        Counted over the small classes, or as f̄ minus the kept classes when those are fewer.
-        """
-        cards = [d.leaf_counts[v].size for d, v in zip(self.domains, self.levels, strict=True)]
-        if self.suppressed == 0:
-            return tuple(np.zeros(c, dtype=np.int64) for c in cards)
-        offsets = np.concatenate([[0], np.cumsum(cards)])
-        n_small = int(np.count_nonzero(self.small))
-        count_small = n_small <= self.small.size - n_small
-        rows = np.flatnonzero(self.small if count_small else ~self.small)
-        flat = (self.class_codes[rows] + offsets[:-1]).ravel()
-        counts = np.bincount(flat, weights=np.repeat(self.class_sizes[rows], self.r), minlength=offsets[-1])
-        if not count_small:
-            counts = np.concatenate([d.generalized_counts[v] for d, v in zip(self.domains, self.levels,
-                                                                              strict=True)]) - counts
-        counts = counts.astype(np.int64)
-        return tuple(counts[offsets[j]:offsets[j + 1]] for j in range(self.r))
+__all__ = ["ColumnDomain", "Generalized", "GeneralizedColumn", "NodeClasses"]

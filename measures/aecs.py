@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from measures._view import Generalized, NodeClasses
 
 
@@ -15,7 +13,7 @@ def aecs(view: Generalized) -> float:
 
 
 def aecs_node(node: NodeClasses) -> float:
-    classes = int(np.count_nonzero(~node.small)) + int(node.suppressed > 0)
+    classes = node.kept_classes + int(node.suppressed > 0)
     return float(node.n / classes) if classes else 0.0
 
 

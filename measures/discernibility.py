@@ -27,8 +27,8 @@ def dm(view: Generalized) -> float:
 
 
 def dm_star_node(node: NodeClasses) -> float:
-    return float(_squares(node.class_sizes))
+    return float(node.squares)
 
 
 def dm_node(node: NodeClasses) -> float:
-    return float(_squares(node.class_sizes[~node.small]) + node.n * int(node.suppressed))
+    return float(node.kept_squares + node.n * node.suppressed)

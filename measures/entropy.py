@@ -32,7 +32,7 @@ def entropy_nm(view: Generalized) -> float:
 
 
 def _column_terms(node: NodeClasses) -> list[float]:
-    return [float(d.entropy_by_level[v]) for d, v in zip(node.domains, node.levels, strict=True)]
+    return [d.entropy_terms[v] for d, v in zip(node.domains, node.levels, strict=True)]
 
 
 def entropy_node(node: NodeClasses) -> float:
@@ -41,16 +41,17 @@ def entropy_node(node: NodeClasses) -> float:
     return math.fsum(_column_terms(node))
 
 
-def _charge(counts: np.ndarray, S: int) -> float:
-    """Σ_y c·log2(S/c) over one column's suppressed records per released value (every term ≥ 0)."""
-    c = counts[counts > 0].astype(float)
-    return float(np.sum(c * np.log2(S / c)))
+def _charges(node: NodeClasses) -> list[float]:
+    """Every term c·log2(S/c) > 0 of every column: suppressed records per released value, all columns in one pass."""
+    counts, _ = node.suppressed_flat
+    c = counts[counts > 0]  # int64, exact in a float (as the products below convert it)
+    return (c * np.log2(node.suppressed / c)).tolist()
 
 
 def entropy_nm_node(node: NodeClasses) -> float:
-    """entropy + Σ_j Σ_y c_{j,y}·log2(S/c_{j,y}), one term per column, summed exactly rounded: never below
-    ``entropy_node`` (bnb's bound) and independent of the attributes' order."""
-    S = node.suppressed
-    if S == 0:
+    """entropy + Σ_j Σ_y c_{j,y}·log2(S/c_{j,y}): the columns' entropy terms and every charge term summed exactly
+    rounded (``math.fsum``), so never below ``entropy_node`` (bnb's bound) and independent of the attributes'
+    order."""
+    if node.suppressed == 0:
         return entropy_node(node)
-    return math.fsum(_column_terms(node) + [_charge(c, S) for c in node.suppressed_value_counts])
+    return math.fsum(_column_terms(node) + _charges(node))

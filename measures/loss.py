@@ -82,18 +82,40 @@ def loss(view: Generalized) -> float:
 
 def loss_by_attribute_node(node: NodeClasses, charge_suppression: bool = True) -> list[float]:
     """``loss_by_attribute`` of a lattice node from its frequency set; ``charge_suppression=False`` gives
-    ARX's lower bound (every record at its generalized share, ``getLowerBoundInternal``)."""
-    out = []
+    ARX's lower bound (every record at its generalized share, ``getLowerBoundInternal``). With integer shares,
+    the kept cells' numerators are all cells' (``ColumnDomain.share_totals``) less the suppressed ones'."""
+    n, levels = node.n, node.levels
     S = node.suppressed if charge_suppression else 0
-    counts = node.suppressed_value_counts if S else None
-    for j, (d, v) in enumerate(zip(node.domains, node.levels, strict=True)):
+    exact = [d.exact_loss for d in node.domains]
+    if all(e is not None for e in exact):  # integers throughout: ARX's exact (BigFraction) arithmetic
+        charged = [0] * len(levels)  # per column Σ_y num_j(y)·c_{j,y}: the suppressed cells' share numerators
+        if S:
+            counts, offsets = node.suppressed_flat
+            nums = np.concatenate([e[0][v] for e, v in zip(exact, levels, strict=True) if e is not None])
+            charged = np.add.reduceat(nums * counts, offsets[:-1]).tolist()
+        return [_exact_loss(e[1][v] - c + S * e[2], n, e[2]) for e, v, c in zip(exact, levels, charged, strict=True)
+                if e is not None]
+    by_column = node.suppressed_value_counts if S else None
+    out = []
+    for j, (d, v) in enumerate(zip(node.domains, levels, strict=True)):
         nums, domain = d.domain_shares
-        num = nums[v]
-        under = d.generalized_counts[v]
-        kept = under - counts[j] if counts is not None else under
-        exact = _is_integral(num, domain)
-        out.append(_attribute_loss(num.astype(np.int64) @ kept if exact else num @ kept, S, node.n, domain, exact))
+        ints, totals = d.integral_shares, d.share_totals
+        if ints is not None and totals is not None:
+            charge = int(ints[v] @ by_column[j]) if by_column is not None else 0
+            out.append(normalized_attribute_loss(totals[v] - charge + S * int(domain), n, domain, True))
+        else:
+            under = d.generalized_counts[v]
+            out.append(_attribute_loss(nums[v] @ (under - by_column[j] if by_column is not None else under), S, n,
+                                       domain, False))
     return out
+
+
+def _exact_loss(total: int, n: int, domain: int) -> float:
+    """``normalized_attribute_loss`` with integers (A_j, n, D_j)."""
+    if n == 0 or domain <= 1:
+        return 0.0
+    excess = total - n
+    return ((excess * _FACTOR) // (n * (domain - 1))) / _FACTOR if excess > 0 else 0.0
 
 
 def loss_node(node: NodeClasses) -> float:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
+import functools
+import math
 
 import numpy as np
 
@@ -28,21 +29,38 @@ def precision_nm(view: Generalized) -> float:
     return float(np.mean([np.mean(np.where(s, 1.0, _share(c.height, c.max_height))) for c in view.columns]))
 
 
-def _exact_shares(node: NodeClasses) -> list[Fraction]:
-    return [Fraction(v, H) if H > 0 else Fraction(0) for v, H in zip(node.levels, node.max_heights, strict=True)]
+@functools.lru_cache(maxsize=256)
+def _weights(heights: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """L, the least common multiple of the heights > 0, and each column's L / H_j (0 when H_j = 0)."""
+    L = math.lcm(*(H for H in heights if H > 0))
+    return tuple(L // H if H > 0 else 0 for H in heights), L
+
+
+def _shares(node: NodeClasses) -> tuple[int, int]:
+    """``(num, L)`` with Σ_j v_j/H_j = num / L exactly."""
+    return _level_shares(node.levels, node.max_heights)
+
+
+@functools.lru_cache(maxsize=16)  # precision and precision_nm of one node ask in turn
+def _level_shares(levels: tuple[int, ...], heights: tuple[int, ...]) -> tuple[int, int]:
+    weights, L = _weights(heights)
+    return sum(v * w for v, w in zip(levels, weights, strict=True)), L
 
 
 def precision_node(node: NodeClasses) -> float:
-    """(1/r) Σ_j v_j/H_j as an exact rational, rounded once: nodes with equal precision get equal floats
-    whatever the order of their attributes (searches compare values exactly)."""
+    """(1/r) Σ_j v_j/H_j as an exact rational, rounded once (a Python integer division rounds correctly): nodes
+    with equal precision get equal floats whatever the order of their attributes (searches compare exactly)."""
     if node.r == 0:
         return 0.0
-    return float(sum(_exact_shares(node)) / node.r)
+    num, L = _shares(node)
+    return num / (L * node.r)
 
 
 def precision_nm_node(node: NodeClasses) -> float:
-    """(1/r) Σ_j [(v_j/H_j)(n−S) + S]/n as an exact rational, rounded once (see ``precision_node``)."""
-    n, S = node.n, node.suppressed
-    if node.r == 0 or n == 0:
+    """(1/r) Σ_j [(v_j/H_j)(n−S) + S]/n = [(n−S)·num + r·S·L] / (L·n·r), exact, rounded once (see
+    ``precision_node``)."""
+    n, S, r = node.n, node.suppressed, node.r
+    if r == 0 or n == 0:
         return 0.0
-    return float(sum((p * (n - S) + S) / n for p in _exact_shares(node)) / node.r)
+    num, L = _shares(node)
+    return ((n - S) * num + r * S * L) / (L * n * r)

@@ -14,11 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.cli_compare import compare_command
-from workbench.cli_explore import add_explore_parser, explore_command
-from workbench.cli_risk import add_risk_parser, risk_command
 from workbench.errors import OutputError, VerificationError, WorkbenchError
-from workbench.geo import cli as geo_cli
 
 if TYPE_CHECKING:
     from workbench.config import Study
@@ -31,9 +27,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"workbench: {message}\n")
 
 
-def _parser() -> argparse.ArgumentParser:
-    from workbench.compare import CANDIDATE_SETS
+_LEAN = ("run", "measure", "algorithms")  # commands parsed without building (and importing) the others' parsers
 
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. For a ``command`` (the first argument) of ``_LEAN`` the other commands' parsers
+    are left out, and with them the modules that define their choices: that command parses the same."""
     p = _Parser(prog="workbench", description="k-anonymity workbench: de-identify and compare.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run the configured engine and algorithm")
@@ -52,27 +51,36 @@ def _parser() -> argparse.ArgumentParser:
     mea.add_argument("--node", action="append", required=True, metavar="QI=LEVEL,...")
     mea.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     mea.add_argument("--json", action="store_true", help="print one JSON object per node, one per line")
-    cmp_ = sub.add_parser("compare", help="score every candidate solution of both engines by every measure")
-    cmp_.add_argument("config", type=Path)
-    cmp_.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
-    cmp_.add_argument("--k", default=None, metavar="K1,K2,...", help="a sweep over k (default: privacy.k)")
-    cmp_.add_argument("--max-suppression", default=None, metavar="S1,S2,...",
-                      help="a sweep over suppression limits too (fractions; default: privacy.max_suppression)")
-    cmp_.add_argument("--candidates", choices=CANDIDATE_SETS, default="k_minimal")
-    cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
-    cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
-                      help="model degradation classifiers (when [measures].compare lists degradation)")
-    cmp_.add_argument("--jobs", type=int, default=2, help="processes for model degradation")
+    lean = command in _LEAN
+    if not lean:
+        from workbench.compare import CANDIDATE_SETS
+
+        cmp_ = sub.add_parser("compare", help="score every candidate solution of both engines by every measure")
+        cmp_.add_argument("config", type=Path)
+        cmp_.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
+        cmp_.add_argument("--k", default=None, metavar="K1,K2,...", help="a sweep over k (default: privacy.k)")
+        cmp_.add_argument("--max-suppression", default=None, metavar="S1,S2,...",
+                          help="a sweep over suppression limits too (fractions; default: privacy.max_suppression)")
+        cmp_.add_argument("--candidates", choices=CANDIDATE_SETS, default="k_minimal")
+        cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
+        cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
+                          help="model degradation classifiers (when [measures].compare lists degradation)")
+        cmp_.add_argument("--jobs", type=int, default=2, help="processes for model degradation")
     alg = sub.add_parser("algorithms", help="run several lattice algorithms on one configuration and compare")
     alg.add_argument("config", type=Path)
     alg.add_argument("--algorithms", default=None, metavar="A,B,...", help="default: every lattice algorithm")
     alg.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
     alg.add_argument("--json", action="store_true", help="print one JSON object per algorithm, one per line")
+    if lean:
+        return p
+    from workbench.cli_explore import add_explore_parser
+    from workbench.cli_risk import add_risk_parser
+    from workbench.geo import cli as geo_cli
+    from workbench.report.cli import add_report_parser
+
     add_risk_parser(sub)
     add_explore_parser(sub)  # workbench explore (cli_explore.py)
     geo_cli.add_parser(sub)  # workbench geo (docs/geography.md)
-    from workbench.report.cli import add_report_parser
-
     add_report_parser(sub)
     return p
 
@@ -198,7 +206,8 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser(argv[0] if argv else None).parse_args(argv)
     from workbench import study as study_mod
     from workbench.config import load_study
     from workbench.data import encoding_note
@@ -251,12 +260,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"wrote        {p}")
             return 0
         if args.command == "compare":
+            from workbench.cli_compare import compare_command
+
             return compare_command(study, args)
         if args.command == "risk":
+            from workbench.cli_risk import risk_command
+
             return risk_command(study, args)
         if args.command == "explore":
+            from workbench.cli_explore import explore_command
+
             return explore_command(study, args)
         if args.command == "geo":
+            from workbench.geo import cli as geo_cli
+
             return geo_cli.run(study, args)
         if args.command == "report":
             from workbench.report.cli import report_command

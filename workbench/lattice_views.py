@@ -16,6 +16,7 @@ from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import SearchResult, best_of
 from workbench.lattice.space import Node
+from workbench.lattice_sweep import chunks, packed_sets, suppression
 from workbench.objective import NodeScorer, _lattice_measure, node_cells
 from workbench.privacy.base import limit_of
 from workbench.study import evaluator_for, load_dataset, search
@@ -38,22 +39,36 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
     scorer = NodeScorer(evaluator)
     names = [c.name for c in evaluator.columns]
     k, rule = evaluator.k, evaluator.admissibility
-    if nodes is None:
-        sets = evaluator.all_frequency_sets()
-    else:  # given nodes are checked one by one (counted in ``evaluator.checks``), from its cache
-        sets = (evaluator.frequency_set(evaluator.evaluate(node).node) for node in nodes)
     levels, classes, suppressed, admissible = [], [], [], []
     values: dict[str, list[float]] = {i: [] for i in ids}
-    for fs in sets:
-        outcome = evaluator.outcome(fs)
-        view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k, None if rule.plain else outcome.suppress,
-                             lambda node=fs.node: node_cells(evaluator, node))
-        levels.append(fs.node)
-        classes.append(fs.classes)
-        suppressed.append(outcome.suppressed)
-        admissible.append(outcome.admissible)
-        for i, f in fast.items():
-            values[i].append(f(view))
+    packed = packed_sets(evaluator) if nodes is None else None
+    if packed is not None:  # k alone: packed keys, suppression counted for many nodes at once (lattice_sweep)
+        for chunk in chunks(packed):
+            for ps, (sizes, known) in zip(chunk, suppression(chunk, k, scorer.domains, evaluator.n), strict=True):
+                view = M.NodeClasses(ps.node, sizes, ps.codes, scorer.domains, k, None,
+                                     lambda node=ps.node: node_cells(evaluator, node), known=known)
+                levels.append(ps.node)
+                classes.append(sizes.size)
+                suppressed.append(known.suppressed)
+                admissible.append(rule.within(known.suppressed))
+                for i, f in fast.items():
+                    values[i].append(f(view))
+    else:
+        if nodes is None:
+            sets = evaluator.all_frequency_sets()
+        else:  # given nodes are checked one by one (counted in ``evaluator.checks``), from its cache
+            sets = (evaluator.frequency_set(evaluator.evaluate(node).node) for node in nodes)
+        for fs in sets:
+            outcome = evaluator.outcome(fs)
+            view = M.NodeClasses(fs.node, fs.counts, fs.codes, scorer.domains, k,
+                                 None if rule.plain else outcome.suppress,
+                                 lambda node=fs.node: node_cells(evaluator, node))
+            levels.append(fs.node)
+            classes.append(fs.classes)
+            suppressed.append(outcome.suppressed)
+            admissible.append(outcome.admissible)
+            for i, f in fast.items():
+                values[i].append(f(view))
     if nodes is None:  # depth-first order -> by rank, then lexicographically
         position = {node: i for i, node in enumerate(evaluator.lattice.nodes())}
         order = sorted(range(len(levels)), key=lambda r: position[levels[r]])

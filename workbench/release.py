@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from measures import ColumnDomain, Generalized, GeneralizedColumn
-from workbench import export
 from workbench.data import Dataset, EncodedColumn
 from workbench.errors import ConfigError
 from workbench.grouping import group_rows
@@ -184,9 +183,8 @@ class Release:
         out = self.dataset.frame[keep].copy()
         for qi in self.quasi_identifiers:
             column = marked_labels(self.labels[qi], self.suppressed)
-            if not categorical and isinstance(column.dtype, pd.CategoricalDtype):
-                column = pd.Series(np.asarray(column.cat.categories, dtype=object)[column.cat.codes.to_numpy()],
-                                   index=column.index, name=qi)
+            if not categorical and isinstance(column.dtype, pd.CategoricalDtype):  # text cells, from the labels
+                column = column.astype(str)
             out[qi] = column
         return out[~self.suppressed] if suppressed == "drop" else out
 
@@ -201,6 +199,8 @@ class Release:
               name: str = "release.csv", force: bool = False, escape_formulas: bool = True) -> dict[str, Path]:
         """Write the shuffled, re-verified release and ``provenance.json`` as the folder ``out_dir``, all or
         nothing (``workbench.export.write_release``)."""
+        from workbench import export  # on first write: a run that only prints does not load it
+
         return export.write_release(self, out_dir, seed=seed, config=config, measures=measures,
                                     suppressed_policy=suppressed_policy, name=name, force=force,
                                     escape_formulas=escape_formulas)
@@ -209,6 +209,8 @@ class Release:
                      measures: dict[str, float] | None = None, suppressed_policy: str = "mark",
                      escape_formulas: bool = True) -> dict[str, bytes]:
         """The release file, ``provenance.json`` and the value mappings as bytes (``workbench.export.export_bytes``)."""
+        from workbench import export
+
         return export.export_bytes(self, seed=seed, fmt=fmt, config=config, measures=measures,
                                    suppressed_policy=suppressed_policy, escape_formulas=escape_formulas)
 
@@ -224,12 +226,16 @@ class Release:
 
     def value_mappings(self) -> pd.DataFrame:
         """Per quasi-identifier, every (original, released) pair with its records (``workbench.export``)."""
+        from workbench import export
+
         return export.value_mappings(self)
 
     def provenance_record(self, *, seed: int, config: dict[str, object] | None,
                           measures: dict[str, float] | None, guarantee: Guarantee,
                           suppressed_policy: str) -> dict[str, object]:
         """The provenance record (``workbench.export.provenance_record``)."""
+        from workbench import export
+
         return export.provenance_record(self, seed=seed, config=config, measures=measures, guarantee=guarantee,
                                         suppressed_policy=suppressed_policy)
 

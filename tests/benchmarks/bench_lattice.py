@@ -1,8 +1,9 @@
 """Benchmark: lattice node evaluation on Adult (8 quasi-identifiers, k = 5, 0 %).
 
 Prints the median time to evaluate one node from scratch (frequency set from the data, suppression and
-k-anonymity), and to evaluate all 4,320 nodes with all nine lattice measures (the exhaustive table).
-Targets (issue #2): one node <= 2 ms; all nodes with nine measures <= 2 s.
+k-anonymity), and to evaluate all 4,320 nodes with all nine lattice measures (the exhaustive table), with its CPU
+time and the machine's load average (on a shared machine the wall time grows with the other jobs' load).
+Targets: one node <= 2 ms; all nodes with nine measures <= 0.5 s.
 Run: .venv/bin/python tests/benchmarks/bench_lattice.py [--repeats N]
 """
 
@@ -58,16 +59,19 @@ def main() -> None:
           f"rolled up from the bottom frequency set: median {statistics.median(rolled) * 1e3:.3f} ms "
           f"(200 random nodes; target <= 2 ms)")
 
-    times = []
+    times, cpu = [], []
     for _ in range(args.repeats):
         ev = NodeEvaluator(columns, study.k, study.max_suppression)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         table = lattice_table(ev, ARX_MEASURES)
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
     n_measures = len(table.columns) - len(columns) - 5  # node label, levels, rank, classes, suppressed, k-anon.
     print(f"all {len(table)} nodes with {n_measures} measures: median "
           f"{statistics.median(times):.3f} s over {args.repeats} runs "
-          f"(min {min(times):.3f}, max {max(times):.3f}; target <= 2 s)")
+          f"(min {min(times):.3f}, max {max(times):.3f}; target <= 0.5 s); CPU time median "
+          f"{statistics.median(cpu):.3f} s (what other jobs on the machine do not inflate); "
+          f"load average {os.getloadavg()[0]:.1f}")
     print(f"k-anonymous nodes: {int(table.k_anonymous.sum())}")
 
 
