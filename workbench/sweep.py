@@ -50,11 +50,19 @@ class _Context:
     measures: bytes | None
 
 
-def _user_measures(study: Study) -> bytes | None:
-    """The user measures the study names (compare and objective), pickled by value with joblib's cloudpickle
-    (a plugin file's module cannot be imported in another process, nor a notebook's ``__main__``)."""
-    from joblib.externals import cloudpickle
+def _cloudpickle():  # noqa: ANN202
+    """cloudpickle: the package joblib's loky uses, or the copy inside joblib."""
+    try:
+        import cloudpickle
+    except ImportError:
+        from joblib.externals import cloudpickle
+    return cloudpickle
 
+
+def _user_measures(study: Study) -> bytes | None:
+    """The user measures the study names (compare and objective), pickled by value with cloudpickle (a plugin
+    file's module cannot be imported in another process, nor a notebook's ``__main__``)."""
+    cloudpickle = _cloudpickle()
     wanted = [M.MEASURES[i] for i in dict.fromkeys((*study.compare, study.objective))
               if i in M.MEASURES and M.MEASURES[i].user]
     if not wanted:
@@ -82,9 +90,7 @@ def _call(fn: Callable[..., T], unit: tuple[Any, ...], context: _Context) -> tup
     """Run one setting in a worker: register the shipped user measures (in another process), then ``fn(*unit)``,
     collecting the user measures' failures when the parent does."""
     if context.measures is not None and os.getpid() != context.pid:
-        from joblib.externals import cloudpickle
-
-        for measure in cloudpickle.loads(context.measures):
+        for measure in _cloudpickle().loads(context.measures):
             M.register(measure)  # replaces a stale one a reused worker holds from an earlier sweep
     if not context.collecting:
         return fn(*unit), []
