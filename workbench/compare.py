@@ -199,12 +199,12 @@ def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "
     ``max_suppression`` column is appended last (the columns before it keep the contract order).
 
     The settings' lattice rows and each k's local releases (which ignore the suppression limit, so are made
-    once per k) run ``engine.jobs`` at a time on ``engine.sweep_backend`` (``workbench.sweep``); ``jobs`` and
+    once per k) run ``engine.jobs`` at a time on ``engine.sweep_backend`` (``workbench.parallel``); ``jobs`` and
     ``backend`` override them. The table is the same, row for row, whatever runs it."""
     if jobs is not None or backend is not None:
         study = replace(study, jobs=study.jobs if jobs is None else jobs,
                         sweep_backend=study.sweep_backend if backend is None else backend)
-    from workbench.sweep import parallel_map
+    from workbench.parallel import parallel_map
 
     study = _without_degradation(study)
     limits = list(max_suppressions) if max_suppressions else [study.max_suppression]

@@ -71,7 +71,7 @@ def collecting_failures() -> Iterator[list[str]]:
 
 
 def collected_failures() -> list[str] | None:
-    """The list the innermost ``collecting_failures()`` appends to, or None outside one (``workbench.sweep`` hands
+    """The list the innermost ``collecting_failures()`` appends to, or None outside one (``workbench.parallel`` hands
     a worker's failures back to it)."""
     return _failures.get()
 
