@@ -178,3 +178,22 @@ def test_an_unreachable_scheduler_is_one_line(adult, monkeypatch):
     with pytest.raises(ConfigError, match=r"engine.scheduler 'tcp://127.0.0.1:9': cannot connect") as info:
         compare.sweep(study, dataset, KS)
     assert "\n" not in str(info.value)
+
+
+@needs_two_cpus
+def test_the_studies_grids_give_the_same_rows(adult):
+    """The experiments' sweeps: the same rows, in the same order, with two jobs (the times aside)."""
+    from workbench.experiments import el_emam_2009, katirai_synthetic, local_vs_lattice
+
+    study, dataset = adult
+    parallel_study = replace(study, jobs=2)
+    grid = {"ks": (2, 5), "max_suppressions": (0.01, 0.05), "datafly_runs": 2}
+    pd.testing.assert_frame_equal(el_emam_2009.comparison(parallel_study, dataset, **grid),
+                                  el_emam_2009.comparison(study, dataset, **grid))
+    same = local_vs_lattice.comparison(study, dataset, ks=(2, 5)).drop(columns="seconds")
+    pd.testing.assert_frame_equal(local_vs_lattice.comparison(parallel_study, dataset, ks=(2, 5)).drop(
+        columns="seconds"), same)
+    sizes = {"sizes": (60,), "seeds": (0, 1)}
+    pd.testing.assert_frame_equal(katirai_synthetic.comparison(replace(parallel_study, sweep_backend="threading"),
+                                                               dataset, **sizes),
+                                  katirai_synthetic.comparison(study, dataset, **sizes))

@@ -5,8 +5,8 @@ at ``engine.scheduler``, the current Dask client, or a local cluster started for
 back in the order of the settings, whatever the backend, and equal the sequential run's: every setting is
 computed by the same code on the same data, only elsewhere (docs/performance.md#parallel-sweeps).
 
-A worker process does not have the parent's user measures (``workbench.measure``, ``measures.plugins``): the
-ones the study names are shipped with each task (pickled by value) and registered there. A failing user measure
+A worker process does not have the parent's user measures (``workbench.measure``, ``measures.plugins``): they
+are shipped with each task (pickled by value) and registered there. A failing user measure
 inside ``plugins.collecting_failures()`` scores NaN in the worker too, and its error is handed back to the
 parent's list in the order of the settings.
 """
@@ -59,12 +59,11 @@ def _cloudpickle():  # noqa: ANN202
     return cloudpickle
 
 
-def _user_measures(study: Study) -> bytes | None:
-    """The user measures the study names (compare and objective), pickled by value with cloudpickle (a plugin
-    file's module cannot be imported in another process, nor a notebook's ``__main__``)."""
+def _user_measures() -> bytes | None:
+    """The registered user measures (a unit may score any of them, not only the study's), pickled by value with
+    cloudpickle (a plugin file's module cannot be imported in another process, nor a notebook's ``__main__``)."""
     cloudpickle = _cloudpickle()
-    wanted = [M.MEASURES[i] for i in dict.fromkeys((*study.compare, study.objective))
-              if i in M.MEASURES and M.MEASURES[i].user]
+    wanted = [m for m in M.MEASURES.values() if m.user]
     if not wanted:
         return None
     modules = set()
@@ -157,7 +156,7 @@ def parallel_map(fn: Callable[..., T], units: Sequence[tuple[Any, ...]], study: 
 
     collected = plugins.collected_failures()
     context = _Context(os.getpid(), collected is not None,
-                       None if study.sweep_backend == "threading" else _user_measures(study))
+                       None if study.sweep_backend == "threading" else _user_measures())
     results: list[T] = []
     with _backend(study, len(units)) as config, parallel_config(**config):
         for i, (result, failures) in enumerate(Parallel(return_as="generator")(
