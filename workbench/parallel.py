@@ -43,26 +43,18 @@ def workers(study: Study) -> int:
 @dataclass(frozen=True)
 class _Context:
     """What a worker needs besides its setting: the parent's process id (a thread of the parent needs nothing
-    shipped), whether the parent collects user-measure failures, and the study's user measures, pickled."""
+    shipped), whether the parent collects user-measure failures, and the user measures, pickled."""
 
     pid: int
     collecting: bool
     measures: bytes | None
 
 
-def _cloudpickle():  # noqa: ANN202
-    """cloudpickle: the package joblib's loky uses, or the copy inside joblib."""
-    try:
-        import cloudpickle
-    except ImportError:
-        from joblib.externals import cloudpickle
-    return cloudpickle
-
-
 def _user_measures() -> bytes | None:
     """The registered user measures (a unit may score any of them, not only the study's), pickled by value with
     cloudpickle (a plugin file's module cannot be imported in another process, nor a notebook's ``__main__``)."""
-    cloudpickle = _cloudpickle()
+    import cloudpickle
+
     wanted = [m for m in M.MEASURES.values() if m.user]
     if not wanted:
         return None
@@ -73,6 +65,7 @@ def _user_measures() -> bytes | None:
             if callable(cell.cell_contents) and module in sys.modules and module != "__main__" \
                     and module.split(".")[0] not in ("workbench", "measures"):
                 modules.add(sys.modules[module])
+    modules = {m for m in modules if m.__name__ not in cloudpickle.list_registry_pickle_by_value()}
     for module in modules:
         cloudpickle.register_pickle_by_value(module)
     try:
@@ -89,7 +82,9 @@ def _call(fn: Callable[..., T], unit: tuple[Any, ...], context: _Context) -> tup
     """Run one setting in a worker: register the shipped user measures (in another process), then ``fn(*unit)``,
     collecting the user measures' failures when the parent does."""
     if context.measures is not None and os.getpid() != context.pid:
-        for measure in _cloudpickle().loads(context.measures):
+        import cloudpickle
+
+        for measure in cloudpickle.loads(context.measures):
             M.register(measure)  # replaces a stale one a reused worker holds from an earlier sweep
     if not context.collecting:
         return fn(*unit), []
