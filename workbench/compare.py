@@ -199,28 +199,32 @@ def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "
     ``max_suppression`` column is appended last (the columns before it keep the contract order).
 
     The settings' lattice rows and each k's local releases (which ignore the suppression limit, so are made
-    once per k) run ``engine.jobs`` at a time on ``engine.sweep_backend`` (``workbench.parallel``); ``jobs`` and
-    ``backend`` override them. The table is the same, row for row, whatever runs it."""
+    once per k; one unit per algorithm when run in parallel) run ``engine.jobs`` at a time on
+    ``engine.sweep_backend`` (``workbench.parallel``); ``jobs`` and ``backend`` override them. The table is the
+    same, row for row, whatever runs it."""
     if jobs is not None or backend is not None:
         study = replace(study, jobs=study.jobs if jobs is None else jobs,
                         sweep_backend=study.sweep_backend if backend is None else backend)
-    from workbench.parallel import parallel_map
+    from workbench.parallel import parallel_map, workers
 
     study = _without_degradation(study)
     limits = list(max_suppressions) if max_suppressions else [study.max_suppression]
     grid = [(k, sup) for k in ks for sup in limits]
+    # in parallel each local algorithm is its own unit (its LUB tables built again, ~0.1 s on Adult, for balance)
+    groups = [(a,) for a in local_algorithms] if workers(study) != 1 and len(local_algorithms) > 1 \
+        else [tuple(local_algorithms)]
     units: list[tuple[object, ...]] = []
     labels: list[str] = []
-    index: dict[tuple[str, object], int] = {}  # ("lattice", (k, sup)) or ("local", k) -> its unit
+    index: dict[tuple[object, ...], list[int]] = {}  # ("lattice", k, sup) or ("local", k) -> its units
     for k, sup in grid:  # in the order the settings are listed: each k's local releases after its first setting
         setting = replace(study, k=k, max_suppression=sup)
-        index[("lattice", (k, sup))] = len(units)
+        index[("lattice", k, sup)] = [len(units)]
         units.append((_lattice_part, setting, dataset, candidates))
         labels.append(f"k = {k}, max_suppression = {sup:g}: lattice candidates done")
         if ("local", k) not in index:
-            index[("local", k)] = len(units)
-            units.append((_local_part, setting, dataset, tuple(local_algorithms)))
-            labels.append(f"k = {k}: local releases done")
+            index[("local", k)] = list(range(len(units), len(units) + len(groups)))
+            units += [(_local_part, setting, dataset, group) for group in groups]
+            labels += [f"k = {k}: local release{'s' if len(g) != 1 else ''} {', '.join(g)} done" for g in groups]
 
     def done(i: int, _: object) -> None:
         if progress:
@@ -229,7 +233,8 @@ def sweep(study: Study, dataset: Dataset, ks: Sequence[int], candidates: str = "
     parts = parallel_map(_run_part, units, study, done)
     frames = []
     for k, sup in grid:
-        table = _table(parts[index[("lattice", (k, sup))]] + parts[index[("local", k)]], study.compare)
+        rows = [row for key in (("lattice", k, sup), ("local", k)) for i in index[key] for row in parts[i]]
+        table = _table(rows, study.compare)
         if len(limits) > 1:
             table["max_suppression"] = sup
         frames.append(table)

@@ -41,7 +41,8 @@ def main() -> None:
     a = p.parse_args()
     sweep = ["--k", a.k, "--max-suppression", a.max_suppression]
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-          f"workbench compare adult.toml --k {a.k} --max-suppression {a.max_suppression}; {a.runs} runs each")
+          f"workbench compare adult.toml --k {a.k} --max-suppression {a.max_suppression}; {a.runs} runs each; "
+          f"load average before {os.getloadavg()[0]:.2f}")
     times: dict[str, list[float]] = {m: [] for m in MODES}
     written: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -55,7 +56,8 @@ def main() -> None:
     for mode, values in times.items():
         median = statistics.median(values)
         print(f"{mode:<18} {median:8.2f} s  ({min(values):.2f}-{max(values):.2f})  speed-up {base / median:4.2f}x")
-    print("solutions.csv identical in every mode")
+    print(f"solutions.csv identical in every mode; load average after {os.getloadavg()[0]:.2f} (other jobs on the "
+          "machine take cores from the parallel modes first)")
 
 
 if __name__ == "__main__":
