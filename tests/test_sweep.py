@@ -197,3 +197,16 @@ def test_the_studies_grids_give_the_same_rows(adult):
     pd.testing.assert_frame_equal(katirai_synthetic.comparison(replace(parallel_study, sweep_backend="threading"),
                                                                dataset, **sizes),
                                   katirai_synthetic.comparison(study, dataset, **sizes))
+
+
+@needs_two_cpus
+def test_ayala_riveras_grid_gives_the_same_rows():
+    from workbench.experiments import ayala_rivera_2014 as ayala
+
+    grid = {"ks": (5, 50), "qi_counts": (3,), "algorithms": ayala.ALGORITHMS[:3] + ayala.ALGORITHMS[4:5]}
+    sequential = ayala.comparison(**grid).drop(columns="seconds")
+    parallel_rows = ayala.comparison(**grid, jobs=2).drop(columns="seconds")
+    pd.testing.assert_frame_equal(parallel_rows, sequential)
+    assert len(sequential) == 2 * 4 and sequential.k_anonymous.all()
+    with pytest.raises(ConfigError, match="engine.sweep_backend 'ray'"):
+        ayala.comparison(**grid, jobs=2, backend="ray")
