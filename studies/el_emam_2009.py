@@ -3,7 +3,7 @@ Datafly, Samarati and OLA for k in {2, 5, 10, 15} and MaxSup in {1 %, 5 %, 10 %}
 
 Writes studies/results/el_emam_2009.csv and .html (an altair chart), prints the table and checks the paper's
 qualitative finding (Datafly and Samarati never below 100 %; OLA always at 100 %).
-Run: .venv/bin/python studies/el_emam_2009.py [--datafly-runs N]
+Run: .venv/bin/python studies/el_emam_2009.py [--datafly-runs N] [--jobs N]  (settings N at a time, engine.jobs)
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--datafly-runs", type=int, default=10)
     parser.add_argument("--out", type=Path, default=ROOT / "studies" / "results")
+    parser.add_argument("--jobs", type=int, default=1, help="(k, MaxSup) settings at a time, in local processes")
     args = parser.parse_args()
-    study = load_study(ROOT / "sample_configs" / "adult.toml")
+    study = load_study(ROOT / "sample_configs" / "adult.toml", [f"engine.jobs={args.jobs}"])
     dataset = load_dataset(study)
     start = time.perf_counter()
     df = comparison(study, dataset, datafly_runs=args.datafly_runs,

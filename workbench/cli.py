@@ -65,7 +65,9 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
         cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
                           help="model degradation classifiers (when [measures].compare lists degradation)")
-        cmp_.add_argument("--jobs", type=int, default=2, help="processes for model degradation")
+        cmp_.add_argument("--jobs", type=int, default=None, metavar="N",
+                          help="settings of the sweep run N at a time (engine.jobs; default 1), and model "
+                               "degradation's processes (default 2)")
     alg = sub.add_parser("algorithms", help="run several lattice algorithms on one configuration and compare")
     alg.add_argument("config", type=Path)
     alg.add_argument("--algorithms", default=None, metavar="A,B,...", help="default: every lattice algorithm")

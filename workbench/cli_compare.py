@@ -40,6 +40,11 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
                 replace(study, **{key: value})
             except ConfigError as exc:
                 raise WorkbenchError(f"{option} {text!r}: {str(exc).removeprefix(f'{study.source}: ')}") from None
+    if args.jobs is not None:  # as --set engine.jobs=N, named as the option
+        try:
+            study = replace(study, jobs=args.jobs)
+        except ConfigError as exc:
+            raise WorkbenchError(f"--jobs {args.jobs}: {str(exc).removeprefix(f'{study.source}: ')}") from None
     dataset = load_dataset(study)
     with collecting_failures() as failures:  # a failing user measure: NaN in its cells, its error below
         table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
@@ -55,12 +60,13 @@ def _report(study: Study, args: argparse.Namespace, dataset: Dataset, table: pd.
     from dataclasses import replace
 
     from workbench import compare, model_degradation
+    from workbench.config_checks import local_cpus
 
     ids = [m for m in study.compare if m != "degradation"]
     if "degradation" in study.compare:
         classifiers = tuple(c.strip() for c in args.classifiers.split(",") if c.strip())
         table = model_degradation.add_degradation(
-            table, study, dataset, classifiers=classifiers, n_jobs=args.jobs,
+            table, study, dataset, classifiers=classifiers, n_jobs=min(args.jobs, local_cpus()) if args.jobs else 2,
             progress=lambda f, text: print(f"degradation {f:.0%}", file=sys.stderr, flush=True))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     last_k, last_sup = ks[-1], (sups[-1] if sups else study.max_suppression)

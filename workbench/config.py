@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import measures as M
-from workbench.config_checks import BACKENDS, check_attribute, check_backend  # noqa: F401  (BACKENDS: the choices)
+from workbench.config_checks import (  # noqa: F401  (BACKENDS, SWEEP_BACKENDS: the choices)
+    BACKENDS,
+    SWEEP_BACKENDS,
+    check_attribute,
+    check_backend,
+    check_sweep,
+)
 from workbench.config_privacy import (  # noqa: F401  (the choices are re-exported for the front ends)
     DEFAULT_POPULATION_ESTIMATOR,
     ENTROPY_ESTIMATORS,
@@ -57,7 +63,8 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "data": {"path": (str,), "separator": (str,), "sample": (str,), "rows": (int,)},
     "privacy": {"k": (int,), "max_suppression": (int, float)},
     "engine": {"kind": (str,), "algorithm": (str,), "objective": (str,), "time_limit": (int, float),
-               "seed": (int,), "allow_non_monotone": (bool,), "backend": (str,), "scheduler": (str,)},
+               "seed": (int,), "allow_non_monotone": (bool,), "backend": (str,), "scheduler": (str,),
+               "jobs": (int,), "sweep_backend": (str,)},
     "measures": {"compare": (list,), "target": (str,), "col_mi_weights": (str,), "plugins": (list,)},
     "release": {"seed": (int,), "suppressed": (str,), "format": (str,), "escape_formulas": (bool,)},
 }
@@ -117,6 +124,8 @@ class Study:
     allow_non_monotone: bool = False
     backend: str = "pandas"  # the bottom frequency set and the release: in memory, DuckDB or Dask (workbench.scale)
     scheduler: str | None = None  # Dask: a scheduler address (default: a local cluster in this process)
+    jobs: int | None = None  # a sweep's settings run this many at a time (None: 1; Dask: the cluster's threads)
+    sweep_backend: str = "loky"  # joblib's backend for them: local processes, threads or the Dask cluster
     compare: tuple[str, ...] = DEFAULT_COMPARE
     target: str | None = None
     col_mi_weights: str = "mi"
@@ -184,6 +193,7 @@ def validate(study: Study) -> None:
         raise ConfigError(f"{where}: engine.seed must be zero or more, got {study.search_seed}")
 
     check_backend(study)
+    check_sweep(study)
     for m in study.compare:
         if not isinstance(m, str) or m not in known:
             raise ConfigError(f"{where}: measures.compare has {m!r}, not a measure id; use "
@@ -300,7 +310,8 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         engine=kind, algorithm=algorithm, objective=objective,
         time_limit=float(time_limit) if time_limit is not None else None, search_seed=engine.get("seed", 0),
         allow_non_monotone=engine.get("allow_non_monotone", False), backend=engine.get("backend", "pandas"),
-        scheduler=engine.get("scheduler"), compare=compare,
+        scheduler=engine.get("scheduler"), jobs=engine.get("jobs"),
+        sweep_backend=engine.get("sweep_backend", "loky"), compare=compare,
         target=measures.get("target"), col_mi_weights=measures.get("col_mi_weights", "mi"), seed=seed,
         suppressed=suppressed,
         release_format=fmt, escape_formulas=release.get("escape_formulas", True), raw=copy.deepcopy(dict(raw)),

@@ -1,8 +1,11 @@
-"""Checks of single parts of a Study that ``workbench.config.validate`` runs: one attribute's spec, and the
-engine's backend (``engine.backend``: pandas in memory, DuckDB or Dask out of core)."""
+"""Checks of single parts of a Study that ``workbench.config.validate`` runs: one attribute's spec, the engine's
+backend (``engine.backend``: pandas in memory, DuckDB or Dask out of core) and how sweeps run (``engine.jobs``,
+``engine.sweep_backend``: joblib's local processes, threads or a Dask cluster)."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from typing import TYPE_CHECKING
 
 from workbench.data import ROLES
@@ -50,9 +53,9 @@ def check_backend(study: Study) -> None:
     where, backend = study.source, study.backend
     if backend not in BACKENDS:
         raise ConfigError(f"{where}: engine.backend {backend!r} is not one of {', '.join(BACKENDS)}")
-    if study.scheduler is not None and backend != "dask":
+    if study.scheduler is not None and backend != "dask" and study.sweep_backend != "dask":
         raise ConfigError(f"{where}: engine.scheduler is a Dask scheduler's address; it needs engine.backend = "
-                          "'dask'")
+                          "'dask' or engine.sweep_backend = 'dask'")
     if backend == "pandas":
         return
     reasons = []
@@ -70,3 +73,34 @@ def check_backend(study: Study) -> None:
         reasons.append("release.format 'csv' or 'parquet'")
     if reasons:
         raise ConfigError(f"{where}: engine.backend {backend!r} needs " + ", ".join(reasons))
+
+
+SWEEP_BACKENDS = ("loky", "threading", "dask")  # joblib's: local processes, threads of this process, a Dask cluster
+MAX_JOBS = 1024  # a Dask cluster's tasks in flight at most (local backends: at most this machine's CPUs)
+
+
+def local_cpus() -> int:
+    """The CPUs this process may use (its affinity where the system tells it, else ``os.cpu_count``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def check_sweep(study: Study) -> None:
+    """engine.jobs and engine.sweep_backend (docs/performance.md#parallel-sweeps): how many settings of a sweep
+    run at a time (unset: one, or with Dask as many as the cluster has threads), and where; a local backend runs
+    at most one job per CPU of this machine, Dask needs the ``scale`` extra (checked without importing it)."""
+    where, jobs, backend = study.source, study.jobs, study.sweep_backend
+    if backend not in SWEEP_BACKENDS:
+        raise ConfigError(f"{where}: engine.sweep_backend {backend!r} is not one of {', '.join(SWEEP_BACKENDS)}")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS):
+        raise ConfigError(f"{where}: engine.jobs must be a whole number from 1 to {MAX_JOBS:,}, got {jobs!r}")
+    cpus = local_cpus()
+    if backend != "dask" and jobs is not None and jobs > cpus:
+        raise ConfigError(f"{where}: engine.jobs {jobs} is more than the {cpus} CPUs of this machine "
+                          f"(engine.sweep_backend {backend!r} runs here); use 1 to {cpus}, or a Dask cluster")
+    if backend == "dask" and jobs != 1 and (importlib.util.find_spec("dask") is None
+                                           or importlib.util.find_spec("distributed") is None):
+        raise ConfigError(f"{where}: engine.sweep_backend 'dask' needs dask and distributed: pip install "
+                          "'k-anonymity-workbench[scale]'")

@@ -19,6 +19,7 @@ from workbench.user_measure import (  # noqa: F401  (the registry's names, impor
     ID_PATTERN,
     RESERVED_IDS,
     at,
+    collected_failures,
     collecting_failures,
     loaded,
     lock,

@@ -64,6 +64,12 @@ def collecting_failures() -> Iterator[list[str]]:
         _failures.reset(token)
 
 
+def collected_failures() -> list[str] | None:
+    """The list the innermost ``collecting_failures()`` appends to, or None outside one (``workbench.parallel`` hands
+    a worker's failures back to it)."""
+    return _failures.get()
+
+
 def _fail(measure_id: str, origin: str, reason: str) -> float:
     where = _label.get()
     message = f"measure {measure_id!r} ({origin}) {reason}" + (f" on {where}" if where else "")

@@ -14,6 +14,7 @@ the same node; their times differ).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pandas as pd
 
@@ -46,32 +47,45 @@ def study_for(qis: Sequence[str], k: int, engine: str, algorithm: str) -> Study:
 
 def comparison(ks: Sequence[int] = KS, qi_counts: Sequence[int] = QI_COUNTS,
                algorithms: Sequence[tuple[str, str, str]] = ALGORITHMS, datasets: dict[int, Dataset] | None = None,
-               progress: Progress | None = None) -> pd.DataFrame:
+               progress: Progress | None = None, jobs: int | None = None, backend: str = "loky") -> pd.DataFrame:
     """One row per (quasi-identifiers, k, algorithm): loss, dm, cavg, classes and seconds (the run's own time:
-    the search or the local algorithm, not loading)."""
+    the search or the local algorithm, not loading). The (quasi-identifiers, k) settings run ``jobs`` at a time
+    on ``backend`` (``workbench.parallel``; default one at a time: the seconds of runs made side by side share
+    the machine)."""
+    from workbench.parallel import parallel_map
     from workbench.study import load_dataset
 
-    rows = []
     grid = [(q, k) for q in qi_counts for k in ks]
     datasets = dict(datasets or {})
-    for step, (q, k) in enumerate(grid):
-        qis = QUASI_IDENTIFIERS[:q]
-        for label, engine, algorithm in algorithms:
-            study = study_for(qis, k, engine, algorithm)
-            key = (q, engine)
-            if key not in datasets:
-                datasets[key] = load_dataset(study)
-            result = run(study, datasets[key])
-            release = result.release
-            if release is None:
-                continue
-            rows.append({"quasi_identifiers": q, "k": k, "algorithm": label, "engine": engine,
-                         "loss": result.scores["loss"].value, "dm": result.scores["dm"].value,
-                         "cavg": result.scores["aecs"].value / k, "classes": release.classes,
-                         "k_anonymous": bool(release.verify().holds), "seconds": result.seconds})
+    for q, k in grid:  # loaded once per quasi-identifier count and engine, before the settings run
+        for _, engine, algorithm in algorithms:
+            if (q, engine) not in datasets:
+                datasets[(q, engine)] = load_dataset(study_for(QUASI_IDENTIFIERS[:q], k, engine, algorithm))
+    units = [(q, k, tuple(algorithms), {e: datasets[(q, e)] for _, e, _ in algorithms}) for q, k in grid]
+
+    def done(step: int, _: object) -> None:
         if progress:
+            q, k = grid[step]
             progress((step + 1) / len(grid), f"{q} quasi-identifiers, k = {k} done")
-    return pd.DataFrame(rows)
+
+    settings = replace(study_for(QUASI_IDENTIFIERS[:3], 2, "lattice", "flash"), jobs=jobs, sweep_backend=backend)
+    return pd.DataFrame([row for rows in parallel_map(_setting, units, settings, done) for row in rows])
+
+
+def _setting(q: int, k: int, algorithms: Sequence[tuple[str, str, str]],
+             datasets: dict[str, Dataset]) -> list[dict[str, object]]:
+    """The rows of one (quasi-identifiers, k) setting, one per algorithm that gave a release."""
+    rows = []
+    for label, engine, algorithm in algorithms:
+        result = run(study_for(QUASI_IDENTIFIERS[:q], k, engine, algorithm), datasets[engine])
+        release = result.release
+        if release is None:
+            continue
+        rows.append({"quasi_identifiers": q, "k": k, "algorithm": label, "engine": engine,
+                     "loss": result.scores["loss"].value, "dm": result.scores["dm"].value,
+                     "cavg": result.scores["aecs"].value / k, "classes": release.classes,
+                     "k_anonymous": bool(release.verify().holds), "seconds": result.seconds})
+    return rows
 
 
 def winners(df: pd.DataFrame, metrics: Sequence[str] = ("loss", "dm", "cavg")) -> pd.DataFrame:

@@ -31,32 +31,46 @@ def comparison(study: Study, dataset: Dataset, ks: Sequence[int] = KS,
                algorithms: Sequence[str] = ALGORITHMS, datafly_runs: int = 10,
                progress: Progress | None = None) -> pd.DataFrame:
     """One row per (k, max_suppression, measure, algorithm): the algorithm's loss, the optimum and the
-    relative information loss in percent."""
-    rows = []
+    relative information loss in percent. The (k, max_suppression) settings run ``engine.jobs`` at a time on
+    ``engine.sweep_backend`` (``workbench.parallel``); the rows are the same, in the same order."""
+    from workbench.parallel import parallel_map
+
     grid = [(k, s) for k in ks for s in max_suppressions]
-    for step, (k, sup) in enumerate(grid):
-        base = replace(study, k=k, max_suppression=sup)
-        table = lattice_table(evaluator_for(base, dataset), list(measures))
-        admissible = table[table.k_anonymous]
-        for measure in measures:
-            cfg = replace(base, objective=measure)
-            optimum = float(admissible[measure].min()) if len(admissible) else None
-            for algorithm in algorithms:
-                seeds = range(datafly_runs) if algorithm == "datafly" else range(1)
-                values, checks = [], []
-                for seed in seeds:
-                    r = search(replace(cfg, search_seed=seed), dataset, algorithm)
-                    if r.optimum is not None:
-                        # Datafly and Samarati do not minimize every measure: score their node by this measure
-                        values.append(float(table.loc[_row(table, dataset, r.optimum), measure]))
-                        checks.append(r.checks)
-                value = statistics.fmean(values) if values else None
-                rows.append({"k": k, "max_suppression": sup, "measure": measure, "algorithm": algorithm,
-                             "value": value, "optimum": optimum, "relative_loss_pct": relative_loss(value, optimum),
-                             "checks": statistics.fmean(checks) if checks else None, "runs": len(values)})
+
+    def done(step: int, _: object) -> None:
         if progress:
+            k, sup = grid[step]
             progress((step + 1) / len(grid), f"k = {k}, max_suppression = {sup:g} done")
-    return pd.DataFrame(rows)
+
+    units = [(replace(study, k=k, max_suppression=sup), dataset, tuple(measures), tuple(algorithms), datafly_runs)
+             for k, sup in grid]
+    return pd.DataFrame([row for rows in parallel_map(_setting, units, study, done) for row in rows])
+
+
+def _setting(base: Study, dataset: Dataset, measures: Sequence[str], algorithms: Sequence[str],
+             datafly_runs: int) -> list[dict[str, object]]:
+    """The rows of one (k, max_suppression) setting: every measure's optimum and each algorithm's loss."""
+    rows = []
+    table = lattice_table(evaluator_for(base, dataset), list(measures))
+    admissible = table[table.k_anonymous]
+    for measure in measures:
+        cfg = replace(base, objective=measure)
+        optimum = float(admissible[measure].min()) if len(admissible) else None
+        for algorithm in algorithms:
+            seeds = range(datafly_runs) if algorithm == "datafly" else range(1)
+            values, checks = [], []
+            for seed in seeds:
+                r = search(replace(cfg, search_seed=seed), dataset, algorithm)
+                if r.optimum is not None:
+                    # Datafly and Samarati do not minimize every measure: score their node by this measure
+                    values.append(float(table.loc[_row(table, dataset, r.optimum), measure]))
+                    checks.append(r.checks)
+            value = statistics.fmean(values) if values else None
+            rows.append({"k": base.k, "max_suppression": base.max_suppression, "measure": measure,
+                         "algorithm": algorithm, "value": value, "optimum": optimum,
+                         "relative_loss_pct": relative_loss(value, optimum),
+                         "checks": statistics.fmean(checks) if checks else None, "runs": len(values)})
+    return rows
 
 
 def _row(table: pd.DataFrame, dataset: Dataset, node: tuple[int, ...]) -> int:

@@ -44,21 +44,28 @@ def comparison(study: Study, dataset: Dataset, sizes: Sequence[int] = (100, 500,
     unknown = [a for a in algorithms if a not in ALGORITHMS]
     if unknown:
         raise ValueError(f"unknown algorithm(s) {', '.join(unknown)}; known: {', '.join(ALGORITHMS)}")
+    from workbench.parallel import parallel_map
+
+    units = [(study, dataset, size, seed, k, tuple(algorithms)) for size in sizes for seed in seeds]
+    return pd.DataFrame([row for rows in parallel_map(_setting, units, study) for row in rows])
+
+
+def _setting(study: Study, dataset: Dataset, size: int, seed: int, k: int,
+             algorithms: Sequence[str]) -> list[dict[str, object]]:
+    """The rows of one size and seed (``engine.jobs`` of them run at a time, ``workbench.parallel``)."""
     rows = []
-    for size in sizes:
-        for seed in seeds:
-            picked = np.random.default_rng(seed).choice(dataset.n, size=size, replace=False)
-            base = Dataset.create(dataset.frame.iloc[np.sort(picked)].reset_index(drop=True), dataset.roles,
-                                  dataset.hierarchies, source=dataset.source)
-            for fields, data in (("dependent", base), ("independent", independent(base, seed))):
-                for algorithm in algorithms:
-                    case = replace(study, engine="local", algorithm=algorithm, objective="vinterbo", k=k,
-                                   max_suppression=0.0, compare=("vinterbo",))
-                    result = run(case, data)
-                    rows.append({"fields": fields, "rows": size, "seed": seed, "algorithm": algorithm,
-                                 "label": ALGORITHMS[algorithm], "guarantee": result.release.guarantee_kind,
-                                 "vinterbo_per_record": result.scores["vinterbo"].value / size})
-    return pd.DataFrame(rows)
+    picked = np.random.default_rng(seed).choice(dataset.n, size=size, replace=False)
+    base = Dataset.create(dataset.frame.iloc[np.sort(picked)].reset_index(drop=True), dataset.roles,
+                          dataset.hierarchies, source=dataset.source)
+    for fields, data in (("dependent", base), ("independent", independent(base, seed))):
+        for algorithm in algorithms:
+            case = replace(study, engine="local", algorithm=algorithm, objective="vinterbo", k=k,
+                           max_suppression=0.0, compare=("vinterbo",))
+            result = run(case, data)
+            rows.append({"fields": fields, "rows": size, "seed": seed, "algorithm": algorithm,
+                         "label": ALGORITHMS[algorithm], "guarantee": result.release.guarantee_kind,
+                         "vinterbo_per_record": result.scores["vinterbo"].value / size})
+    return rows
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
