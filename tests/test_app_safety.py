@@ -97,6 +97,14 @@ def test_rows_of_a_sample_config_are_named_not_dropped_silently() -> None:
     assert any("data.rows" in w and "workbench run" in w for w in warnings), warnings
 
 
+
+def test_a_config_s_workers_and_cluster_are_named_not_used_by_the_shared_server() -> None:
+    """engine.jobs, engine.sweep_backend and engine.scheduler say where `workbench compare` runs; the app runs on the
+    server's own bounded pool and never connects to a cluster an uploaded config names."""
+    at = _load(TEACHING.format(data="", k=3, sup=0.0) + 'jobs = 2\nsweep_backend = "threading"\n')
+    warnings = [w.value for w in at.warning]
+    assert any("engine.jobs, engine.sweep_backend not applied" in w for w in warnings), warnings
+
 # ------------------------------------------------------------------------------------------------ 6. bounds
 def _bomb(member_bytes: int, members: int = 1) -> bytes:
     """A small zip whose members decompress to ``member_bytes`` each (zeros compress about 1000:1)."""

@@ -76,7 +76,7 @@ def check_backend(study: Study) -> None:
 
 
 SWEEP_BACKENDS = ("loky", "threading", "dask")  # joblib's: local processes, threads of this process, a Dask cluster
-MAX_JOBS = 1024  # a Dask cluster's tasks in flight at most (local backends: at most this machine's CPUs)
+MAX_JOBS = 1024  # settings in flight at most (a local backend also runs at most one per CPU: parallel.workers)
 
 
 def local_cpus() -> int:
@@ -89,17 +89,14 @@ def local_cpus() -> int:
 
 def check_sweep(study: Study) -> None:
     """engine.jobs and engine.sweep_backend (docs/performance.md#parallel-sweeps): how many settings of a sweep
-    run at a time (unset: one, or with Dask as many as the cluster has threads), and where; a local backend runs
-    at most one job per CPU of this machine, Dask needs the ``scale`` extra (checked without importing it)."""
+    run at a time (unset: one, or with Dask as many as the cluster has threads), and where; Dask needs the ``scale``
+    extra (checked without importing it). A local backend runs at most one job per CPU of the machine it runs on
+    (``parallel.workers``), so a config written on a larger machine still runs here."""
     where, jobs, backend = study.source, study.jobs, study.sweep_backend
     if backend not in SWEEP_BACKENDS:
         raise ConfigError(f"{where}: engine.sweep_backend {backend!r} is not one of {', '.join(SWEEP_BACKENDS)}")
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS):
         raise ConfigError(f"{where}: engine.jobs must be a whole number from 1 to {MAX_JOBS:,}, got {jobs!r}")
-    cpus = local_cpus()
-    if backend != "dask" and jobs is not None and jobs > cpus:
-        raise ConfigError(f"{where}: engine.jobs {jobs} is more than the {cpus} CPUs of this machine "
-                          f"(engine.sweep_backend {backend!r} runs here); use 1 to {cpus}, or a Dask cluster")
     if backend == "dask" and jobs != 1 and (importlib.util.find_spec("dask") is None
                                            or importlib.util.find_spec("distributed") is None):
         raise ConfigError(f"{where}: engine.sweep_backend 'dask' needs dask and distributed: pip install "

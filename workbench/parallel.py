@@ -34,10 +34,11 @@ SCHEDULER_TIMEOUT = "10s"  # connecting to engine.scheduler gives up after this
 
 def workers(study: Study) -> int:
     """How many settings run at a time: ``engine.jobs`` (unset: 1 on a local backend; -1, every thread of the
-    cluster, on Dask)."""
-    if study.jobs is not None:
-        return study.jobs
-    return -1 if study.sweep_backend == "dask" else 1
+    cluster, on Dask), on a local backend at most one per CPU this process may use (a config written for a larger
+    machine runs here with what this one has)."""
+    if study.sweep_backend == "dask":
+        return study.jobs if study.jobs is not None else -1
+    return min(study.jobs, local_cpus()) if study.jobs is not None else 1
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def _dask_client(study: Study) -> Iterator[Any]:
     if current is not None:
         yield current
         return
-    size = study.jobs if study.jobs is not None else local_cpus()
+    size = min(study.jobs, local_cpus()) if study.jobs is not None else local_cpus()  # a cluster on this machine
     with LocalCluster(n_workers=size, threads_per_worker=1, dashboard_address=None) as cluster, \
             Client(cluster, set_as_default=False) as client:
         yield client

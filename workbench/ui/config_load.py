@@ -38,7 +38,8 @@ def unapplied_settings(study: Study) -> list[str]:
     """Keys of a loaded config that the app does not apply (it would otherwise drop them without a word)."""
     raw = study.raw
     keys = [f"data.{key}" for key in ("rows", "separator") if key in raw.get("data", {})]
-    keys += [f"engine.{key}" for key in ("time_limit", "seed") if key in raw.get("engine", {})]
+    keys += [f"engine.{key}" for key in ("time_limit", "seed", "backend", "scheduler", "jobs", "sweep_backend")
+             if key in raw.get("engine", {})]
     keys += [f"release.{key}" for key in ("seed", "format", "suppressed", "escape_formulas")
              if key in raw.get("release", {})]
     return keys
@@ -79,7 +80,8 @@ def load_config(ws: dict[str, Any] | None) -> None:
     ignored = unapplied_settings(study)
     if ignored:
         notes.append(f"{loaded.name}: {', '.join(ignored)} not applied in the app (it uses every row of the data, "
-                     "and the Export page sets the release options); `workbench run` runs the config as written.")
+                     "runs on this server's own workers, and the Export page sets the release options); "
+                     "`workbench run` runs the config as written.")
     if study.objective in offered:
         (state.AN_LOCAL_OBJ if local else state.AN_OBJ).set(study.objective)
     else:
