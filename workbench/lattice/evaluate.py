@@ -22,6 +22,7 @@ import numpy as np
 
 from workbench.data import EncodedColumn
 from workbench.grouping import class_sizes, distinct_rows
+from workbench.lattice.rollup import RollUp, Sources
 from workbench.lattice.space import Lattice, Node
 from workbench.privacy.base import Admissibility, ClassView, Outcome
 
@@ -89,11 +90,13 @@ class NodeEvaluator:
         self._outcomes: OrderedDict[Node, Outcome] = OrderedDict()
         # up[j][a] is a (H_j+1, c_{j,a}) table: code at level a -> code at each level b >= a
         self._up = [self._level_maps(c) for c in self.columns]
+        self._rollup = RollUp(self._up)
         self.checks = 0
         self.rollups = 0
         self.seconds = 0.0
         self._cache: OrderedDict[Node, FrequencySet] = OrderedDict()
         self._cached_classes = 0
+        self._sources = Sources(len(self.columns))
         bottom = self.lattice.bottom
         self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]), self.weights)
 
@@ -116,11 +119,14 @@ class NodeEvaluator:
         return np.stack(parts, axis=1) if parts else np.zeros((self.weights.size, 0), dtype=np.int64)
 
     def _build(self, node: Node, codes: np.ndarray, counts: np.ndarray) -> FrequencySet:
-        """The frequency set of rows ``codes`` (quasi-identifiers, then extras) weighted by ``counts``. Rows are
-        distinct in lexicographic order, so with extras the rows of one class are contiguous."""
+        """The frequency set of rows ``codes`` (quasi-identifiers, then extras) weighted by ``counts``."""
         cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
-        new_codes, new_counts = distinct_rows(codes, cards, counts)
-        new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
+        return self._classes(node, *distinct_rows(codes, cards, counts))
+
+    def _classes(self, node: Node, new_codes: np.ndarray, new_counts: np.ndarray) -> FrequencySet:
+        """The frequency set of distinct rows in lexicographic order (quasi-identifiers, then extras) and their
+        counts; with extras the rows of one class are contiguous."""
+        new_codes = np.asfortranarray(new_codes, dtype=np.int32)  # column-major: roll-ups read columns
         detail = None
         if self.extras:
             r = len(self.columns)
@@ -133,7 +139,7 @@ class NodeEvaluator:
             detail = (new_codes, new_counts, row_class)
             for a in detail:
                 a.setflags(write=False)
-            new_codes = np.ascontiguousarray(qi[starts])
+            new_codes = np.asfortranarray(qi[starts])
             new_counts = np.add.reduceat(new_counts, starts) if starts.size else new_counts[:0]
         new_codes.setflags(write=False)
         new_counts.setflags(write=False)
@@ -145,7 +151,11 @@ class NodeEvaluator:
             raise ValueError(f"cannot roll up from {source.node} to {node}: not below it")
         codes, counts = (source.detail[0], source.detail[1]) if source.detail is not None else \
             (source.codes, source.counts)
-        mapped = codes.copy()  # codes at the source's levels -> at node's levels (changed columns only)
+        cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
+        rolled = self._rollup(codes, counts, source.node, node, cards)
+        if rolled is not None:
+            return self._classes(node, *rolled)
+        mapped = codes.copy()  # a key space beyond int64: codes at node's levels, then the general grouping
         for j, (a, b) in enumerate(zip(source.node, node, strict=True)):
             if a != b:
                 mapped[:, j] = self._up[j][a][b][codes[:, j]]
@@ -157,8 +167,8 @@ class NodeEvaluator:
         return self._build(node, codes, self.weights)
 
     def frequency_set(self, node: Node) -> FrequencySet:
-        """Cached frequency set, rolled up from the smallest cached predecessor, else (while the cache is
-        small) from the smallest cached node below, else from the bottom."""
+        """Cached frequency set, rolled up (while the cache is small) from the smallest cached node below, else
+        from the smallest cached predecessor, else from the bottom."""
         node = tuple(node)
         if node == self._bottom.node:
             return self._bottom
@@ -166,10 +176,12 @@ class NodeEvaluator:
         if hit is not None:
             self._cache.move_to_end(node)
             return hit
-        sources = [self._cache[p] for p in self.lattice.predecessors(node) if p in self._cache]
-        if not sources and len(self._cache) <= _SCAN_LIMIT:  # sparse searches (OLA, Flash): any node below
-            sources = [fs for n, fs in self._cache.items() if Lattice.leq(n, node)]
-        source = min(sources, key=lambda fs: fs.classes) if sources else self._bottom
+        if len(self._cache) <= _SCAN_LIMIT:  # sparse searches (OLA, Flash): the smallest cached node below
+            below = self._sources.smallest_below(node)
+            source = self._cache[below] if below is not None else self._bottom
+        else:
+            sources = [self._cache[p] for p in self.lattice.predecessors(node) if p in self._cache]
+            source = min(sources, key=lambda fs: fs.classes) if sources else self._bottom
         fs = self.rollup(source, node)
         self.rollups += 1
         self._remember(fs)
@@ -200,9 +212,11 @@ class NodeEvaluator:
 
     def _remember(self, fs: FrequencySet) -> None:
         self._cache[fs.node] = fs
+        self._sources.add(fs.node, fs.classes)
         self._cached_classes += fs.classes
         while self._cached_classes > _CACHE_CLASSES and len(self._cache) > 1:
             _, old = self._cache.popitem(last=False)
+            self._sources.remove(old.node)
             self._cached_classes -= old.classes
 
     def class_view(self, fs: FrequencySet) -> ClassView:

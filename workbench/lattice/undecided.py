@@ -97,11 +97,16 @@ class UndecidedNodes:
 
     def within(self, bottom: Node, top: Node, rows: Rows | None = None) -> Rows | None:
         """The undecided nodes V with bottom ≤ V ≤ top (None if there are none), taken from ``rows``, a
-        superset of them (for example those of an enclosing sub-lattice), else from all undecided nodes."""
+        superset of them (for example those of an enclosing sub-lattice), else from all undecided nodes. When
+        the box [bottom, top] of the status grid is smaller than the rows to scan, the grid is read instead
+        and ``rows`` (still a superset) is returned as it is."""
         rows = self.rows if rows is None or len(rows.ids) > len(self.rows.ids) else rows
         part = rows.rank_range(sum(bottom), sum(top))
         if part.start == part.stop:
             return None
+        if bottom and math.prod(t - b + 1 for b, t in zip(bottom, top, strict=True)) < part.stop - part.start:
+            box = self._grid[tuple(slice(b, t + 1) for b, t in zip(bottom, top, strict=True))]
+            return rows if (box == UNDECIDED).any() else None
         c, ids = rows.coords[part], rows.ids[part]
         hit = (self.status[ids] == UNDECIDED) & ((c >= bottom) & (c <= top)).all(axis=1)
         return Rows(c[hit], ids[hit], rows.ranks[part][hit]) if hit.any() else None
