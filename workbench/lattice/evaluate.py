@@ -90,7 +90,7 @@ class NodeEvaluator:
         self._outcomes: OrderedDict[Node, Outcome] = OrderedDict()
         # up[j][a] is a (H_j+1, c_{j,a}) table: code at level a -> code at each level b >= a
         self._up = [self._level_maps(c) for c in self.columns]
-        self._rollup = RollUp(self._up)
+        self._rollup = RollUp(self._up, [e.cardinality for e in self.extras])
         self.checks = 0
         self.rollups = 0
         self.seconds = 0.0
@@ -126,7 +126,7 @@ class NodeEvaluator:
     def _classes(self, node: Node, new_codes: np.ndarray, new_counts: np.ndarray) -> FrequencySet:
         """The frequency set of distinct rows in lexicographic order (quasi-identifiers, then extras) and their
         counts; with extras the rows of one class are contiguous."""
-        new_codes = np.asfortranarray(new_codes, dtype=np.int32)  # column-major: roll-ups read columns
+        new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
         detail = None
         if self.extras:
             r = len(self.columns)
@@ -139,7 +139,7 @@ class NodeEvaluator:
             detail = (new_codes, new_counts, row_class)
             for a in detail:
                 a.setflags(write=False)
-            new_codes = np.asfortranarray(qi[starts])
+            new_codes = np.ascontiguousarray(qi[starts])
             new_counts = np.add.reduceat(new_counts, starts) if starts.size else new_counts[:0]
         new_codes.setflags(write=False)
         new_counts.setflags(write=False)

@@ -2,9 +2,8 @@
 
 A node's frequency set is the sum of the counts of any finer node's classes after mapping their codes to the
 node's levels (LeFevre et al. 2005; Issa 2009 ch. 5; Kohlmayer, Prasser et al. 2012 keep such "snapshots").
-The mapping and the mixed-radix class key are fused: for each column one lookup in a small table that sends a
-code at the source's level straight to (code at the node's level) × (the column's radix weight), summed into
-an ``int64`` key that orders classes lexicographically. The classes are then counted with a dense
+The source's codes are mapped to the node's levels (only the columns whose level changes) and turned into
+an ``int64`` mixed-radix key, which orders classes lexicographically, by one matrix-vector product. The classes are then counted with a dense
 ``bincount`` when the key space is small compared with the source, else by sorting the keys, and their codes
 are decoded from the keys (the classes, not the source's rows). Key spaces beyond ``KEY_LIMIT`` are left to
 ``workbench.grouping`` (the caller's general path).
@@ -20,8 +19,8 @@ import numpy as np
 from workbench.grouping import KEY_LIMIT
 from workbench.lattice.space import Node
 
+_TABLES_KEPT = 20_000  # scaled lookup tables memoized (each at most a column's cardinality of int64)
 _DENSE_FACTOR = 4  # count with a dense bincount when the key space is at most this many times the classes
-_TABLES_KEPT = 20_000  # scaled lookup tables memoized (each a few hundred int64 at most)
 
 
 class RollUp:
@@ -29,18 +28,21 @@ class RollUp:
     its code at each level b ≥ a; the codes of columns beyond ``len(up)`` (a privacy model's extra columns)
     are kept as they are."""
 
-    def __init__(self, up: Sequence[Sequence[np.ndarray]]) -> None:
+    def __init__(self, up: Sequence[Sequence[np.ndarray]], extra_cards: Sequence[int] = ()) -> None:
+        self._extra_cards = list(extra_cards)
         self._up = [[np.asarray(t, dtype=np.int64) for t in tables] for tables in up]
         self._scaled: dict[tuple[int, int, int, int], np.ndarray] = {}
 
-    def _table(self, j: int, a: int, b: int | None, card: int, radix: int) -> np.ndarray:
-        """Column j's lookup: code at level a -> (code at level b) × radix (b None: an extra column, kept)."""
-        key = (j, a, -1 if b is None else b, radix)
+    def _table(self, j: int, source: Node, node: Node, radix: int) -> np.ndarray:
+        """Column j's lookup: a code at the source's level -> (its code at node's level) × radix; an extra
+        column (j beyond the node) keeps its codes."""
+        r = len(node)
+        key = (j, source[j] if j < r else -1, node[j] if j < r else -1, radix)
         table = self._scaled.get(key)
         if table is None:
             if len(self._scaled) >= _TABLES_KEPT:
                 self._scaled.clear()
-            base = np.arange(card, dtype=np.int64) if b is None else self._up[j][a][b]
+            base = self._up[j][source[j]][node[j]] if j < r else np.arange(self._extra_cards[j - r], dtype=np.int64)
             table = self._scaled[key] = base * radix
         return table
 
@@ -53,22 +55,26 @@ class RollUp:
         space = math.prod(cards)
         if space > KEY_LIMIT or not cards:
             return None
-        width, r = len(cards), len(node)
+        width = len(cards)
         radices = [1] * width
         for j in range(width - 2, -1, -1):
             radices[j] = radices[j + 1] * cards[j + 1]
+        radix = np.array(radices, dtype=np.int64)
+        changed = [j for j, (a, b) in enumerate(zip(source, node, strict=True)) if a != b]
         m = codes.shape[0]
-        keys, part = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
-        for j in range(width):
-            if j < r:
-                table = self._table(j, source[j], node[j], cards[j], radices[j])
-            else:
-                table = self._table(j, 0, None, cards[j], radices[j])
-            table.take(codes[:, j], out=keys if j == 0 else part)
-            if j:
-                keys += part
+        if 2 * len(changed) <= width:  # the kept columns by one matrix-vector product, the others by lookups
+            kept = radix.copy()
+            kept[changed] = 0
+            keys = codes @ kept
+            part = np.empty(m, dtype=np.int64)
+        else:  # every column by a lookup
+            changed = range(width)
+            keys, part = np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+        for j in changed:
+            self._table(j, source, node, radices[j]).take(codes[:, j], out=part)
+            keys += part
         if m == 0:
-            return np.zeros((0, width), dtype=np.int32, order="F"), np.zeros(0, dtype=np.int64)
+            return np.zeros((0, width), dtype=np.int32), np.zeros(0, dtype=np.int64)
         if space <= _DENSE_FACTOR * m + 1024:
             summed = np.bincount(keys, weights=counts, minlength=space)
             new_keys = np.flatnonzero(summed)
@@ -82,11 +88,8 @@ class RollUp:
             starts = np.flatnonzero(new)
             new_keys = ordered[starts]
             new_counts = np.add.reduceat(counts[order], starts).astype(np.int64, copy=False)
-        new_codes = np.empty((new_keys.size, width), dtype=np.int32, order="F")
-        for j in range(width):
-            column = new_keys // radices[j] if radices[j] > 1 else new_keys
-            new_codes[:, j] = column % cards[j] if j else column
-        return new_codes, new_counts
+        new_codes = (new_keys[:, None] // radix) % np.array(cards, dtype=np.int64)
+        return new_codes.astype(np.int32), new_counts
 
 
 class Sources:
