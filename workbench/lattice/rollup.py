@@ -2,11 +2,12 @@
 
 A node's frequency set is the sum of the counts of any finer node's classes after mapping their codes to the
 node's levels (LeFevre et al. 2005; Issa 2009 ch. 5; Kohlmayer, Prasser et al. 2012 keep such "snapshots").
-The source's codes are mapped to the node's levels (only the columns whose level changes) and turned into
-an ``int64`` mixed-radix key, which orders classes lexicographically, by one matrix-vector product. The classes are then counted with a dense
-``bincount`` when the key space is small compared with the source, else by sorting the keys, and their codes
-are decoded from the keys (the classes, not the source's rows). Key spaces beyond ``KEY_LIMIT`` are left to
-``workbench.grouping`` (the caller's general path).
+Each class of the source gets an ``int64`` mixed-radix key of its codes at the node's levels, which orders
+classes lexicographically: the columns whose level is kept by one matrix-vector product, the others by a
+lookup in a small table (code at the source's level -> code at the node's level × the column's radix). The
+classes are then counted with a dense ``bincount`` when the key space is small compared with the source,
+else by sorting the keys, and their codes are decoded from the keys in two whole-array steps. Key spaces
+beyond ``KEY_LIMIT`` are left to ``workbench.grouping`` (the caller's general path).
 """
 
 from __future__ import annotations
