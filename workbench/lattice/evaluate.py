@@ -26,7 +26,7 @@ from workbench.lattice.rollup import RollUp, Sources
 from workbench.lattice.space import Lattice, Node
 from workbench.privacy.base import Admissibility, ClassView, Outcome
 
-_SCAN_LIMIT = 512  # with at most this many cached sets, roll up from the smallest cached node below
+_SCAN_LIMIT = 512  # beyond this many cached sets, a cached predecessor is taken without scanning for a smaller one
 _CACHE_CLASSES = 4_000_000  # classes kept in the frequency-set cache (about 150 MB with 8 columns)
 
 
@@ -97,6 +97,7 @@ class NodeEvaluator:
         self._cache: OrderedDict[Node, FrequencySet] = OrderedDict()
         self._cached_classes = 0
         self._sources = Sources(len(self.columns))
+        self._floors: set[Node] = set()  # meets with the level-1 cube met once (see _snapshot)
         bottom = self.lattice.bottom
         self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]), self.weights)
 
@@ -167,8 +168,8 @@ class NodeEvaluator:
         return self._build(node, codes, self.weights)
 
     def frequency_set(self, node: Node) -> FrequencySet:
-        """Cached frequency set, rolled up (while the cache is small) from the smallest cached node below, else
-        from the smallest cached predecessor, else from the bottom."""
+        """Cached frequency set, rolled up from the cached node below with the fewest classes (once the cache is
+        large, from the smallest cached predecessor when there is one), else from the bottom."""
         node = tuple(node)
         if node == self._bottom.node:
             return self._bottom
@@ -176,15 +177,37 @@ class NodeEvaluator:
         if hit is not None:
             self._cache.move_to_end(node)
             return hit
-        if len(self._cache) <= _SCAN_LIMIT:  # sparse searches (OLA, Flash): the smallest cached node below
+        sources = []
+        if len(self._cache) > _SCAN_LIMIT:  # a dense search (bnb) has a predecessor at hand
+            sources = [self._cache[p] for p in self.lattice.predecessors(node) if p in self._cache]
+        if sources:
+            source = min(sources, key=lambda fs: fs.classes)
+        else:  # sparse searches (OLA, Flash): the cached node below with the fewest classes, one numpy query
             below = self._sources.smallest_below(node)
             source = self._cache[below] if below is not None else self._bottom
-        else:
-            sources = [self._cache[p] for p in self.lattice.predecessors(node) if p in self._cache]
-            source = min(sources, key=lambda fs: fs.classes) if sources else self._bottom
+            if below is None:
+                source = self._snapshot(node)
         fs = self.rollup(source, node)
         self.rollups += 1
         self._remember(fs)
+        return fs
+
+    def _snapshot(self, node: Node) -> FrequencySet:
+        """The source for a node with nothing but the bottom cached below it: the bottom the first time, and
+        from the second node on with the same meet with the level-1 cube (``u_j = min(x_j, 1)``), that meet,
+        rolled up from the bottom once and cached (at most 2^r of them), so that the nodes above it start from a
+        set that lost the finest level's detail rather than from the bottom."""
+        floor = tuple(min(v, 1) for v in node)
+        if floor in (node, self._bottom.node):
+            return self._bottom
+        fs = self._cache.get(floor)
+        if fs is None:
+            if floor not in self._floors:
+                self._floors.add(floor)
+                return self._bottom
+            fs = self.rollup(self._bottom, floor)
+            self.rollups += 1
+            self._remember(fs)
         return fs
 
     def all_frequency_sets(self) -> Iterator[FrequencySet]:

@@ -9,6 +9,8 @@ queries ("what is undecided in [B, T]?", "which nodes of rank r?") are vectorize
 from __future__ import annotations
 
 import math
+from functools import reduce
+from operator import and_
 from typing import NamedTuple
 
 import numpy as np
@@ -16,6 +18,8 @@ import numpy as np
 from workbench.lattice.space import Lattice, Node
 
 DENSE_LIMIT = 1 << 22  # lattices up to this many nodes keep a dense array of undecided nodes
+BITS_LIMIT = 1 << 18  # lattices up to this many nodes also keep the undecided nodes as one bit set
+_BOX_SCAN = 8192  # beyond BITS_LIMIT, boxes up to this many nodes are read from the status grid
 
 
 class Rows(NamedTuple):
@@ -40,7 +44,10 @@ class UndecidedNodes:
     Kept as a dense status grid (one byte per node: undecided, k-anonymous, not k-anonymous), in which the up-
     or down-set of a node is a box that one slice assignment decides, plus the rows of the nodes sorted by rank
     (compacted from time to time), so that "what is undecided in [B, T]?" and "which nodes of rank r are
-    undecided?" are vectorized queries on a slice.
+    undecided?" are vectorized queries on a slice. Lattices up to ``BITS_LIMIT`` nodes also keep the undecided
+    nodes as the bits of one integer, and per attribute j and level range [lo, hi] the bits of the nodes with
+    lo ≤ x_j ≤ hi: "is anything undecided in [B, T]?" (OLA's question at every Kmin call) is then an AND of
+    one integer per attribute, and a check's up- or down-set is cleared the same way.
     """
 
     def __init__(self, lattice: Lattice) -> None:
@@ -54,6 +61,14 @@ class UndecidedNodes:
         order = np.argsort(ranks, kind="stable")
         self.rows = Rows(coords[order], order, ranks[order])  # a superset of the undecided nodes
         self._since_compaction = 0
+        self._bits: int | None = None
+        self._ranges: list[list[list[int]]] = []  # [j][lo][hi - lo]: bits of the nodes with lo <= x_j <= hi
+        if lattice.size <= BITS_LIMIT:
+            self._bits = (1 << len(coords)) - 1
+            for j, h in enumerate(lattice.heights):
+                column = coords[:, j]
+                self._ranges.append([[_bits((column >= lo) & (column <= hi)) for hi in range(lo, h + 1)]
+                                     for lo in range(h + 1)])
 
     @staticmethod
     def fits(lattice: Lattice) -> bool:
@@ -79,7 +94,14 @@ class UndecidedNodes:
         """A check found node k-anonymous (its generalizations are decided) or not (its specializations)."""
         if not node:
             self.status[:] = ANONYMOUS if k_anonymous else NOT_ANONYMOUS
+            self._bits = 0 if self._bits is not None else None
             return
+        if self._bits is not None:
+            if k_anonymous:
+                box = self._box(node, [len(r) - 1 for r in self._ranges])
+            else:
+                box = self._box([0] * len(node), node)
+            self._bits &= ~box
         if k_anonymous:
             self._grid[tuple(slice(v, None) for v in node)] = ANONYMOUS
         else:
@@ -95,18 +117,26 @@ class UndecidedNodes:
         self.rows = Rows(rows.coords[keep], rows.ids[keep], rows.ranks[keep])
         self._since_compaction = 0
 
+    def _box(self, bottom: Node | list[int], top: Node | list[int]) -> int:
+        """The bits of the nodes V with bottom ≤ V ≤ top."""
+        ranges = self._ranges
+        return reduce(and_, [ranges[j][b][t - b] for j, (b, t) in enumerate(zip(bottom, top, strict=True))])
+
+    def any_within(self, bottom: Node, top: Node) -> bool:
+        """Is some node V with bottom ≤ V ≤ top undecided?"""
+        if self._bits is not None:
+            return bool(self._bits & self._box(bottom, top)) if bottom else bool(self._bits)
+        if math.prod(t - b + 1 for b, t in zip(bottom, top, strict=True)) <= _BOX_SCAN and bottom:
+            return not self._grid[tuple(map(slice, bottom, [t + 1 for t in top]))].all()  # UNDECIDED is 0
+        return self.within(bottom, top) is not None
+
     def within(self, bottom: Node, top: Node, rows: Rows | None = None) -> Rows | None:
         """The undecided nodes V with bottom ≤ V ≤ top (None if there are none), taken from ``rows``, a
-        superset of them (for example those of an enclosing sub-lattice), else from all undecided nodes. When
-        the box [bottom, top] of the status grid is smaller than the rows to scan, the grid is read instead
-        and ``rows`` (still a superset) is returned as it is."""
+        superset of them (for example those of an enclosing sub-lattice), else from all undecided nodes."""
         rows = self.rows if rows is None or len(rows.ids) > len(self.rows.ids) else rows
         part = rows.rank_range(sum(bottom), sum(top))
         if part.start == part.stop:
             return None
-        if bottom and math.prod(t - b + 1 for b, t in zip(bottom, top, strict=True)) < part.stop - part.start:
-            box = self._grid[tuple(slice(b, t + 1) for b, t in zip(bottom, top, strict=True))]
-            return rows if (box == UNDECIDED).any() else None
         c, ids = rows.coords[part], rows.ids[part]
         hit = (self.status[ids] == UNDECIDED) & ((c >= bottom) & (c <= top)).all(axis=1)
         return Rows(c[hit], ids[hit], rows.ranks[part][hit]) if hit.any() else None
@@ -116,3 +146,8 @@ class UndecidedNodes:
         part = self.rows.rank_range(rank, rank)
         open_ = self.status[self.rows.ids[part]] == UNDECIDED
         return [tuple(row) for row in self.rows.coords[part][open_].tolist()]
+
+
+def _bits(flags: np.ndarray) -> int:
+    """The integer whose bit i is ``flags[i]``."""
+    return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")

@@ -21,7 +21,6 @@ from workbench.lattice.antichain import UP, AntichainStore
 from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude
 from workbench.lattice.space import Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
-from workbench.lattice.undecided import Rows
 
 
 class _OLA:
@@ -56,9 +55,8 @@ class _OLA:
             self.timed_out = True
         return self.timed_out
 
-    def kmin(self, bottom: Node, top: Node, pool: Rows | None = None) -> None:
-        """Kmin(B, T): find the k-minimal nodes of the strategies through [B, T]. ``pool`` holds (at least) the
-        undecided nodes of an enclosing sub-lattice."""
+    def kmin(self, bottom: Node, top: Node) -> None:
+        """Kmin(B, T): find the k-minimal nodes of the strategies through [B, T]."""
         if (bottom, top) in self.visited or self.out_of_time():
             return
         self.visited.add((bottom, top))
@@ -69,27 +67,25 @@ class _OLA:
             elif hh == 1 and self.status(top):
                 self.add_k_minimal(top)
             return
-        inner = None
-        if self.undecided is not None:
-            inner = self.undecided.within(bottom, top, pool)
-            if inner is None:
-                self.skipped += 1  # nothing to check in here, and its k-minimal nodes are in S already
-                return
+        undecided = self.undecided
+        if undecided is not None and not undecided.any_within(bottom, top):
+            self.skipped += 1  # nothing to check in here, and its k-minimal nodes are in S already
+            return
         self.calls += 1
-        checks = self.space.checks
+        space = self.space
+        checks = space.checks
         for v in nodes_between(bottom, top, hh // 2):
-            if inner is not None and self.space.checks != checks:  # checks decided more: narrow the pool
-                checks = self.space.checks
-                inner = self.undecided.within(bottom, top, inner)
-                if inner is None:
+            if undecided is not None and space.checks != checks:  # checks decided more: anything left?
+                checks = space.checks
+                if not undecided.any_within(bottom, top):
                     self.skipped += 1  # the rest of [B, T] has been decided meanwhile
                     return
             if self.timed_out:
                 return
             if self.status(v):
-                self.kmin(bottom, v, inner)
+                self.kmin(bottom, v)
             else:
-                self.kmin(v, top, inner)
+                self.kmin(v, top)
 
 
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:
