@@ -6,7 +6,7 @@ Each class of the source gets an ``int64`` mixed-radix key of its codes at the n
 classes lexicographically: the columns whose level is kept by one matrix-vector product, the others by a
 lookup in a small table (code at the source's level -> code at the node's level × the column's radix). The
 classes are then counted with a dense ``bincount`` when the key space is small compared with the source,
-else by sorting the keys, and their codes are decoded from the keys in two whole-array steps. Key spaces
+else by sorting the keys, and their codes are those of one source class of each, mapped. Key spaces
 beyond ``KEY_LIMIT`` are left to ``workbench.grouping`` (the caller's general path).
 """
 
@@ -80,17 +80,23 @@ class RollUp:
             summed = np.bincount(keys, weights=counts, minlength=space)
             new_keys = np.flatnonzero(summed)
             new_counts = summed[new_keys].astype(np.int64)
+            where = np.empty(space, dtype=np.intp)
+            where[keys] = np.arange(m)
+            first = where[new_keys]  # a class of the source in each new class
         else:
-            order = np.argsort(keys)
+            order = np.argsort(keys, kind="stable")  # keys of a rolled-up source are nearly sorted already
             ordered = keys[order]
             new = np.empty(m, dtype=bool)
             new[0] = True
             np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
             starts = np.flatnonzero(new)
-            new_keys = ordered[starts]
+            first = order[starts]
             new_counts = np.add.reduceat(counts[order], starts).astype(np.int64, copy=False)
-        new_codes = (new_keys[:, None] // radix) % np.array(cards, dtype=np.int64)
-        return new_codes.astype(np.int32), new_counts
+        new_codes = codes[first]
+        for j in changed:
+            if j < len(node) and source[j] != node[j]:
+                new_codes[:, j] = self._up[j][source[j]][node[j]][new_codes[:, j]]
+        return new_codes, new_counts
 
 
 class Sources:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from functools import reduce
-from operator import and_
+from operator import and_, mul
 from typing import NamedTuple
 
 import numpy as np
@@ -83,9 +83,13 @@ class UndecidedNodes:
     def __len__(self) -> int:
         return int(np.count_nonzero(self.status == UNDECIDED))
 
+    def index(self, node: Node) -> int:
+        """The node's dense id (C order of the grid)."""
+        return sum(map(mul, node, self.strides))
+
     def state(self, node: Node) -> int:
         """UNDECIDED, ANONYMOUS or NOT_ANONYMOUS."""
-        return int(self.status[sum(v * s for v, s in zip(node, self.strides, strict=True))])
+        return int(self.status[sum(map(mul, node, self.strides))])
 
     def __contains__(self, node: Node) -> bool:
         return self.state(node) == UNDECIDED

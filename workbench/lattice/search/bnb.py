@@ -64,6 +64,7 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
     start = time.perf_counter()
     deadline = limits.deadline(start)
     lattice = space.lattice
+    space.undecided  # noqa: B018 -- k-anonymity predictions from the dense grid (O(1) per node) when it fits
 
     values: dict[Node, float] = {}  # objective value of every checked node (the queue key)
     bounds: dict[Node, float] = {}  # lower bound, computed when first needed
@@ -89,14 +90,32 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
         """Can no generalization of node (node included) match the best value? (strictly worse bound)"""
         return best_key is not None and prunable(bound_of(node), best_key[0], objective.integer)
 
+    def k_anonymous(node: Node) -> bool:
+        """Is node k-anonymous? Predicted when possible; else decided by a probe as in Flash's binary phase
+        (Kohlmayer, Prasser et al. 2012): a greedy path upward from node through nodes of unknown k-anonymity,
+        binary-searched for its lowest k-anonymous node, so that a not-k-anonymous probe decides its whole
+        down-set (node included) and the search never checks the many nodes below the optimum one by one."""
+        if space.known(node) is None and best_key is not None:  # (before the dive's incumbent: a check)
+            path, x = [node], node
+            while (x := next((y for y in lattice.successors(x) if space.known(y) is None), None)) is not None:
+                path.append(x)
+            low, high = 0, len(path) - 1
+            while low <= high:
+                mid = (low + high) // 2
+                if space.status(path[mid]):
+                    high = mid - 1
+                else:
+                    low = mid + 1
+        return space.status(node)
+
     def visit(node: Node) -> None:
-        """Check a newly reached node, track the best k-anonymous node, queue it (or prune it at once)."""
+        """Score a newly reached node; when it would be preferred to the best k-anonymous node so far, learn its
+        k-anonymity (predicted, else checked) and track the best; queue the node (or prune it at once)."""
         nonlocal best, best_key
         reached.add(node)
-        k_anonymous = space.check(node).k_anonymous
         value = values[node] = objective.value(node)
         key = tie_key(node, value)
-        if k_anonymous and (best_key is None or preferred(node, value, best_key[2], best_key[0])):
+        if (best_key is None or preferred(node, value, best_key[2], best_key[0])) and k_anonymous(node):
             best, best_key = node, key
         if exceeds_best(node):  # prune on arrival: its generalizations are then never checked
             space.prune(node)
