@@ -21,6 +21,7 @@ from workbench.grouping import KEY_LIMIT
 from workbench.lattice.space import Node
 
 _TABLES_KEPT = 20_000  # scaled lookup tables memoized (each at most a column's cardinality of int64)
+_FLOAT_EXACT = 2**53  # key spaces up to this are summed in float64 (integers exactly representable)
 _DENSE_FACTOR = 4  # count with a dense bincount when the key space is at most this many times the classes
 
 
@@ -66,7 +67,10 @@ class RollUp:
         if 2 * len(changed) <= width:  # the kept columns by one matrix-vector product, the others by lookups
             kept = radix.copy()
             kept[changed] = 0
-            keys = codes @ kept
+            if space <= _FLOAT_EXACT:  # BLAS in float64: every partial sum is an integer below 2**53, so exact
+                keys = np.dot(codes, kept.astype(np.float64)).astype(np.int64)
+            else:
+                keys = codes @ kept
             part = np.empty(m, dtype=np.int64)
         else:  # every column by a lookup
             changed = range(width)

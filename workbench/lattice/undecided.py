@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from functools import reduce
-from operator import and_, mul
+from operator import add, and_, getitem, mul
 from typing import NamedTuple
 
 import numpy as np
@@ -62,13 +62,16 @@ class UndecidedNodes:
         self.rows = Rows(coords[order], order, ranks[order])  # a superset of the undecided nodes
         self._since_compaction = 0
         self._bits: int | None = None
-        self._ranges: list[list[list[int]]] = []  # [j][lo][hi - lo]: bits of the nodes with lo <= x_j <= hi
+        self._ranges: list[list[int]] = []  # [j][lo * (H_j + 1) + hi]: bits of the nodes with lo <= x_j <= hi
+        self._sizes = list(shape)
+        self._tops = list(lattice.heights)
+        self._zeros = [0] * width
         if lattice.size <= BITS_LIMIT:
             self._bits = (1 << len(coords)) - 1
             for j, h in enumerate(lattice.heights):
                 column = coords[:, j]
-                self._ranges.append([[_bits((column >= lo) & (column <= hi)) for hi in range(lo, h + 1)]
-                                     for lo in range(h + 1)])
+                self._ranges.append([_bits((column >= lo) & (column <= hi)) if lo <= hi else 0
+                                     for lo in range(h + 1) for hi in range(h + 1)])
 
     @staticmethod
     def fits(lattice: Lattice) -> bool:
@@ -101,11 +104,7 @@ class UndecidedNodes:
             self._bits = 0 if self._bits is not None else None
             return
         if self._bits is not None:
-            if k_anonymous:
-                box = self._box(node, [len(r) - 1 for r in self._ranges])
-            else:
-                box = self._box([0] * len(node), node)
-            self._bits &= ~box
+            self._bits &= ~(self._box(node, self._tops) if k_anonymous else self._box(self._zeros, node))
         if k_anonymous:
             self._grid[tuple(slice(v, None) for v in node)] = ANONYMOUS
         else:
@@ -123,8 +122,7 @@ class UndecidedNodes:
 
     def _box(self, bottom: Node | list[int], top: Node | list[int]) -> int:
         """The bits of the nodes V with bottom ≤ V ≤ top."""
-        ranges = self._ranges
-        return reduce(and_, [ranges[j][b][t - b] for j, (b, t) in enumerate(zip(bottom, top, strict=True))])
+        return reduce(and_, map(getitem, self._ranges, map(add, map(mul, bottom, self._sizes), top)))
 
     def any_within(self, bottom: Node, top: Node) -> bool:
         """Is some node V with bottom ≤ V ≤ top undecided?"""
