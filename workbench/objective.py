@@ -96,9 +96,7 @@ class _LazyNodeClasses(M.NodeClasses):
     """``NodeClasses`` whose frequency set is asked of the evaluator on first use of the classes."""
 
     def __init__(self, scorer: NodeScorer, node: Node) -> None:  # noqa: D107 -- the dataclass fields are read lazily
-        for name, value in (("levels", node), ("domains", scorer.domains), ("k", scorer.evaluator.k),
-                            ("_scorer", scorer)):
-            object.__setattr__(self, name, value)
+        self.__dict__.update(levels=node, domains=scorer.domains, k=scorer.evaluator.k, _scorer=scorer)
 
     @cached_property
     def _frequency_set(self) -> FrequencySet:

@@ -1,21 +1,30 @@
 """Best-first branch-and-bound search, "BFS" (Kohlmayer, Prasser et al. 2016, §"Best-first search"; the
 details follow ARX's LIGHTNING algorithm).
 
-Bottom-up and best-first: the bottom is checked and queued; the queue is ordered by the objective value (the
+Bottom-up and best-first: the bottom is scored and queued; the queue is ordered by the objective value (the
 loss after suppression, lowest first, ties by ``tie_key``), so it needs the objective at non-k-anonymous
 nodes too. Popping x: skip it when it is already expanded or pruned; prune it (with all its generalizations,
 in the P↑ antichain store of ``space``) when its lower bound is strictly worse than the best k-anonymous node
-found so far; otherwise check each direct generalization not yet reached and queue it.
+found so far; otherwise score each direct generalization not yet reached and queue it.
 
-The only predictive property is "objective bound exceeded": ``objective.lower_bound(x)`` is a monotone lower bound
-of the objective at x and above, so a node whose bound exceeds the best value has no generalization that can
-beat or tie the best. The comparison is strict, so an equal-valued node that ``tie_key`` prefers is never
-lost. A bound and a value are computed by different formulas (entropy vs entropy_nm, loss of the
-generalization vs loss), so a bound that mathematically equals the incumbent may come out a few ulps above
+A reached node's k-anonymity matters only when its value would be preferred to the incumbent's, so only then
+is it asked, of ``space.status`` (predictive tagging: "k-anonymous" up, "not k-anonymous" down, Kohlmayer,
+Prasser et al. 2016). An unknown answer is found as in Flash's binary phase (Kohlmayer, Prasser et al. 2012):
+a greedy path upward from the node through nodes of unknown k-anonymity is binary-searched for its lowest
+k-anonymous node, so one not-k-anonymous check decides a whole down-set, and the many nodes below the optimum
+are predicted rather than checked one by one. The nodes reached, expanded and pruned, and so the optimum, are
+those of the plain algorithm; only the checks differ. A measure that reads levels alone (non-uniform
+entropy) is scored without a frequency set (``workbench.objective``), so an unchecked node costs no roll-up.
+
+Pruning by the objective: "objective bound exceeded" is predictive too: ``objective.lower_bound(x)`` is a
+monotone lower bound of the objective at x and above, so a node whose bound exceeds the best value has no
+generalization that can beat or tie the best. The comparison is strict, so an equal-valued node that ``tie_key``
+prefers is never lost. A bound and a value are computed by different formulas (entropy vs entropy_nm, loss of
+the generalization vs loss), so a bound that mathematically equals the incumbent may come out a few ulps above
 it: for a non-integer objective x is pruned only when its bound exceeds the incumbent by more than
-``PRUNE_RTOL`` relative (``prunable``); integer objectives (DM, DM*, height) are compared exactly. Pruning
-less costs checks, never the optimum. Every node below the optimum therefore stays unpruned and is expanded,
-and an exhausted queue proves optimality for any objective, monotone or not.
+``PRUNE_RTOL`` relative (``prunable``); integer objectives (DM, DM*, height) are compared exactly. Pruning less
+costs checks, never the optimum. Every node below the optimum therefore stays unpruned and is expanded, and an
+exhausted queue proves optimality for any objective, monotone or not.
 
 Anytime: with ``limits.time_limit`` the search stops once the elapsed wall time exceeds it and returns the best
 node so far, labelled not proven optimal. So that there is one early, the search first dives greedily from the
@@ -23,9 +32,10 @@ bottom towards the top (each step to the successor with the fewest suppressed re
 objective) until it reaches a k-anonymous node: at most Σ_j H_j steps, which always end in a solution when
 one exists. This seeding follows ARX's LIGHTNING; it is an addition to the paper's BFS. Without it, at 0 %
 suppression best-first visits almost every non-k-anonymous node (they have lower loss) before the first
-solution, so a short time limit found nothing on Adult with 9 quasi-identifiers. The dive's nodes are
-checked, queued and expanded like any other, so optimality is unaffected; the incumbent it finds also lets
-the bound prune earlier.
+solution, so a short time limit found nothing on Adult with 9 quasi-identifiers. The dive checks the
+successors of its nodes (it needs their suppressed counts); they are queued and expanded like any other, so
+optimality is unaffected; the incumbent it finds also lets the bound prune earlier, and from then on unknown
+k-anonymity is found by the probe above.
 """
 
 from __future__ import annotations
@@ -64,9 +74,10 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
     start = time.perf_counter()
     deadline = limits.deadline(start)
     lattice = space.lattice
+    integer = objective.integer
     space.undecided  # noqa: B018 -- k-anonymity predictions from the dense grid (O(1) per node) when it fits
 
-    values: dict[Node, float] = {}  # objective value of every checked node (the queue key)
+    values: dict[Node, float] = {}  # objective value of every reached node (the queue key)
     bounds: dict[Node, float] = {}  # lower bound, computed when first needed
     done: set[Node] = set()  # expanded or pruned (the antichain query answers the pruned ones too)
     reached: set[Node] = set()  # checked and queued (or pruned on arrival): never queued twice
@@ -79,23 +90,25 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
         return deadline is not None and time.perf_counter() > deadline
 
     def bound_of(node: Node) -> float:
-        """The objective's lower bound at node and above (memoized)."""
+        """The objective's lower bound at node and above, memoized."""
         b = bounds.get(node)
         if b is None:
-            # a monotone objective is its own (tightest) bound; the value is memoized already
-            b = bounds[node] = values[node] if objective.monotone else objective.lower_bound(node)
+            b = bounds[node] = objective.lower_bound(node)
         return b
+
+    if objective.monotone:  # a monotone objective is its own (tightest) bound, and its value is memoized
+        bound_of = values.__getitem__  # noqa: F811
 
     def exceeds_best(node: Node) -> bool:
         """Can no generalization of node (node included) match the best value? (strictly worse bound)"""
-        return best_key is not None and prunable(bound_of(node), best_key[0], objective.integer)
+        return best_key is not None and prunable(bound_of(node), best_key[0], integer)
 
     def k_anonymous(node: Node) -> bool:
         """Is node k-anonymous? Predicted when possible; else decided by a probe as in Flash's binary phase
         (Kohlmayer, Prasser et al. 2012): a greedy path upward from node through nodes of unknown k-anonymity,
         binary-searched for its lowest k-anonymous node, so that a not-k-anonymous probe decides its whole
         down-set (node included) and the search never checks the many nodes below the optimum one by one."""
-        if space.known(node) is None and best_key is not None:  # (before the dive's incumbent: a check)
+        if best_key is not None and space.known(node) is None:  # (before the dive's incumbent: a check)
             path, x = [node], node
             while (x := next((y for y in lattice.successors(x) if space.known(y) is None), None)) is not None:
                 path.append(x)
