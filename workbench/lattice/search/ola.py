@@ -38,12 +38,15 @@ class _OLA(KMinimalRun):
         """AddKMinimal: refuse a node above a member; drop the members above it (CleanUp)."""
         self.k_minimal.insert(node)
 
-    def kmin(self, bottom: Node, top: Node) -> None:
-        """Kmin(B, T): find the k-minimal nodes of the strategies through [B, T]."""
-        if (bottom, top) in self.visited or self.out_of_time():
+    def kmin(self, bottom: Node, top: Node, low: int, high: int) -> None:
+        """Kmin(B, T): find the k-minimal nodes of the strategies through [B, T]; ``low``, ``high``: the ranks
+        of B and T."""
+        visited = self.visited
+        seen = len(visited)
+        visited.add((bottom, top))
+        if len(visited) == seen or (self.deadline is not None and self.out_of_time()):
             return
-        self.visited.add((bottom, top))
-        hh = sum(top) - sum(bottom)
+        hh = high - low
         if hh < 2:
             if self.status(bottom):
                 self.add_k_minimal(bottom)
@@ -57,6 +60,7 @@ class _OLA(KMinimalRun):
         self.calls += 1
         space = self.space
         checks = space.checks
+        middle = low + hh // 2
         for v in nodes_between(bottom, top, hh // 2):
             if undecided is not None and space.checks != checks:  # checks decided more: anything left?
                 checks = space.checks
@@ -66,9 +70,9 @@ class _OLA(KMinimalRun):
             if self.timed_out:
                 return
             if self.status(v):
-                self.kmin(bottom, v)
+                self.kmin(bottom, v, low, middle)
             else:
-                self.kmin(v, top)
+                self.kmin(v, top, middle, high)
 
 
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:
@@ -76,7 +80,7 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
 
     def run(deadline: float | None) -> tuple[list[Node], bool, str]:
         ola = _OLA(space, deadline)
-        ola.kmin(space.lattice.bottom, space.lattice.top)
+        ola.kmin(space.lattice.bottom, space.lattice.top, 0, space.lattice.max_rank)
         note = f"{ola.calls} Kmin calls; {ola.skipped} sub-lattices skipped as already decided"
         return sorted(ola.k_minimal, key=lambda n: (sum(n), n)), ola.timed_out, note
 
