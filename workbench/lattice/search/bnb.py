@@ -27,15 +27,16 @@ costs checks, never the optimum. Every node below the optimum therefore stays un
 exhausted queue proves optimality for any objective, monotone or not.
 
 Anytime: with ``limits.time_limit`` the search stops once the elapsed wall time exceeds it and returns the best
-node so far, labelled not proven optimal. So that there is one early, the search first dives greedily from the
-bottom towards the top (each step to the successor with the fewest suppressed records, then the lowest
-objective) until it reaches a k-anonymous node: at most Σ_j H_j steps, which always end in a solution when
-one exists. This seeding follows ARX's LIGHTNING; it is an addition to the paper's BFS. Without it, at 0 %
-suppression best-first visits almost every non-k-anonymous node (they have lower loss) before the first
-solution, so a short time limit found nothing on Adult with 9 quasi-identifiers. The dive checks the
-successors of its nodes (it needs their suppressed counts); they are queued and expanded like any other, so
-optimality is unaffected; the incumbent it finds also lets the bound prune earlier, and from then on unknown
-k-anonymity is found by the probe above.
+node so far, labelled not proven optimal. So that there is one early, the bottom is checked and then a probe
+from it (the binary phase above) finds the lowest k-anonymous node of a greedy path to the top: a few checks,
+and a solution whenever the path holds one (with a monotone privacy model its top is k-anonymous when any node
+is). That node is the first incumbent; the search reaches it again in its own order, so optimality is
+unaffected. When the path holds none, the search dives greedily from the bottom as ARX's LIGHTNING does (each
+step to the successor with the fewest suppressed records, then the lowest objective, checking every successor)
+until it reaches a k-anonymous node: at most Σ_j H_j steps. Seeding is an addition to the paper's BFS: without
+it, at 0 % suppression best-first visits almost every non-k-anonymous node (they have lower loss) before the
+first solution, so a short time limit found nothing on Adult with 9 quasi-identifiers; the incumbent also lets
+the bound prune early.
 """
 
 from __future__ import annotations
@@ -103,22 +104,28 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
         """Can no generalization of node (node included) match the best value? (strictly worse bound)"""
         return best_key is not None and prunable(bound_of(node), best_key[0], integer)
 
+    def probe(node: Node) -> Node | None:
+        """Flash's binary phase (Kohlmayer, Prasser et al. 2012) from node: a greedy path upward through nodes
+        of unknown k-anonymity, binary-searched for its lowest k-anonymous node (returned; None if the path has
+        none). Each not-k-anonymous probe decides its whole down-set, node included."""
+        path, x = [node], node
+        while (x := next((y for y in lattice.successors(x) if space.known(y) is None), None)) is not None:
+            path.append(x)
+        low, high = 0, len(path) - 1
+        while low <= high:
+            mid = (low + high) // 2
+            if space.status(path[mid]):
+                high = mid - 1
+            else:
+                low = mid + 1
+        return path[low] if low < len(path) else None
+
     def k_anonymous(node: Node) -> bool:
-        """Is node k-anonymous? Predicted when possible; else decided by a probe as in Flash's binary phase
-        (Kohlmayer, Prasser et al. 2012): a greedy path upward from node through nodes of unknown k-anonymity,
-        binary-searched for its lowest k-anonymous node, so that a not-k-anonymous probe decides its whole
-        down-set (node included) and the search never checks the many nodes below the optimum one by one."""
-        if best_key is not None and space.known(node) is None:  # (before the dive's incumbent: a check)
-            path, x = [node], node
-            while (x := next((y for y in lattice.successors(x) if space.known(y) is None), None)) is not None:
-                path.append(x)
-            low, high = 0, len(path) - 1
-            while low <= high:
-                mid = (low + high) // 2
-                if space.status(path[mid]):
-                    high = mid - 1
-                else:
-                    low = mid + 1
+        """Is node k-anonymous? Predicted when possible, else (once there is an incumbent, and when checks are
+        propagated: a monotone privacy model) decided by a probe, so that the search never checks the many nodes
+        below the optimum one by one."""
+        if best_key is not None and space.monotone and space.known(node) is None:  # (a probe needs tagging)
+            probe(node)
         return space.status(node)
 
     def visit(node: Node) -> None:
@@ -137,8 +144,12 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
         heapq.heappush(queue, key)
 
     visit(lattice.bottom)
+    if best is None and not over_time():  # anytime seeding: the lowest k-anonymous node of a probe's path
+        seed = probe(lattice.bottom)
+        if seed is not None:
+            best, best_key = seed, tie_key(seed, values.setdefault(seed, objective.value(seed)))
     x = lattice.bottom
-    while best is None and x != lattice.top and not over_time():  # the greedy dive (anytime seeding)
+    while best is None and x != lattice.top and not over_time():  # else the greedy dive (anytime seeding)
         for y in lattice.successors(x):
             if y not in reached:
                 visit(y)
