@@ -110,6 +110,11 @@ class _LazyNodeClasses(M.NodeClasses):
     def class_codes(self) -> np.ndarray:  # type: ignore[override]
         return self._frequency_set.codes
 
+    def _decode(self, rows: np.ndarray | None) -> np.ndarray:
+        """The codes of the classes at ``rows`` (all when None), for a ``NodeClasses`` that decodes on demand."""
+        codes = self._frequency_set.codes
+        return codes if rows is None else codes[rows]
+
     @property
     def suppress(self) -> np.ndarray | None:  # type: ignore[override]
         return self._scorer._suppress(self._frequency_set)
