@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from workbench.lattice import undecided
 from workbench.lattice.space import Lattice
 from workbench.lattice.undecided import ANONYMOUS, NOT_ANONYMOUS, UNDECIDED, UndecidedNodes
 
@@ -19,9 +20,15 @@ def test_grid_matches_the_brute_force_closure(heights, data):
     cut = data.draw(st.integers(0, 6))
     truth = {x: sum(w * v for w, v in zip(weights, x, strict=True)) >= cut for x in nodes}
     grid = UndecidedNodes(lattice)
+    saved, undecided.BITS_LIMIT = undecided.BITS_LIMIT, 0
+    try:
+        plain = UndecidedNodes(lattice)  # no bit set: "anything undecided in a box?" from the grid or the rows
+    finally:
+        undecided.BITS_LIMIT = saved
     checked: list[tuple[int, ...]] = []
     for x in data.draw(st.lists(st.sampled_from(nodes), max_size=40)):
         grid.learn(x, truth[x])
+        plain.learn(x, truth[x])
         checked.append(x)
         for q in nodes:
             up = any(truth[y] and Lattice.leq(y, q) for y in checked)
@@ -35,4 +42,5 @@ def test_grid_matches_the_brute_force_closure(heights, data):
         bottom, top = sorted((data.draw(st.sampled_from(nodes)), data.draw(st.sampled_from(nodes))), key=sum)
         rows = grid.within(bottom, top)
         inside = sorted(q for q in open_ if Lattice.leq(bottom, q) and Lattice.leq(q, top))
+        assert grid.any_within(bottom, top) == plain.any_within(bottom, top) == bool(inside), (bottom, top)
         assert (sorted(tuple(int(v) for v in r) for r in rows.coords) if rows is not None else []) == inside

@@ -7,7 +7,8 @@ that a lattice search minimizes (``NodeScorer``) and the local engine's column w
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cached_property
 
 import numpy as np
 
@@ -91,6 +92,38 @@ def node_cells(evaluator: NodeEvaluator, node: Node) -> M.Generalized:
     return M.Generalized(columns, evaluator.suppressed_mask(node), evaluator.k)
 
 
+class _LazyNodeClasses(M.NodeClasses):
+    """``NodeClasses`` whose frequency set is asked of the evaluator on first use of the classes."""
+
+    def __init__(self, scorer: NodeScorer, node: Node) -> None:  # noqa: D107 -- the dataclass fields are read lazily
+        self.__dict__.update(levels=node, domains=scorer.domains, k=scorer.evaluator.k, _scorer=scorer)
+
+    @cached_property
+    def _frequency_set(self) -> FrequencySet:
+        return self._scorer.evaluator.frequency_set(self.levels)
+
+    @property
+    def class_sizes(self) -> np.ndarray:  # type: ignore[override]
+        return self._frequency_set.counts
+
+    @property
+    def class_codes(self) -> np.ndarray:  # type: ignore[override]
+        return self._frequency_set.codes
+
+    def _decode(self, rows: np.ndarray | None) -> np.ndarray:
+        """The codes of the classes at ``rows`` (all when None), for a ``NodeClasses`` that decodes on demand."""
+        codes = self._frequency_set.codes
+        return codes if rows is None else codes[rows]
+
+    @property
+    def suppress(self) -> np.ndarray | None:  # type: ignore[override]
+        return self._scorer._suppress(self._frequency_set)
+
+    @property
+    def cells(self) -> Callable[[], M.Generalized]:  # type: ignore[override]
+        return lambda: node_cells(self._scorer.evaluator, self.levels)
+
+
 def _lattice_measure(measure_id: str, role: str) -> M.Measure:
     if measure_id not in M.MEASURES:
         raise ConfigError(f"{role} {measure_id!r} is not available in this version; available: "
@@ -111,11 +144,10 @@ class NodeScorer:
         self.domains = tuple(c.column_domain() for c in evaluator.columns)
 
     def view(self, node: Node) -> M.NodeClasses:
-        """The measures' fast-path view of a node, from its (cached) frequency set; the suppressed classes are
-        those of the admissibility rule (smaller than k, or violating a privacy model)."""
-        fs = self.evaluator.frequency_set(node)
-        return M.NodeClasses(tuple(node), fs.counts, fs.codes, self.domains, self.evaluator.k,
-                             self._suppress(fs), lambda: node_cells(self.evaluator, tuple(node)))
+        """The measures' fast-path view of a node, from its (cached) frequency set, which is computed only when a
+        measure reads the classes (one of the levels alone, such as non-uniform entropy, never does); the
+        suppressed classes are those of the admissibility rule (smaller than k, or violating a privacy model)."""
+        return _LazyNodeClasses(self, tuple(node))
 
     def _suppress(self, fs: FrequencySet) -> np.ndarray | None:
         return None if self.evaluator.admissibility.plain else self.evaluator.outcome(fs).suppress

@@ -22,10 +22,11 @@ import numpy as np
 
 from workbench.data import EncodedColumn
 from workbench.grouping import class_sizes, distinct_rows
+from workbench.lattice.rollup import RollUp, Sources
 from workbench.lattice.space import Lattice, Node
 from workbench.privacy.base import Admissibility, ClassView, Outcome
 
-_SCAN_LIMIT = 512  # with at most this many cached sets, roll up from the smallest cached node below
+_SCAN_LIMIT = 512  # beyond this many cached sets, a cached predecessor is taken without scanning for a smaller one
 _CACHE_CLASSES = 4_000_000  # classes kept in the frequency-set cache (about 150 MB with 8 columns)
 
 
@@ -89,11 +90,14 @@ class NodeEvaluator:
         self._outcomes: OrderedDict[Node, Outcome] = OrderedDict()
         # up[j][a] is a (H_j+1, c_{j,a}) table: code at level a -> code at each level b >= a
         self._up = [self._level_maps(c) for c in self.columns]
+        self._rollup = RollUp(self._up, [e.cardinality for e in self.extras])
         self.checks = 0
         self.rollups = 0
         self.seconds = 0.0
         self._cache: OrderedDict[Node, FrequencySet] = OrderedDict()
         self._cached_classes = 0
+        self._sources = Sources(len(self.columns))
+        self._floors: set[Node] = set()  # meets with the level-1 cube met once (see _snapshot)
         bottom = self.lattice.bottom
         self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]), self.weights)
 
@@ -116,10 +120,13 @@ class NodeEvaluator:
         return np.stack(parts, axis=1) if parts else np.zeros((self.weights.size, 0), dtype=np.int64)
 
     def _build(self, node: Node, codes: np.ndarray, counts: np.ndarray) -> FrequencySet:
-        """The frequency set of rows ``codes`` (quasi-identifiers, then extras) weighted by ``counts``. Rows are
-        distinct in lexicographic order, so with extras the rows of one class are contiguous."""
+        """The frequency set of rows ``codes`` (quasi-identifiers, then extras) weighted by ``counts``."""
         cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
-        new_codes, new_counts = distinct_rows(codes, cards, counts)
+        return self._classes(node, *distinct_rows(codes, cards, counts))
+
+    def _classes(self, node: Node, new_codes: np.ndarray, new_counts: np.ndarray) -> FrequencySet:
+        """The frequency set of distinct rows in lexicographic order (quasi-identifiers, then extras) and their
+        counts; with extras the rows of one class are contiguous."""
         new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
         detail = None
         if self.extras:
@@ -145,7 +152,11 @@ class NodeEvaluator:
             raise ValueError(f"cannot roll up from {source.node} to {node}: not below it")
         codes, counts = (source.detail[0], source.detail[1]) if source.detail is not None else \
             (source.codes, source.counts)
-        mapped = codes.copy()  # codes at the source's levels -> at node's levels (changed columns only)
+        cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
+        rolled = self._rollup(codes, counts, source.node, node, cards)
+        if rolled is not None:
+            return self._classes(node, *rolled)
+        mapped = codes.copy()  # a key space beyond int64: codes at node's levels, then the general grouping
         for j, (a, b) in enumerate(zip(source.node, node, strict=True)):
             if a != b:
                 mapped[:, j] = self._up[j][a][b][codes[:, j]]
@@ -157,8 +168,8 @@ class NodeEvaluator:
         return self._build(node, codes, self.weights)
 
     def frequency_set(self, node: Node) -> FrequencySet:
-        """Cached frequency set, rolled up from the smallest cached predecessor, else (while the cache is
-        small) from the smallest cached node below, else from the bottom."""
+        """Cached frequency set, rolled up from the cached node below with the fewest classes (once the cache is
+        large, from the smallest cached predecessor when there is one), else from the bottom."""
         node = tuple(node)
         if node == self._bottom.node:
             return self._bottom
@@ -166,13 +177,37 @@ class NodeEvaluator:
         if hit is not None:
             self._cache.move_to_end(node)
             return hit
-        sources = [self._cache[p] for p in self.lattice.predecessors(node) if p in self._cache]
-        if not sources and len(self._cache) <= _SCAN_LIMIT:  # sparse searches (OLA, Flash): any node below
-            sources = [fs for n, fs in self._cache.items() if Lattice.leq(n, node)]
-        source = min(sources, key=lambda fs: fs.classes) if sources else self._bottom
+        sources = []
+        if len(self._cache) > _SCAN_LIMIT:  # a dense search (bnb) has a predecessor at hand
+            sources = [self._cache[p] for p in self.lattice.predecessors(node) if p in self._cache]
+        if sources:
+            source = min(sources, key=lambda fs: fs.classes)
+        else:  # sparse searches (OLA, Flash): the cached node below with the fewest classes, one numpy query
+            below = self._sources.smallest_below(node)
+            source = self._cache[below] if below is not None else self._bottom
+            if below is None:
+                source = self._snapshot(node)
         fs = self.rollup(source, node)
         self.rollups += 1
         self._remember(fs)
+        return fs
+
+    def _snapshot(self, node: Node) -> FrequencySet:
+        """The source for a node with nothing but the bottom cached below it: the bottom the first time, and
+        from the second node on with the same meet with the level-1 cube (``u_j = min(x_j, 1)``), that meet,
+        rolled up from the bottom once and cached (at most 2^r of them), so that the nodes above it start from a
+        set that lost the finest level's detail rather than from the bottom."""
+        floor = tuple(min(v, 1) for v in node)
+        if floor in (node, self._bottom.node):
+            return self._bottom
+        fs = self._cache.get(floor)
+        if fs is None:
+            if floor not in self._floors:
+                self._floors.add(floor)
+                return self._bottom
+            fs = self.rollup(self._bottom, floor)
+            self.rollups += 1
+            self._remember(fs)
         return fs
 
     def all_frequency_sets(self) -> Iterator[FrequencySet]:
@@ -200,9 +235,11 @@ class NodeEvaluator:
 
     def _remember(self, fs: FrequencySet) -> None:
         self._cache[fs.node] = fs
+        self._sources.add(fs.node, fs.classes)
         self._cached_classes += fs.classes
         while self._cached_classes > _CACHE_CLASSES and len(self._cache) > 1:
             _, old = self._cache.popitem(last=False)
+            self._sources.remove(old.node)
             self._cached_classes -= old.classes
 
     def class_view(self, fs: FrequencySet) -> ClassView:

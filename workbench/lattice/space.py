@@ -11,14 +11,38 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from math import prod
+from operator import add, sub
 
 Node = tuple[int, ...]
 
 
 def nodes_between(bottom: Node, top: Node, d: int) -> Iterator[Node]:
     """Nodes V with bottom ≤ V ≤ top and rank(V) = rank(bottom) + d, in ascending lexicographic order: the
-    compositions of d bounded by top − bottom, generated lazily (the sub-lattice is never materialized)."""
-    caps = [t - b for b, t in zip(bottom, top, strict=True)]
+    compositions of d bounded by top − bottom (``compositions``), added to bottom."""
+    for e in compositions(tuple(map(sub, top, bottom)), d):
+        yield tuple(map(add, bottom, e))
+
+
+_COMPOSITIONS: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], ...]] = {}
+_SMALL_BOX = 4096  # compositions are memoized for boxes of at most this many nodes (a search asks for the same)
+
+
+def compositions(caps: tuple[int, ...], d: int) -> Iterator[tuple[int, ...]]:
+    """The compositions of d with parts 0 ≤ e_j ≤ caps[j], in ascending lexicographic order: memoized for small
+    boxes, else generated lazily (a large sub-lattice is never materialized)."""
+    if prod(c + 1 for c in caps) > _SMALL_BOX:
+        return _compositions(caps, d)
+    key = (caps, d)
+    known = _COMPOSITIONS.get(key)
+    if known is None:
+        if len(_COMPOSITIONS) >= 1 << 16:
+            _COMPOSITIONS.clear()
+        known = _COMPOSITIONS[key] = tuple(_compositions(caps, d))
+    return iter(known)
+
+
+def _compositions(caps: tuple[int, ...], d: int) -> Iterator[tuple[int, ...]]:
+    """``compositions``, computed."""
     n = len(caps)
     room = [0] * (n + 1)  # room[i]: how much coordinates i.. can absorb
     for i in range(n - 1, -1, -1):
@@ -30,7 +54,7 @@ def nodes_between(bottom: Node, top: Node, d: int) -> Iterator[Node]:
         e[j] = max(0, left - room[j + 1])
         left -= e[j]
     while True:
-        yield tuple([b + x for b, x in zip(bottom, e, strict=True)])
+        yield tuple(e)
         suffix = 0  # next: raise the rightmost coordinate that can take one from the suffix, refill the suffix
         for i in range(n - 1, -1, -1):
             if suffix and e[i] < caps[i]:

@@ -10,6 +10,8 @@ the searches ask ``status(node)`` and never evaluate a node whose answer is alre
 
 from __future__ import annotations
 
+import numpy as np
+
 from workbench.lattice.antichain import DOWN, UP, AntichainStore
 from workbench.lattice.evaluate import NodeEvaluation, NodeEvaluator
 from workbench.lattice.space import Lattice, Node
@@ -27,6 +29,8 @@ class TaggedLattice:
         self._anonymous = AntichainStore(width, UP)
         self._not_anonymous = AntichainStore(width, DOWN)
         self._pruned = AntichainStore(width, UP)
+        self._pruned_grid: np.ndarray | None = None  # the pruned up-sets, kept beside the dense undecided grid
+        self._pruned_flat: np.ndarray | None = None  # the same, flat (indexed by dense id)
         self.evaluated: dict[Node, NodeEvaluation] = {}
         self._pending: list[NodeEvaluation] = []  # checked, not yet in the stores (filled on first prediction)
         self._predicted: set[Node] = set()
@@ -106,8 +110,20 @@ class TaggedLattice:
         node = tuple(node)
         if self._pruned.insert(node):
             self.trace.record(node, PRUNED, self.known(node))
+            if self._pruned_grid is not None:
+                self._pruned_grid[tuple(slice(v, None) for v in node)] = True
 
     def is_pruned(self, node: Node) -> bool:
+        """Is node pruned (a generalization of a pruned node)? With the dense grid of undecided nodes, one
+        lookup in a grid of the pruned up-sets; else a query of the antichain store."""
+        grid = self._pruned_grid
+        if grid is None and self._undecided is not None:
+            grid = self._pruned_grid = np.zeros(tuple(h + 1 for h in self.lattice.heights), dtype=bool)
+            for n in self._pruned:
+                grid[tuple(slice(v, None) for v in n)] = True
+            self._pruned_flat = grid.reshape(-1)
+        if grid is not None:
+            return bool(self._pruned_flat[self._undecided.index(node)])
         return self._pruned.covers(tuple(node))
 
     # ------------------------------------------------------------------ bookkeeping

@@ -9,6 +9,8 @@ queries ("what is undecided in [B, T]?", "which nodes of rank r?") are vectorize
 from __future__ import annotations
 
 import math
+from functools import reduce
+from operator import add, and_, getitem, mul
 from typing import NamedTuple
 
 import numpy as np
@@ -16,6 +18,8 @@ import numpy as np
 from workbench.lattice.space import Lattice, Node
 
 DENSE_LIMIT = 1 << 22  # lattices up to this many nodes keep a dense array of undecided nodes
+BITS_LIMIT = 1 << 18  # lattices up to this many nodes also keep the undecided nodes as one bit set
+_BOX_SCAN = 8192  # beyond BITS_LIMIT, boxes up to this many nodes are read from the status grid
 
 
 class Rows(NamedTuple):
@@ -40,7 +44,10 @@ class UndecidedNodes:
     Kept as a dense status grid (one byte per node: undecided, k-anonymous, not k-anonymous), in which the up-
     or down-set of a node is a box that one slice assignment decides, plus the rows of the nodes sorted by rank
     (compacted from time to time), so that "what is undecided in [B, T]?" and "which nodes of rank r are
-    undecided?" are vectorized queries on a slice.
+    undecided?" are vectorized queries on a slice. Lattices up to ``BITS_LIMIT`` nodes also keep the undecided
+    nodes as the bits of one integer, and per attribute j and level range [lo, hi] the bits of the nodes with
+    lo ≤ x_j ≤ hi: "is anything undecided in [B, T]?" (OLA's question at every Kmin call) is then an AND of
+    one integer per attribute, and a check's up- or down-set is cleared the same way.
     """
 
     def __init__(self, lattice: Lattice) -> None:
@@ -54,6 +61,17 @@ class UndecidedNodes:
         order = np.argsort(ranks, kind="stable")
         self.rows = Rows(coords[order], order, ranks[order])  # a superset of the undecided nodes
         self._since_compaction = 0
+        self._bits: int | None = None
+        self._ranges: list[list[int]] = []  # [j][lo * (H_j + 1) + hi]: bits of the nodes with lo <= x_j <= hi
+        self._sizes = list(shape)
+        self._tops = list(lattice.heights)
+        self._zeros = [0] * width
+        if lattice.size <= BITS_LIMIT:
+            self._bits = (1 << len(coords)) - 1
+            for j, h in enumerate(lattice.heights):
+                column = coords[:, j]
+                self._ranges.append([_bits((column >= lo) & (column <= hi)) if lo <= hi else 0
+                                     for lo in range(h + 1) for hi in range(h + 1)])
 
     @staticmethod
     def fits(lattice: Lattice) -> bool:
@@ -68,9 +86,13 @@ class UndecidedNodes:
     def __len__(self) -> int:
         return int(np.count_nonzero(self.status == UNDECIDED))
 
+    def index(self, node: Node) -> int:
+        """The node's dense id (C order of the grid)."""
+        return sum(map(mul, node, self.strides))
+
     def state(self, node: Node) -> int:
         """UNDECIDED, ANONYMOUS or NOT_ANONYMOUS."""
-        return int(self.status[sum(v * s for v, s in zip(node, self.strides, strict=True))])
+        return int(self.status[sum(map(mul, node, self.strides))])
 
     def __contains__(self, node: Node) -> bool:
         return self.state(node) == UNDECIDED
@@ -79,7 +101,10 @@ class UndecidedNodes:
         """A check found node k-anonymous (its generalizations are decided) or not (its specializations)."""
         if not node:
             self.status[:] = ANONYMOUS if k_anonymous else NOT_ANONYMOUS
+            self._bits = 0 if self._bits is not None else None
             return
+        if self._bits is not None:
+            self._bits &= ~(self._box(node, self._tops) if k_anonymous else self._box(self._zeros, node))
         if k_anonymous:
             self._grid[tuple(slice(v, None) for v in node)] = ANONYMOUS
         else:
@@ -94,6 +119,18 @@ class UndecidedNodes:
         keep = self.status[rows.ids] == UNDECIDED
         self.rows = Rows(rows.coords[keep], rows.ids[keep], rows.ranks[keep])
         self._since_compaction = 0
+
+    def _box(self, bottom: Node | list[int], top: Node | list[int]) -> int:
+        """The bits of the nodes V with bottom ≤ V ≤ top."""
+        return reduce(and_, map(getitem, self._ranges, map(add, map(mul, bottom, self._sizes), top)))
+
+    def any_within(self, bottom: Node, top: Node) -> bool:
+        """Is some node V with bottom ≤ V ≤ top undecided?"""
+        if self._bits is not None:
+            return bool(self._bits & self._box(bottom, top)) if bottom else bool(self._bits)
+        if math.prod(t - b + 1 for b, t in zip(bottom, top, strict=True)) <= _BOX_SCAN and bottom:
+            return not self._grid[tuple(map(slice, bottom, [t + 1 for t in top]))].all()  # UNDECIDED is 0
+        return self.within(bottom, top) is not None
 
     def within(self, bottom: Node, top: Node, rows: Rows | None = None) -> Rows | None:
         """The undecided nodes V with bottom ≤ V ≤ top (None if there are none), taken from ``rows``, a
@@ -111,3 +148,8 @@ class UndecidedNodes:
         part = self.rows.rank_range(rank, rank)
         open_ = self.status[self.rows.ids[part]] == UNDECIDED
         return [tuple(row) for row in self.rows.coords[part][open_].tolist()]
+
+
+def _bits(flags: np.ndarray) -> int:
+    """The integer whose bit i is ``flags[i]``."""
+    return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")

@@ -14,25 +14,21 @@ of them is the global optimum.
 from __future__ import annotations
 
 import heapq
-import time
 
 from workbench.lattice.antichain import minimal_nodes
-from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude
+from workbench.lattice.search.result import NO_LIMITS, KMinimalRun, Limits, Objective, SearchResult, search_k_minimal
 from workbench.lattice.space import Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
 
 SortKey = tuple[int, float, float, Node]
 
 
-class _Flash:
+class _Flash(KMinimalRun):
     """One Flash run: the tagged lattice, the node order and the undecided nodes."""
 
     def __init__(self, space: TaggedLattice, deadline: float | None) -> None:
-        self.space = space
+        super().__init__(space, deadline)
         self.lattice = space.lattice
-        self.deadline = deadline
-        self.undecided = space.undecided
-        self.known: dict[Node, bool] = {}  # k-anonymity learned from space (status or known), never changes
         self.checked_anonymous: list[Node] = []
         self._keys: dict[Node, SortKey] = {}
         self._successors: dict[Node, list[Node]] = {}
@@ -43,7 +39,6 @@ class _Flash:
         self._relative = [[x / h if h else 0.0 for x in range(h + 1)] for h in heights]
         self._distinct = [[c.cardinality(x) / max(1, c.cardinality(0)) for x in range(h + 1)]
                           for c, h in zip(columns, heights, strict=True)]
-        self.timed_out = False
 
     # ------------------------------------------------------------------ order
     def key(self, node: Node) -> SortKey:
@@ -78,21 +73,10 @@ class _Flash:
         self.known[node] = self.space.status(node)
         return False
 
-    def status(self, node: Node) -> bool:
-        answer = self.known.get(node)
-        if answer is None:
-            checks = self.space.checks
-            answer = self.known[node] = self.space.status(node)
-            if self.space.checks != checks and answer:
-                self.checked_anonymous.append(node)
-        return answer
+    def found(self, node: Node) -> None:
+        self.checked_anonymous.append(node)
 
     # ------------------------------------------------------------------ phases
-    def out_of_time(self) -> bool:
-        if not self.timed_out and self.deadline is not None and time.perf_counter() > self.deadline:
-            self.timed_out = True
-        return self.timed_out
-
     def find_path(self, node: Node) -> list[Node]:
         """Greedy path upward: repeatedly the first direct generalization whose status is unknown."""
         path = [node]
@@ -144,18 +128,12 @@ class _Flash:
 
 
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:
-    """Flash over the whole lattice, then the k-minimal node minimizing the (monotone) objective.
+    """Flash over the whole lattice, then the best k-minimal node (``search_k_minimal``: anytime with a time
+    limit, the best k-anonymous node checked so far)."""
 
-    With ``limits.time_limit`` the search stops when time is up and the best k-anonymous node checked so
-    far is returned, not proven optimal.
-    """
-    start = time.perf_counter()
-    deadline = limits.deadline(start)
-    flash = _Flash(space, deadline)
-    flash.run()
-    k_minimal = flash.k_minimal()
-    note = ""
-    if flash.timed_out:
-        note = limits.timeout_note(space.checks, bool(k_minimal))
-    return conclude(space, "flash", objective, k_minimal, start, proven_optimal=not flash.timed_out,
-                    k_minimal=() if flash.timed_out else k_minimal, note=note)
+    def run(deadline: float | None) -> tuple[list[Node], bool, str]:
+        flash = _Flash(space, deadline)
+        flash.run()
+        return flash.k_minimal(), flash.timed_out, ""
+
+    return search_k_minimal(space, "flash", objective, limits, run)

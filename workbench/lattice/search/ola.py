@@ -15,96 +15,73 @@ objective the best k-minimal node is the global optimum.
 
 from __future__ import annotations
 
-import time
-
 from workbench.lattice.antichain import UP, AntichainStore
-from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, conclude
+from workbench.lattice.search.result import NO_LIMITS, KMinimalRun, Limits, Objective, SearchResult, search_k_minimal
 from workbench.lattice.space import Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
-from workbench.lattice.undecided import Rows
 
 
-class _OLA:
+class _OLA(KMinimalRun):
     """One OLA run: the tagged lattice, the k-minimal antichain S, the visited (B, T) pairs."""
 
     def __init__(self, space: TaggedLattice, deadline: float | None) -> None:
-        self.space = space
-        self.deadline = deadline
+        super().__init__(space, deadline)
         self.k_minimal = AntichainStore(len(space.lattice.heights), UP)
         self.visited: set[tuple[Node, Node]] = set()
-        self.answers: dict[Node, bool] = {}  # space.status, asked once per node (the answer never changes)
-        self.undecided = space.undecided
         self.calls = self.skipped = 0
-        self.timed_out = False
 
-    def status(self, node: Node) -> bool:
-        """``space.status(node)``; a check's result also updates the undecided nodes and AddKMinimal."""
-        answer = self.answers.get(node)
-        if answer is None:
-            checks = self.space.checks
-            answer = self.answers[node] = self.space.status(node)
-            if self.space.checks != checks and answer:
-                self.add_k_minimal(node)
-        return answer
+    def found(self, node: Node) -> None:
+        """A k-anonymous check goes to AddKMinimal."""
+        self.add_k_minimal(node)
 
     def add_k_minimal(self, node: Node) -> None:
         """AddKMinimal: refuse a node above a member; drop the members above it (CleanUp)."""
         self.k_minimal.insert(node)
 
-    def out_of_time(self) -> bool:
-        if not self.timed_out and self.deadline is not None and time.perf_counter() > self.deadline:
-            self.timed_out = True
-        return self.timed_out
-
-    def kmin(self, bottom: Node, top: Node, pool: Rows | None = None) -> None:
-        """Kmin(B, T): find the k-minimal nodes of the strategies through [B, T]. ``pool`` holds (at least) the
-        undecided nodes of an enclosing sub-lattice."""
-        if (bottom, top) in self.visited or self.out_of_time():
+    def kmin(self, bottom: Node, top: Node, low: int, high: int) -> None:
+        """Kmin(B, T): find the k-minimal nodes of the strategies through [B, T]; ``low``, ``high``: the ranks
+        of B and T."""
+        visited = self.visited
+        seen = len(visited)
+        visited.add((bottom, top))
+        if len(visited) == seen or (self.deadline is not None and self.out_of_time()):
             return
-        self.visited.add((bottom, top))
-        hh = sum(top) - sum(bottom)
+        hh = high - low
         if hh < 2:
             if self.status(bottom):
                 self.add_k_minimal(bottom)
             elif hh == 1 and self.status(top):
                 self.add_k_minimal(top)
             return
-        inner = None
-        if self.undecided is not None:
-            inner = self.undecided.within(bottom, top, pool)
-            if inner is None:
-                self.skipped += 1  # nothing to check in here, and its k-minimal nodes are in S already
-                return
+        undecided = self.undecided
+        if undecided is not None and not undecided.any_within(bottom, top):
+            self.skipped += 1  # nothing to check in here, and its k-minimal nodes are in S already
+            return
         self.calls += 1
-        checks = self.space.checks
+        space = self.space
+        checks = space.checks
+        middle = low + hh // 2
         for v in nodes_between(bottom, top, hh // 2):
-            if inner is not None and self.space.checks != checks:  # checks decided more: narrow the pool
-                checks = self.space.checks
-                inner = self.undecided.within(bottom, top, inner)
-                if inner is None:
+            if undecided is not None and space.checks != checks:  # checks decided more: anything left?
+                checks = space.checks
+                if not undecided.any_within(bottom, top):
                     self.skipped += 1  # the rest of [B, T] has been decided meanwhile
                     return
             if self.timed_out:
                 return
             if self.status(v):
-                self.kmin(bottom, v, inner)
+                self.kmin(bottom, v, low, middle)
             else:
-                self.kmin(v, top, inner)
+                self.kmin(v, top, middle, high)
 
 
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:
-    """Kmin(bottom, top), then the k-minimal node minimizing the (monotone) objective.
+    """Kmin(bottom, top), then the best k-minimal node (``search_k_minimal``: anytime with a time limit)."""
 
-    With ``limits.time_limit`` the recursion stops when time is up and the best k-anonymous node found so
-    far is returned, not proven optimal.
-    """
-    start = time.perf_counter()
-    deadline = limits.deadline(start)
-    ola = _OLA(space, deadline)
-    ola.kmin(space.lattice.bottom, space.lattice.top)
-    note = f"{ola.calls} Kmin calls; {ola.skipped} sub-lattices skipped as already decided"
-    k_minimal = sorted(ola.k_minimal, key=lambda n: (sum(n), n))
-    if ola.timed_out:
-        note += "; " + limits.timeout_note(space.checks, bool(k_minimal))
-    return conclude(space, "ola", objective, k_minimal, start, proven_optimal=not ola.timed_out,
-                    k_minimal=() if ola.timed_out else k_minimal, note=note)
+    def run(deadline: float | None) -> tuple[list[Node], bool, str]:
+        ola = _OLA(space, deadline)
+        ola.kmin(space.lattice.bottom, space.lattice.top, 0, space.lattice.max_rank)
+        note = f"{ola.calls} Kmin calls; {ola.skipped} sub-lattices skipped as already decided"
+        return sorted(ola.k_minimal, key=lambda n: (sum(n), n)), ola.timed_out, note
+
+    return search_k_minimal(space, "ola", objective, limits, run)

@@ -145,3 +145,49 @@ def conclude(space: TaggedLattice, algorithm: str, objective: Objective, candida
         note=note,
         subset_checks=subset_checks,
     )
+
+
+
+class KMinimalRun:
+    """What OLA and Flash share: the tagged lattice, the deadline, and the k-anonymity asked of ``space`` once per
+    node (``known``; the answer never changes). ``found(node)`` hears of every node a check found k-anonymous."""
+
+    def __init__(self, space: TaggedLattice, deadline: float | None) -> None:
+        self.space = space
+        self.deadline = deadline
+        self.undecided = space.undecided
+        self.known: dict[Node, bool] = {}
+        self.timed_out = False
+
+    def found(self, node: Node) -> None:
+        """A check found ``node`` k-anonymous."""
+
+    def status(self, node: Node) -> bool:
+        """``space.status(node)``, asked once: by prediction when possible, else by a check."""
+        answer = self.known.get(node)
+        if answer is None:
+            checks = self.space.checks
+            answer = self.known[node] = self.space.status(node)
+            if self.space.checks != checks and answer:
+                self.found(node)
+        return answer
+
+    def out_of_time(self) -> bool:
+        if not self.timed_out and self.deadline is not None and time.perf_counter() > self.deadline:
+            self.timed_out = True
+        return self.timed_out
+
+
+def search_k_minimal(space: TaggedLattice, algorithm: str, objective: Objective, limits: Limits,
+                     run: Callable[[float | None], tuple[list[Node], bool, str]]) -> SearchResult:
+    """Time a search that decides every node and keeps the k-minimal ones (OLA, El Emam 2009; Flash, Kohlmayer
+    et al. 2012) and conclude it. ``run(deadline)`` returns the k-minimal nodes, whether the time limit stopped
+    it, and a note. With a monotone objective the best k-minimal node is the optimum, proven unless the time
+    limit stopped the search; then the best k-anonymous node found so far is returned and the incomplete
+    k-minimal set is not reported."""
+    start = time.perf_counter()
+    k_minimal, timed_out, note = run(limits.deadline(start))
+    if timed_out:
+        note = "; ".join(part for part in (note, limits.timeout_note(space.checks, bool(k_minimal))) if part)
+    return conclude(space, algorithm, objective, k_minimal, start, proven_optimal=not timed_out,
+                    k_minimal=() if timed_out else k_minimal, note=note)

@@ -1,0 +1,150 @@
+"""Roll-up of a frequency set to a more general node in one pass over the source's classes.
+
+A node's frequency set is the sum of the counts of any finer node's classes after mapping their codes to the
+node's levels (LeFevre et al. 2005; Issa 2009 ch. 5; Kohlmayer, Prasser et al. 2012 keep such "snapshots").
+Each class of the source gets an ``int64`` mixed-radix key of its codes at the node's levels, which orders
+classes lexicographically: the columns whose level is kept by one matrix-vector product, the others by a
+lookup in a small table (code at the source's level -> code at the node's level × the column's radix). The
+classes are then counted with a dense ``bincount`` when the key space is small compared with the source,
+else by sorting the keys, and their codes are those of one source class of each, mapped. Key spaces
+beyond ``KEY_LIMIT`` are left to ``workbench.grouping`` (the caller's general path).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from workbench.grouping import KEY_LIMIT
+from workbench.lattice.space import Node
+
+_TABLES_KEPT = 20_000  # scaled lookup tables memoized (each at most a column's cardinality of int64)
+_FLOAT_EXACT = 2**53  # key spaces up to this are summed in float64 (integers exactly representable)
+_DENSE_FACTOR = 4  # count with a dense bincount when the key space is at most this many times the classes
+
+
+class RollUp:
+    """Rolls frequency sets up. ``up[j][a]`` is column j's ``(H_j + 1, c_{j,a})`` table: a code at level a ->
+    its code at each level b ≥ a; the codes of columns beyond ``len(up)`` (a privacy model's extra columns)
+    are kept as they are."""
+
+    def __init__(self, up: Sequence[Sequence[np.ndarray]], extra_cards: Sequence[int] = ()) -> None:
+        self._extra_cards = list(extra_cards)
+        self._up = [[np.asarray(t, dtype=np.int64) for t in tables] for tables in up]
+        self._scaled: dict[tuple[int, int, int, int], np.ndarray] = {}
+
+    def _table(self, j: int, source: Node, node: Node, radix: int) -> np.ndarray:
+        """Column j's lookup: a code at the source's level -> (its code at node's level) × radix; an extra
+        column (j beyond the node) keeps its codes."""
+        r = len(node)
+        key = (j, source[j] if j < r else -1, node[j] if j < r else -1, radix)
+        table = self._scaled.get(key)
+        if table is None:
+            if len(self._scaled) >= _TABLES_KEPT:
+                self._scaled.clear()
+            base = self._up[j][source[j]][node[j]] if j < r else np.arange(self._extra_cards[j - r], dtype=np.int64)
+            table = self._scaled[key] = base * radix
+        return table
+
+    def __call__(self, codes: np.ndarray, counts: np.ndarray, source: Node, node: Node,
+                 cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The distinct rows (in lexicographic order) and summed counts of ``codes`` (classes of ``source``:
+        quasi-identifiers, then extras) mapped to ``node``'s levels; ``cards`` bounds the mapped codes. None when
+        the key space exceeds ``KEY_LIMIT``."""
+        cards = [int(c) for c in cards]
+        space = math.prod(cards)
+        if space > KEY_LIMIT or not cards:
+            return None
+        width = len(cards)
+        radices = [1] * width
+        for j in range(width - 2, -1, -1):
+            radices[j] = radices[j + 1] * cards[j + 1]
+        radix = np.array(radices, dtype=np.int64)
+        changed = [j for j, (a, b) in enumerate(zip(source, node, strict=True)) if a != b]
+        m = codes.shape[0]
+        if 2 * len(changed) <= width:  # the kept columns by one matrix-vector product, the others by lookups
+            kept = radix.copy()
+            kept[changed] = 0
+            if space <= _FLOAT_EXACT:  # BLAS in float64: every partial sum is an integer below 2**53, so exact
+                keys = np.dot(codes, kept.astype(np.float64)).astype(np.int64)
+            else:
+                keys = codes @ kept
+            part = np.empty(m, dtype=np.int64)
+        else:  # every column by a lookup
+            changed = range(width)
+            keys, part = np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+        for j in changed:
+            self._table(j, source, node, radices[j]).take(codes[:, j], out=part)
+            keys += part
+        if m == 0:
+            return np.zeros((0, width), dtype=np.int32), np.zeros(0, dtype=np.int64)
+        if space <= _DENSE_FACTOR * m + 1024:
+            summed = np.bincount(keys, weights=counts, minlength=space)
+            new_keys = np.flatnonzero(summed)
+            new_counts = summed[new_keys].astype(np.int64)
+            where = np.empty(space, dtype=np.intp)
+            where[keys] = np.arange(m)
+            first = where[new_keys]  # a class of the source in each new class
+        else:
+            order = np.argsort(keys, kind="stable")  # keys of a rolled-up source are nearly sorted already
+            ordered = keys[order]
+            new = np.empty(m, dtype=bool)
+            new[0] = True
+            np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+            starts = np.flatnonzero(new)
+            first = order[starts]
+            new_counts = np.add.reduceat(counts[order], starts).astype(np.int64, copy=False)
+        new_codes = codes[first]
+        for j in changed:
+            if j < len(node) and source[j] != node[j]:
+                new_codes[:, j] = self._up[j][source[j]][node[j]][new_codes[:, j]]
+        return new_codes, new_counts
+
+
+class Sources:
+    """The nodes whose frequency sets are cached, as rows of one integer matrix with their class counts, so that
+    "the cached node below x with the fewest classes" (the cheapest roll-up source) is one vectorized query."""
+
+    def __init__(self, width: int) -> None:
+        self._rows = np.zeros((64, width), dtype=np.int32)
+        self._classes = np.full(64, np.inf)
+        self._nodes: list[Node | None] = []
+        self._slot: dict[Node, int] = {}
+        self._free: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    def add(self, node: Node, classes: int) -> None:
+        if node in self._slot:
+            return
+        if self._free:
+            i = self._free.pop()
+            self._nodes[i] = node
+        else:
+            i = len(self._nodes)
+            if i == len(self._rows):
+                self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
+                self._classes = np.concatenate([self._classes, np.full(i, np.inf)])
+            self._nodes.append(node)
+        self._rows[i] = node
+        self._classes[i] = classes
+        self._slot[node] = i
+
+    def remove(self, node: Node) -> None:
+        i = self._slot.pop(node)
+        self._classes[i] = np.inf
+        self._nodes[i] = None
+        self._free.append(i)
+
+    def smallest_below(self, node: Node) -> Node | None:
+        """The stored node y ≤ node (y ≠ node) with the fewest classes, None if there is none."""
+        used = len(self._nodes)
+        if not self._slot:
+            return None
+        below = (self._rows[:used] <= np.asarray(node, dtype=np.int32)).all(axis=1)
+        classes = np.where(below, self._classes[:used], np.inf)
+        i = int(classes.argmin())
+        return self._nodes[i] if classes[i] != np.inf else None
