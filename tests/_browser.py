@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,3 +33,22 @@ def browser_page(width: int, height: int, accept_downloads: bool = False) -> Ite
             yield page, errors
         finally:
             browser.close()
+
+
+def download_by_click(page: Any, click: Callable[[], None], first_wait_ms: int = 45_000) -> Any:
+    """The download a click on a deferred download button starts. The page's script must have finished its run
+    first; a click that produced no download within ``first_wait_ms`` is repeated once (a run that starts
+    between drawing the button and the click can drop the deferred request, as an analyst would then click
+    again). Returns Playwright's Download."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt, wait in enumerate((first_wait_ms, 120_000)):
+        page.locator('[data-test-script-state="notRunning"]').wait_for(timeout=180_000)
+        try:
+            with page.expect_download(timeout=wait) as info:
+                click()
+            return info.value
+        except PlaywrightTimeout:
+            if attempt:
+                raise
+    raise AssertionError("unreachable")

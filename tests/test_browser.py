@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests._browser import NEEDS_CHROMIUM, browser_page, playwright
+from tests._browser import NEEDS_CHROMIUM, browser_page, download_by_click, playwright
 from tests._server import app_server, screenshot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,10 +74,9 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
         timings["compare (again)"] = go("Compare", "Which solution each measure would choose")
         timings["export"] = go("Export", "re-verification")
         page.get_by_role("button", name="Config (TOML)").wait_for(timeout=60_000)  # the page is drawn
-        with page.expect_download(timeout=120_000) as download:
-            page.get_by_role("button", name="Release", exact=True).click()
+        download = download_by_click(page, page.get_by_role("button", name="Release", exact=True).click)
         path = tmp_path / "release.csv"
-        download.value.save_as(path)
+        download.save_as(path)
         screenshot(page, ARTIFACTS / "export.png")
         go("Walkthrough", "1. The original records")
         screenshot(page, ARTIFACTS / "walkthrough.png")

@@ -28,6 +28,16 @@ from workbench.study import run
 DELTA = ROOT / "sample_configs" / "adult_delta_presence.toml"
 
 
+def drawn(seed: int, share: float) -> tuple[Dataset, np.random.Generator, np.ndarray]:
+    """A random population table, the generator that goes on drawing, and about ``share`` of its records flagged
+    as the sample (never none)."""
+    population = random_dataset(seed, max_rows=40)
+    rng = np.random.default_rng(4000 + seed + int(1000 * share))
+    mask = rng.random(population.n) < share
+    mask[int(rng.integers(0, population.n))] = True
+    return population, rng, mask
+
+
 def sample_of(population: Dataset, mask: np.ndarray) -> Dataset:
     """The flagged records of ``population`` as a dataset of their own (same roles and hierarchies)."""
     frame = population.frame.loc[mask].reset_index(drop=True)
@@ -36,10 +46,7 @@ def sample_of(population: Dataset, mask: np.ndarray) -> Dataset:
 
 @pytest.mark.parametrize("seed", range(25))
 def test_journalist_risk_of_a_sample_against_its_population_table_equals_a_record_by_record_count(seed: int) -> None:
-    population = random_dataset(seed, max_rows=40)
-    rng = np.random.default_rng(4000 + seed)
-    mask = rng.random(population.n) < 0.5
-    mask[int(rng.integers(0, population.n))] = True
+    population, rng, mask = drawn(seed, 0.5)
     node = random_node(population, rng)
     ref = brute_force(generalized_rows(population, node), 0.25, mask.tolist())
     sample = sample_of(population, mask)
@@ -48,10 +55,7 @@ def test_journalist_risk_of_a_sample_against_its_population_table_equals_a_recor
 
 @pytest.mark.parametrize("seed", range(20))
 def test_journalist_risk_of_a_release_counts_the_suppressed_class_against_the_whole_population(seed: int) -> None:
-    population = random_dataset(seed, max_rows=40)
-    rng = np.random.default_rng(5000 + seed)
-    mask = rng.random(population.n) < 0.6
-    mask[int(rng.integers(0, population.n))] = True
+    population, rng, mask = drawn(seed, 0.6)
     sample = sample_of(population, mask)
     node = random_node(sample, rng)
     release = Release.from_node(sample, node, int(rng.integers(1, 4)), 1.0)

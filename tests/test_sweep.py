@@ -16,6 +16,7 @@ import pytest
 
 import workbench as wb
 from tests._cli import call
+from tests.test_user_measures import FAILING
 from workbench import compare, parallel, plugins
 from workbench.config import load_study
 from workbench.config_checks import local_cpus
@@ -90,20 +91,7 @@ def test_the_cli_writes_the_same_solutions_csv(tmp_path, backend):
     assert len(pd.read_csv(tmp_path / "seq" / "solutions.csv")) > 4
 
 
-FRAGILE = """
-import numpy as np
-from workbench import measure
-
-
-@measure(id="fragile")
-def fragile(view):
-    levels = [int(c.height[0]) for c in view.columns]
-    if levels == [0, 0, 4]:
-        raise ZeroDivisionError("boom")
-    if levels == [1, 1, 2]:
-        return float("nan")
-    return float(sum(levels))
-"""
+FRAGILE = "import numpy as np\nfrom workbench import measure\n\n" + FAILING  # tests/test_user_measures.py's
 
 
 def _sum_of_heights(view: object) -> float:
