@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,10 +37,10 @@ def browser_page(width: int, height: int, accept_downloads: bool = False) -> Ite
 
 
 def download_by_click(page: Any, click: Callable[[], None], first_wait_ms: int = 45_000) -> Any:
-    """The download a click on a deferred download button starts. The page's script must have finished its run
-    first; a click that produced no download within ``first_wait_ms`` is repeated once (a run that starts
-    between drawing the button and the click can drop the deferred request, as an analyst would then click
-    again). Returns Playwright's Download."""
+    """The download a click on a deferred download button starts, once the page's script has finished its run.
+    The app's download buttons do not rerun the page (a rerun drops the deferred download clicked); should a
+    click still start no download within ``first_wait_ms``, it is repeated once with a warning in the test
+    summary, so a regression shows without failing on a loaded machine. Returns Playwright's Download."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     for attempt, wait in enumerate((first_wait_ms, 120_000)):
@@ -51,4 +52,6 @@ def download_by_click(page: Any, click: Callable[[], None], first_wait_ms: int =
         except PlaywrightTimeout:
             if attempt:
                 raise
+            warnings.warn(f"a download click started no download within {first_wait_ms / 1000:g} s; clicked again",
+                          stacklevel=2)
     raise AssertionError("unreachable")

@@ -27,10 +27,12 @@ MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocumen
 
 
 def download(label: str, content: bytes, file_name: str, mime: str, **kwargs: Any) -> None:
-    """A download button for ``content`` under a name no other session or file shares, produced on click."""
+    """A download button for ``content`` under a name no other session or file shares, produced on click. The click
+    does not rerun the page: a rerun registers a new deferred download and drops the one clicked, which could then
+    be lost before the browser fetched it."""
     key = state.DOWNLOAD_SECRET.setdefault(secrets.token_bytes(32))
     st.download_button(label, lambda: content, file_name=download_name(file_name, content, key), mime=mime,
-                       **kwargs)
+                       on_click="ignore", **kwargs)
 
 
 def suppressed_records(last: dict[str, Any]) -> str:
