@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/streamlit run app.py --server.address localhost --server.headless true --browser.gatherUsageStats false
+	$(BIN)/streamlit run app.py --server.address localhost --server.headless true --server.fileWatcherType none \
+		--browser.gatherUsageStats false
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,22 +35,11 @@ def browser_page(width: int, height: int, accept_downloads: bool = False) -> Ite
             browser.close()
 
 
-def download_by_click(page: Any, click: Callable[[], None], first_wait_ms: int = 45_000) -> Any:
-    """The download a click on a deferred download button starts, once the page's script has finished its run.
-    The app's download buttons do not rerun the page (a rerun drops the deferred download clicked); should a
-    click still start no download within ``first_wait_ms``, it is repeated once with a warning in the test
-    summary, so a regression shows without failing on a loaded machine. Returns Playwright's Download."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    for attempt, wait in enumerate((first_wait_ms, 120_000)):
-        page.locator('[data-test-script-state="notRunning"]').wait_for(timeout=180_000)
-        try:
-            with page.expect_download(timeout=wait) as info:
-                click()
-            return info.value
-        except PlaywrightTimeout:
-            if attempt:
-                raise
-            warnings.warn(f"a download click started no download within {first_wait_ms / 1000:g} s; clicked again",
-                          stacklevel=2)
-    raise AssertionError("unreachable")
+def download_by_click(page: Any, click: Callable[[], None], timeout_ms: int = 120_000) -> Any:
+    """The download a click on one of the app's download buttons starts, clicked once the page's script has
+    finished its run. Returns Playwright's Download. (The buttons do not rerun the page: a rerun on the click
+    held the deferred download, the button stayed disabled and no download came.)"""
+    page.locator('[data-test-script-state="notRunning"]').wait_for(timeout=180_000)
+    with page.expect_download(timeout=timeout_ms) as info:
+        click()
+    return info.value

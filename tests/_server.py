@@ -53,7 +53,8 @@ def streamlit_server(env: dict[str, str], port: int, args: Sequence[str] = (), c
 
 def local_args(port: int) -> list[str]:
     """The flags ``make run`` passes, on ``port``."""
-    return ["--server.port", str(port), "--server.address", "localhost", "--server.headless", "true"]
+    return ["--server.port", str(port), "--server.address", "localhost", "--server.headless", "true",
+            "--server.fileWatcherType", "none"]
 
 
 SCREENSHOTS_ENV = "WORKBENCH_SCREENSHOTS"  # a folder (docs/screenshots) that receives the published screenshots
