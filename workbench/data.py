@@ -159,9 +159,9 @@ class Dataset:
             warnings.extend(report.warnings)
             problems.extend(report.errors)
             if h.rows:  # coverage too, so that every problem is reported at once
-                problems.extend(_coverage_problems(frame[a], h, a))
+                problems.extend(coverage_problems(frame[a], h, a))
                 if population is not None and a in population.frame.columns:
-                    problems.extend(f"population: {p}" for p in _coverage_problems(
+                    problems.extend(f"population: {p}" for p in coverage_problems(
                         population.frame[a].astype(str), h, a))
         if problems:
             raise HierarchyError("; ".join(problems), problems)
@@ -214,7 +214,7 @@ class Dataset:
         )
 
 
-def _coverage_problems(column: pd.Series, h: Hierarchy, attribute: str) -> list[str]:
+def coverage_problems(column: pd.Series, h: Hierarchy, attribute: str) -> list[str]:
     """Rows whose value has no hierarchy row, named by value and 1-based data row."""
     covered = set(h.values)
     missing = sorted({str(v) for v in column.unique()} - covered)  # distinct values only: one pass, hashed

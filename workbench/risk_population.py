@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from workbench.data import coverage_problems
 from workbench.errors import DataError
 from workbench.grouping import group_rows
 
@@ -34,21 +35,18 @@ SUPPRESSED = "*"
 def population_labels(dataset: Dataset, population: pd.DataFrame, node: Sequence[int],
                       source: str = "population table") -> list[np.ndarray]:
     """Per quasi-identifier, every population record's label at the node's level (``Hierarchy.level_matrix``).
-    Raises ``DataError`` naming the table, column and value when a column is missing or a value is outside the
-    attribute's hierarchy."""
+    Raises ``DataError`` naming the table and column, and the value and its rows outside the attribute's hierarchy
+    (``data.coverage_problems``, the data's own check)."""
     out = []
     for col, level in zip(dataset.encoded, node, strict=True):
         if col.name not in population.columns:
             raise DataError(f"{source}: no column {col.name!r} (the quasi-identifier of the data); the columns are "
                             f"{', '.join(map(repr, population.columns))}")
-        codes, uniques = pd.factorize(population[col.name].astype(str))
-        hierarchy = dataset.hierarchies[col.name]
-        known = {row[0] for row in hierarchy.rows}
-        unknown = next((v for v in uniques if v not in known), None)
-        if unknown is not None:
-            row = int(np.flatnonzero(population[col.name].astype(str).to_numpy() == unknown)[0])
-            raise DataError(f"{source}: row {row + 1}, column {col.name!r}: value {unknown!r} is not in the "
-                            "attribute's hierarchy")
+        column, hierarchy = population[col.name].astype(str), dataset.hierarchies[col.name]
+        problems = coverage_problems(column, hierarchy, col.name)
+        if problems:
+            raise DataError(f"{source}: {problems[0]}")
+        codes, uniques = pd.factorize(column)
         level_codes, labels = hierarchy.level_matrix(list(uniques))
         names = np.asarray(labels[level], dtype=object)
         out.append(names[level_codes[codes, level]] if len(population) else np.zeros(0, dtype=object))
