@@ -14,6 +14,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from measures._node import Known
 from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeClasses
 from measures.aecs import aecs, aecs_bound_node, aecs_node
 from measures.discernibility import dm, dm_node, dm_star, dm_star_node
@@ -44,6 +45,7 @@ __all__ = [
     "ColumnDomain",
     "Generalized",
     "GeneralizedColumn",
+    "Known",
     "Measure",
     "NodeClasses",
     "Score",

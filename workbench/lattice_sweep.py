@@ -20,8 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from measures import ColumnDomain
-from measures._node import Known
+from measures import ColumnDomain, Known
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.space import Node
 
