@@ -117,7 +117,7 @@ def test_registry_k5_5pct_dm_optimum_is_474388_not_the_best_k_minimal_node():
     admissible = table[table.suppressed <= limit]
     for m in M.LATTICE_MEASURES:
         assert optima.loc[m].value == pytest.approx(admissible[m].min(), rel=1e-9), m
-        assert optima.loc[m].searched == compare.EVERY_NODE
+        assert optima.loc[m].searched == "every node admissible under k = 5, 5 % suppression"
     nodes = [tuple(int(v) for v in row) for row in admissible[ds.quasi_identifiers].to_numpy()]
     slow = [m for m in ALL_IDS if m not in M.LATTICE_MEASURES]  # col_mi, pmi, nmi: cell level, every node
     ev = evaluator_for(study, ds)
@@ -134,7 +134,7 @@ def test_registry_k5_5pct_dm_optimum_is_474388_not_the_best_k_minimal_node():
         assert proof.proven_optimal and proof.value == pytest.approx(optima.loc[m].value, rel=1e-9), m
     best = compare.optimal_under(compare.lattice_solutions(study, ds), ["dm"], optima.reset_index())
     assert best.value.tolist() == [474_388, 1_812_315]
-    assert best.scope.tolist() == ["every k-anonymous node", "best of the candidates (k_minimal)"]
+    assert best.scope.tolist() == ["every node admissible under k = 5, 5 % suppression", "best of the candidates (k_minimal)"]
     assert best.best_overall.tolist() == [True, False]
 
 
@@ -148,8 +148,9 @@ def test_compare_cli_prints_and_writes_the_true_optimum(tmp_path, capsys):
     written = pd.read_csv(out / "optimal_under.csv")
     dm = written[written.measure == "dm"]
     assert dm.value.tolist()[:2] == [474_388, 1_812_315]
-    assert dm.scope.tolist()[:2] == ["every k-anonymous node", "best of the candidates (k_minimal)"]
-    assert "optimal under each measure" in printed and "every k-anonymous node" in printed
+    assert dm.scope.tolist()[:2] == ["every node admissible under k = 5, 5 % suppression",
+                                     "best of the candidates (k_minimal)"]
+    assert "optimal under each measure" in printed and "every node admissible under k = 5" in printed
 
 
 def test_k_minimal_shortcut_only_for_monotone_measures():
@@ -159,9 +160,11 @@ def test_k_minimal_shortcut_only_for_monotone_measures():
     ev = NodeEvaluator(ds.encoded, 2, 0.25)
     admissible = [n for n in ev.lattice.nodes() if ev.evaluate(n).k_anonymous]
     minimal = [n for n in admissible if not any(Lattice.leq(m, n) and m != n for m in admissible)]
-    assert optima.loc["col_mi"].nodes == len(minimal) and optima.loc["col_mi"].searched == compare.K_MINIMAL_NODES
+    assert optima.loc["col_mi"].nodes == len(minimal)
+    assert optima.loc["col_mi"].searched.startswith("the minimal nodes admissible under k = 2, 25 % suppression")
     for m in ("pmi", "nmi", "dm", "loss"):
-        assert optima.loc[m].nodes == len(admissible) and optima.loc[m].searched == compare.EVERY_NODE
+        assert optima.loc[m].nodes == len(admissible)
+        assert optima.loc[m].searched == "every node admissible under k = 2, 25 % suppression"
 
 
 # ------------------------------------------------------------------ the Lattice page's optimum

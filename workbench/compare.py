@@ -35,7 +35,14 @@ from workbench.compare_nodes import (  # noqa: F401  (re-exported: workbench.com
     node_view,
     solution_label,
 )
-from workbench.compare_optima import EVERY_NODE, K_MINIMAL_NODES, OPTIMA_COLUMNS, lattice_optima  # noqa: F401
+from workbench.compare_optima import (  # noqa: F401
+    EVERY_NODE,
+    K_MINIMAL_NODES,
+    OPTIMA_COLUMNS,
+    every_node,
+    lattice_optima,
+    minimal_nodes,
+)
 from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.data import Dataset
 from workbench.local import LOCAL_ALGORITHMS

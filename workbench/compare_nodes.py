@@ -24,10 +24,25 @@ CANDIDATE_SETS = ("k_minimal", "all", "top")
 
 
 def admissible_nodes(evaluator: NodeEvaluator) -> list[Node]:
-    """Every k-anonymous node, in lattice order (by rank, then lexicographically), top-down with predictive
-    tagging: k-anonymity with suppression is monotone (a class only grows when generalized, so the
-    suppressed records shrink), hence a node with a successor that is not k-anonymous is not either and is
-    never evaluated. Checks |k-anonymous| + |maximal not k-anonymous| nodes instead of the whole lattice."""
+    """Every node admissible under the evaluator's whole rule (k, every privacy model, the suppression limit), in
+    lattice order (by rank, then lexicographically).
+
+    k-anonymity with suppression is monotone, so the k-anonymous nodes are found top-down with predictive tagging:
+    a node with a successor that is not k-anonymous is not either and is never evaluated (|k-anonymous| +
+    |maximal not k-anonymous| checks). When the whole rule is monotone too (``Admissibility.monotone``) that walk
+    asks it directly. A non-monotone rule (entropy ℓ-diversity or t-closeness with suppression, δ-presence) has
+    admissible nodes below inadmissible ones, so the walk finds the nodes that are k-anonymous alone and the rule is
+    asked of each of them: a model only adds suppressed records or vetoes a node (``Admissibility.outcome``), so a
+    node that is not k-anonymous within the limit is not admissible under the whole rule either."""
+    rule = evaluator.admissibility
+    if rule.monotone:
+        return _k_anonymous_nodes(evaluator)
+    plain = NodeEvaluator(evaluator.columns, evaluator.k, evaluator.max_suppression, weights=evaluator.weights)
+    return [n for n in _k_anonymous_nodes(plain) if evaluator.evaluate(n).k_anonymous]
+
+
+def _k_anonymous_nodes(evaluator: NodeEvaluator) -> list[Node]:
+    """The nodes admissible under a monotone rule, top-down with predictive tagging, in lattice order."""
     lattice = evaluator.lattice
     admissible: set[Node] = set()
     for level in reversed(lattice.by_rank):

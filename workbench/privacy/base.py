@@ -259,6 +259,12 @@ class Admissibility:
     def describe(self) -> list[str]:
         return [m.describe() for m in self.models]
 
+    def rule_text(self) -> str:
+        """The whole rule in words, as every view names it: "k = 5, entropy-3-diversity (shannon) of occupation,
+        0.2-closeness (hierarchical distance) of occupation, 4 % suppression"."""
+        percent = f"{round(100 * self.max_suppression, 9):g}"
+        return ", ".join([f"k = {self.k}", *self.describe(), f"{percent} % suppression"])
+
 
 def limit_of(max_suppression: float, n: int) -> int:
     """The suppression limit: ``floor(max_suppression · n)`` records (MEASURES.md; the 1e-9 absorbs a product

@@ -143,9 +143,10 @@ def page(source: Source) -> None:
     st.subheader("Which solution each measure would choose")
     format.show(format.with_measure_names(data["optimal"]), labels=LABELS,
                 by_cell=["value"] if len(data["optimal"]) else [])
-    st.caption(f"scope: what each row is the best of. *every k-anonymous node*: the lattice optimum over all "
-               f"{k}-anonymous nodes within the suppression limit (a monotone measure without a lattice fast path "
-               f"is searched over the k-minimal nodes, which provably holds its optimum). *best of the candidates "
+    st.caption("scope: what each row is the best of. *every node admissible under …*: the lattice optimum over all "
+               f"nodes that meet the whole rule named there (k = {k}, every configured privacy model, the suppression "
+               "limit); a monotone measure without a lattice fast path under a monotone rule is searched over the "
+               "minimal admissible nodes, which provably hold its optimum. *best of the candidates "
                f"({candidates})*: restricted to the candidate set above. With suppression, dm, loss, aecs, "
                "precision_nm, entropy_nm, pmi and nmi are not monotone, so the best k-minimal node can be far "
                "from the optimum.")

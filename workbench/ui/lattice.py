@@ -167,11 +167,13 @@ def page(source: Source) -> None:
 
 
 def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
-    """The optimum over every k-anonymous node, and the search's result when it is another node."""
+    """The optimum over every admissible node (k, every privacy model, the suppression limit), and the search's result
+    when it is another node."""
     if data["optimum"] is None:
-        st.info("No node is k-anonymous within the suppression limit.")
+        st.info("No node meets the rule (k, every privacy model and the suppression limit).")
         return
-    text = (f"Optimum under {M.MEASURES[objective].name} over every k-anonymous node: **{data['optimum']}** (the "
+    text = (f"Optimum under {M.MEASURES[objective].name} over every node that meets the rule (k, every privacy "
+            f"model and the suppression limit): **{data['optimum']}** (the "
             "red diamond).")
     found = data["search_optimum"]
     chosen = data["nodes"].loc[data["nodes"].status == SEARCH_RESULT, "node"]
