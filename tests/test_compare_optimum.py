@@ -134,7 +134,8 @@ def test_registry_k5_5pct_dm_optimum_is_474388_not_the_best_k_minimal_node():
         assert proof.proven_optimal and proof.value == pytest.approx(optima.loc[m].value, rel=1e-9), m
     best = compare.optimal_under(compare.lattice_solutions(study, ds), ["dm"], optima.reset_index())
     assert best.value.tolist() == [474_388, 1_812_315]
-    assert best.scope.tolist() == ["every node admissible under k = 5, 5 % suppression", "best of the candidates (k_minimal)"]
+    assert best.scope.tolist() == ["every node admissible under k = 5, 5 % suppression",
+                                   "best of the candidates (k_minimal)"]
     assert best.best_overall.tolist() == [True, False]
 
 

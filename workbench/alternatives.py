@@ -84,11 +84,13 @@ def _chosen_row(table: pd.DataFrame, result: RunResult, ids: list[str]) -> tuple
         scores = score_release(replace(result.study, compare=tuple(ids)), release)
     else:
         scores = result.scores
+    from workbench.privacy.build import admissibility_for
     from workbench.solution_risk import release_risk
 
     row = {"k": result.study.k, "engine": release.engine, "algorithm": f"chosen ({release.algorithm})",
            "solution": label, **compare.suppression_of(int(release.suppressed.sum()), release.n),
-           **{m: scores[m].value for m in ids}, **release_risk(release)}
+           **{m: scores[m].value for m in ids}, **release_risk(release),
+           **compare.release_verdict(release, admissibility_for(result.study, result.dataset))}
     out = pd.concat([table, pd.DataFrame([row], columns=table.columns)], ignore_index=True)
     return out, len(out) - 1
 

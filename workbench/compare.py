@@ -32,6 +32,7 @@ from workbench.compare_nodes import (  # noqa: F401  (re-exported: workbench.com
     lattice_candidates,
     measure_options,
     node_values,
+    node_verdict,
     node_view,
     solution_label,
 )
@@ -49,6 +50,8 @@ from workbench.local import LOCAL_ALGORITHMS
 from workbench.local.setup import local_setup
 from workbench.objective import check_measures, local_weigh, target_codes
 from workbench.plugins import at
+from workbench.privacy.base import Admissibility
+from workbench.privacy.build import admissibility_for
 from workbench.release import Release
 from workbench.solution_ranking import (  # noqa: F401  (re-exported, as above)
     OPTIMUM,
@@ -56,6 +59,7 @@ from workbench.solution_ranking import (  # noqa: F401  (re-exported, as above)
     as_loss,
     global_vs_local,
     measure_directions,
+    meets_rule,
     node_of,
     normalized,
     optimal_under,
@@ -65,6 +69,7 @@ from workbench.solution_ranking import (  # noqa: F401  (re-exported, as above)
 )
 from workbench.solution_risk import node_risk, release_risk
 from workbench.study import Progress, evaluator_for, local_release
+from workbench.verify import rule_verdict
 
 _node_view = node_view  # the name the tests have compared against the release's view
 COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition", "mondrian")  # the local releases a comparison lists by default
@@ -79,6 +84,9 @@ def _local_study(study: Study, algorithm: str) -> Study:
 
 _COLUMNS = ["k", "engine", "algorithm", "solution"]
 SUPPRESSION_COLUMNS = ["suppressed", "suppressed_pct"]  # records suppressed, and their percent of all records
+# does the solution's release meet the whole configured rule (k, every privacy model, the suppression limit),
+# verified from the release, and what it fails ("" when it meets it): only such rows are ranked and chosen
+RULE_COLUMNS = ["meets_rule", "rule_failures"]
 
 
 def suppression_of(suppressed: int, records: int) -> dict[str, float]:
@@ -95,8 +103,9 @@ def _table(rows: list[dict[str, object]], ids: Sequence[str]) -> pd.DataFrame:
     if not rows:  # typed even when empty (no k-anonymous node), so the parts concatenate like the whole
         return pd.DataFrame({"k": pd.Series(dtype="int64"), **{c: pd.Series(dtype=str) for c in _COLUMNS[1:]},
                              "suppressed": pd.Series(dtype="int64"), "suppressed_pct": pd.Series(dtype="float64"),
-                             **{m: pd.Series(dtype="float64") for m in columns}})
-    return pd.DataFrame(rows, columns=[*_COLUMNS, *SUPPRESSION_COLUMNS, *columns])
+                             **{m: pd.Series(dtype="float64") for m in columns},
+                             "meets_rule": pd.Series(dtype=bool), "rule_failures": pd.Series(dtype=str)})
+    return pd.DataFrame(rows, columns=[*_COLUMNS, *SUPPRESSION_COLUMNS, *columns, *RULE_COLUMNS])
 
 
 def _lattice_rows(study: Study, dataset: Dataset, candidates: str, top_n: int,
@@ -107,7 +116,8 @@ def _lattice_rows(study: Study, dataset: Dataset, candidates: str, top_n: int,
     values = node_values(study, dataset, evaluator, nodes, ids, progress)
     return [{"k": study.k, "engine": "lattice", "algorithm": candidates, "solution": solution_label(dataset, node),
              **suppression_of(evaluator.evaluate(node).suppressed, dataset.n), **{m: v[m] for m in ids},
-             **node_risk(evaluator, node)} for node, v in zip(nodes, values, strict=True)]
+             **node_risk(evaluator, node), **node_verdict(evaluator, node)}
+            for node, v in zip(nodes, values, strict=True)]
 
 
 def local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
@@ -132,13 +142,21 @@ def _local_rows(study: Study, dataset: Dataset, algorithms: Sequence[str],
     check_measures(study)
     target = target_codes(study, dataset)
     rows = []
+    rule = admissibility_for(study, dataset)
     for algorithm, release in local_releases(study, dataset, algorithms, progress):
         with at(f"the {algorithm} release"):  # named in a user measure's error
             scores = M.score(release.view(), ids, target, measure_options(study))
         rows.append({"k": study.k, "engine": "local", "algorithm": algorithm, "solution": algorithm,
                      **suppression_of(int(release.suppressed.sum()), release.n), **{m: scores[m].value for m in ids},
-                     **release_risk(release)})
+                     **release_risk(release), **release_verdict(release, rule)})
     return rows
+
+
+def release_verdict(release: Release, rule: Admissibility) -> dict[str, object]:
+    """The ``RULE_COLUMNS`` of a release: k and every privacy model of ``rule``, re-verified from the released
+    table (``verify.rule_verdict``)."""
+    meets, failures = rule_verdict(release, rule)
+    return {"meets_rule": meets, "rule_failures": "; ".join(failures)}
 
 
 def lattice_solutions(study: Study, dataset: Dataset, candidates: str = "k_minimal", top_n: int = 10,
@@ -182,7 +200,7 @@ def optimum_solutions(study: Study, dataset: Dataset, optima: pd.DataFrame) -> p
     values = node_values(study, dataset, evaluator, nodes, ids)
     return _table([{"k": study.k, "engine": "lattice", "algorithm": OPTIMUM, "solution": label,
                     **suppression_of(evaluator.evaluate(node).suppressed, dataset.n), **{m: v[m] for m in ids},
-                    **node_risk(evaluator, node)}
+                    **node_risk(evaluator, node), **node_verdict(evaluator, node)}
                    for label, node, v in zip(labels, nodes, values, strict=True)], ids)
 
 

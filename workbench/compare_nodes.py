@@ -52,6 +52,18 @@ def _k_anonymous_nodes(evaluator: NodeEvaluator) -> list[Node]:
     return [n for n in lattice.nodes() if n in admissible]
 
 
+def node_verdict(evaluator: NodeEvaluator, node: Node) -> dict[str, object]:
+    """The ``RULE_COLUMNS`` of a lattice node's release: does it meet the evaluator's whole rule (k, every privacy
+    model, the suppression limit; the rule ``Release.from_node`` applies and ``Release.verify`` re-checks), and
+    what it fails, in words ("" when it meets it)."""
+    outcome = evaluator.outcome(evaluator.frequency_set(node))
+    failures = [f"{m} does not hold" for m, ok in outcome.models.items() if not ok]
+    if not evaluator.admissibility.within(outcome.suppressed):
+        failures.insert(0, f"{outcome.suppressed:,} suppressed records exceed the limit of "
+                           f"{evaluator.admissibility.limit:,}")
+    return {"meets_rule": outcome.admissible, "rule_failures": "; ".join(failures)}
+
+
 def candidate_nodes(study: Study, dataset: Dataset, candidates: str, top_n: int, by: str | None
                 ) -> tuple[list[Node], NodeEvaluator]:
     """The candidate nodes and the evaluator that found them (its frequency sets are reused for scoring)."""

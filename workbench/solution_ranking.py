@@ -45,14 +45,24 @@ def normalized(df: pd.DataFrame, measure_ids: Sequence[str]) -> pd.DataFrame:
     return out
 
 
+def meets_rule(df: pd.DataFrame) -> np.ndarray:
+    """Mask of the solutions whose release meets the whole configured rule (the ``meets_rule`` column; every row
+    of a table without it). Only these are alternatives: they alone are ranked, chosen and on a Pareto front."""
+    if "meets_rule" not in df.columns:
+        return np.ones(len(df), dtype=bool)
+    return df["meets_rule"].fillna(False).to_numpy(dtype=bool)
+
+
 def pareto_front(df: pd.DataFrame, measure_ids: Sequence[str]) -> np.ndarray:
-    """Mask of the solutions no other solution dominates (at least as good under every measure, better
-    under one; each measure in its own direction)."""
+    """Mask of the solutions that meet the rule (``meets_rule``) and that no other such solution dominates (at
+    least as good under every measure, better under one; each measure in its own direction). A row that does not
+    meet the rule is never on the front and dominates nothing."""
     values = np.column_stack([as_loss(df, m).to_numpy() for m in measure_ids]) if len(df) else np.zeros((0, 0))
-    keep = np.ones(len(values), dtype=bool)
-    for i in range(len(values)):
-        no_worse = (values <= values[i]).all(axis=1)
-        better = (values < values[i]).any(axis=1)
+    eligible = meets_rule(df)
+    keep = eligible.copy()
+    for i in np.flatnonzero(eligible):
+        no_worse = (values[eligible] <= values[i]).all(axis=1)
+        better = (values[eligible] < values[i]).any(axis=1)
         keep[i] = not (no_worse & better).any()
     return keep
 
@@ -84,34 +94,43 @@ def optimal_under(df: pd.DataFrame, measure_ids: Sequence[str], optima: pd.DataF
     node (from ``optima``, a ``lattice_optima`` table, when given), the best of the lattice candidates in
     ``df``, and each local-engine release's best (ties: the first listed). ``scope`` says what each row is the
     best of: a row restricted to the candidate set says so, because for a non-monotone measure the best
-    k-minimal node can be far from the optimum. ``best_overall``: the best value of the measure's rows."""
+    k-minimal node can be far from the optimum. ``meets_rule``: does the row's release meet the whole configured
+    rule (the optima do by construction); ``best_overall``: the best value among the measure's rows that meet it
+    (a row that does not is listed, never best)."""
     rows = []
+    eligible = pd.Series(meets_rule(df), index=df.index)
     optimum = optima.set_index("measure") if optima is not None and len(optima) else None
     for m in measure_ids:
         mine = []
         if optimum is not None and m in optimum.index:
             o = optimum.loc[m]
             mine.append({"measure": m, "engine": "lattice", "scope": o.searched, "algorithm": OPTIMUM,
-                         "solution": o.solution, "value": o.value})
+                         "solution": o.solution, "value": o.value, "meets_rule": True})
         loss = as_loss(df, m)
         for (engine, algorithm), part in df.groupby(["engine", "algorithm"], sort=True):
             if loss[part.index].isna().all():  # a user measure that failed on every one of them
                 continue
-            best = loss[part.index].idxmin()
+            meeting = part.index[eligible[part.index]]
+            pool = meeting if len(meeting) and not loss[meeting].isna().all() else part.index
+            best = loss[pool].idxmin()
             mine.append({"measure": m, "engine": engine, "scope": _scope(str(engine), str(algorithm)),
-                         "algorithm": algorithm, "solution": df.solution[best], "value": df[m][best]})
+                         "algorithm": algorithm, "solution": df.solution[best], "value": df[m][best],
+                         "meets_rule": bool(eligible[best])})
         oriented = as_loss(pd.DataFrame({m: [r["value"] for r in mine]}), m) if mine else pd.Series(dtype=float)
-        for r, v in zip(mine, oriented, strict=True):
-            r["best_overall"] = bool(v <= oriented.min() or same_value(v, oriented.min()))  # ties as searches judge
+        ranked = oriented[[r["meets_rule"] for r in mine]] if mine else oriented
+        for r, v in zip(mine, oriented, strict=True):  # ties as searches judge
+            r["best_overall"] = bool(r["meets_rule"] and (v <= ranked.min() or same_value(v, ranked.min())))
         rows += mine
-    return pd.DataFrame(rows, columns=["measure", "engine", "scope", "algorithm", "solution", "value", "best_overall"])
+    return pd.DataFrame(rows, columns=["measure", "engine", "scope", "algorithm", "solution", "value", "meets_rule",
+                                       "best_overall"])
 
 
 def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]) -> pd.DataFrame:
     """The best lattice solution under ``objective`` next to each local-engine release (``df``: one k), one
     row per measure: ``measure``, ``direction``, each solution's raw value, its normalized value (0 = the best
     of every candidate in ``df``, 1 = the worst) and ``better``: the shown solution(s) best under the measure
-    ("tie" when all are equal). The columns are named ``lattice`` and the local algorithms."""
+    ("tie" when all are equal) among those that meet the rule (``meets_rule``). The columns are named ``lattice``
+    and the local algorithms."""
     if df.k.nunique() > 1:
         raise ValueError("global_vs_local compares the solutions of one k")
     shown: dict[str, int] = {}
@@ -123,14 +142,16 @@ def global_vs_local(df: pd.DataFrame, objective: str, measure_ids: Sequence[str]
     norm = normalized(df, measure_ids)
     directions = measure_directions(measure_ids)
     rows = []
+    eligible = pd.Series(meets_rule(df), index=df.index)
+    ranked = {name: i for name, i in shown.items() if eligible[i]}  # a release that fails the rule is never better
     for m in measure_ids:
         loss = as_loss(df, m)
-        best = min(loss[i] for i in shown.values()) if shown else np.nan
-        winners = [name for name, i in shown.items() if loss[i] == best]
+        best = min(loss[i] for i in ranked.values()) if ranked else np.nan
+        winners = [name for name, i in ranked.items() if loss[i] == best]
         row: dict[str, object] = {"measure": m, "direction": directions.get(m, M.Direction.LOWER.value)}
         row |= {name: df.loc[i, m] for name, i in shown.items()}
         row |= {f"{name} (normalized)": norm.loc[i, f"{m}_norm"] for name, i in shown.items()}
-        row["better"] = "tie" if len(winners) == len(shown) > 1 else ", ".join(winners)
+        row["better"] = "tie" if len(winners) == len(ranked) > 1 else ", ".join(winners)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -149,7 +170,8 @@ def risk_utility(df: pd.DataFrame, utility: str, risk: str = "risk_average") -> 
     if risk not in RISK_COLUMNS:
         raise ValueError(f"risk must be one of {', '.join(RISK_COLUMNS)}, got {risk!r}")
     keep = df[[utility, risk]].notna().all(axis=1).to_numpy()
+    rule = meets_rule(df)[keep]
     part = df[keep].reset_index(drop=True)
     return pd.DataFrame({"engine": part.engine, "algorithm": part.algorithm, "solution": part.solution, "k": part.k,
                          "risk": part[risk].astype(float), "utility": part[utility].astype(float),
-                         "pareto": pareto_front(part, [utility, risk])})
+                         "meets_rule": rule, "pareto": pareto_front(part, [utility, risk])})

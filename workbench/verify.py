@@ -12,7 +12,7 @@ import pandas as pd
 from workbench.errors import VerificationError
 from workbench.grouping import Groups, distinct_rows, group_rows
 from workbench.guarantees import guarantee_text
-from workbench.privacy.base import ClassView
+from workbench.privacy.base import Admissibility, ClassView
 
 if TYPE_CHECKING:
     from workbench.release import Release
@@ -41,6 +41,18 @@ class Guarantee:
             f"; {len(self.models)} privacy model(s) hold" if self.models else "")
         return (f"{adjective} with k = {self.k}, {self.suppressed} suppressed record(s) (limit {self.limit})"
                 f"{models}: {state}")
+
+    def failures(self) -> list[str]:
+        """What of the rule the release fails, in words (empty when it holds): the smallest class below k, the
+        suppression over its limit, each privacy model that does not hold."""
+        out = []
+        if self.suppressed > self.limit:
+            out.append(f"{self.suppressed:,} suppressed records exceed the limit of {self.limit:,}")
+        out += [f"{m} does not hold" for m, ok in self.models.items() if not ok]
+        if not self.holds and not out:
+            adjective = {"k-anonymity": "k-anonymous", "k-ambiguity": "k-ambiguous"}.get(self.kind, self.kind)
+            out.append(f"not {adjective} with k = {self.k}")
+        return out
 
     def as_dict(self) -> dict[str, object]:
         """The provenance record: the guarantee named, with what it means and whether it is k-anonymity."""
@@ -108,6 +120,25 @@ def verify_release(release: Release, table: pd.DataFrame | None = None, suppress
         models = _verify_models(release, kept_positions, groups)
     holds = smallest >= release.k and n_suppressed <= release.limit and all(models.values())
     return Guarantee(release.guarantee_kind, release.k, n_suppressed, release.limit, holds, models=models)
+
+
+def rule_verdict(release: Release, rule: Admissibility) -> tuple[bool, list[str]]:
+    """Does ``release`` meet the whole configured ``rule`` (k-anonymity with ``rule.k`` and every privacy model of
+    ``rule``), re-verified from its released table (``verify_release``)? And what it fails, in words. A release
+    that only promises k-ambiguity (overlapping Greedy) does not meet a k-anonymity rule; a model that cannot be
+    measured on the release (δ-presence needs a lattice node's classes) counts as failed."""
+    from dataclasses import replace as with_rule
+
+    try:
+        guarantee = verify_release(with_rule(release, admissibility=rule))
+    except ValueError as exc:  # a model that cannot be measured on this kind of release
+        return False, [str(exc)]
+    failures = guarantee.failures()
+    if guarantee.kind != "k-anonymity":
+        failures.append(f"it is {guarantee.kind} with k = {guarantee.k}, not k-anonymity")
+    if guarantee.k < rule.k:
+        failures.append(f"made for k = {guarantee.k}, not k = {rule.k}")
+    return not failures, failures
 
 
 def text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,10 @@ def why(result: RunResult, c: Any) -> list[str]:
     else:
         lines.append(f"The configured local algorithm ({study.algorithm}) clustered the records so as to keep the "
                      f"{name} low while every cluster meets k.")
+    failing = _failing(c.table)
+    if failing:
+        lines.append(f"{len(failing)} of the alternatives listed do not meet the configured rule, so they are shown "
+                     "for comparison only, never ranked or chosen: " + "; ".join(failing) + ".")
     if c.chosen is not None:
         others = len(c.table) - 1
         dominating = dominated_by(c.table, list(c.measures), c.chosen)
@@ -42,13 +46,28 @@ def why(result: RunResult, c: Any) -> list[str]:
     return lines
 
 
+def _name(table: pd.DataFrame, i: int) -> str:
+    return f"{table.engine[i]} {table.solution[i]}" if table.engine[i] == "lattice" else f"local {table.algorithm[i]}"
+
+
+def _failing(table: pd.DataFrame) -> list[str]:
+    """Each row that does not meet the rule: its name, what it fails and the risk its release carries."""
+    from workbench.compare import meets_rule
+
+    out = []
+    for i in table.index[~meets_rule(table)]:
+        failures = str(table.rule_failures[i]) if "rule_failures" in table.columns else ""
+        out.append(f"{_name(table, i)} ({failures or 'the rule does not hold'}; highest re-identification risk "
+                   f"{float(table.risk_highest[i]):.3g}, average {float(table.risk_average[i]):.3g})")
+    return out
+
+
 def dominated_by(table: pd.DataFrame, ids: list[str], row: int) -> list[str]:
-    """The rows of ``table`` at least as good as ``row`` under every measure and better under one (each measure
-    in its own direction), named ``engine algorithm solution``."""
-    from workbench.compare import as_loss
+    """The rows of ``table`` that meet the rule and are at least as good as ``row`` under every measure and better
+    under one (each measure in its own direction), named ``engine algorithm solution``."""
+    from workbench.compare import as_loss, meets_rule
 
     loss = pd.DataFrame({m: as_loss(table, m) for m in ids})
     mine = loss.loc[row]
-    better = (loss <= mine).all(axis=1) & (loss < mine).any(axis=1)
-    return [f"{table.engine[i]} {table.solution[i]}" if table.engine[i] == "lattice" else f"local {table.algorithm[i]}"
-            for i in table.index[better]]
+    better = (loss <= mine).all(axis=1) & (loss < mine).any(axis=1) & meets_rule(table)
+    return [_name(table, i) for i in table.index[better]]
