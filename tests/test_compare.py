@@ -49,7 +49,7 @@ def test_solutions_table_contract_and_derived_tables():
     df = compare.solutions(study, ds)
     ids = list(study.compare)
     assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids,
-                                *compare.RISK_COLUMNS]
+                                *compare.RISK_COLUMNS, "meets_rule", "rule_failures"]
     assert set(df.engine) == {"lattice", "local"}
     tau = compare.rank_agreement(df, ids)
     assert np.allclose(np.diag(tau), 1) and np.allclose(tau, tau.T, equal_nan=True)
@@ -200,7 +200,7 @@ def test_solution_rows_equal_an_independent_reference(seed, k, sup):
     df = compare.solutions(study, ds, "all")
     ids = list(study.compare)
     assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids,
-                                *compare.RISK_COLUMNS]
+                                *compare.RISK_COLUMNS, "meets_rule", "rule_failures"]
     lattice = df[df.engine == "lattice"]
     heights = [ds.hierarchies[q].height for q in ds.quasi_identifiers]
     limit = math.floor(sup * ds.n + 1e-9)

@@ -212,9 +212,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser(argv[0] if argv else None).parse_args(argv)
     from workbench import study as study_mod
     from workbench.config import load_study
-    from workbench.data import encoding_note
-    from workbench.dependencies import dependency_warnings
-    from workbench.policy import lattice_size, search_refusal
 
     try:
         drop = ["release.suppressed=drop"] if getattr(args, "drop_suppressed", False) else []
@@ -225,13 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if study.backend != "pandas":  # out of core: DuckDB or Dask (workbench.scale)
                 return _run_scaled(study, args)
             dataset = study_mod.load_dataset(study)
-            if study.engine == "lattice":  # the app's Anonymize page refuses the same searches
-                refusal = search_refusal(study.algorithm, study.time_limit, lattice_size(dataset))
-                if refusal:
-                    raise WorkbenchError(refusal)
-            result = study_mod.run(study, dataset)
-            note = encoding_note(result.dataset.frame, str(study.data_path)) if study.data_path else None
-            warnings = [*([note] if note else []), *dependency_warnings(result.dataset)]
+            result = study_mod.run(study, dataset)  # refuses what every entry point refuses (policy.run_refusal)
+            warnings = result.warnings
             if result.release is None:
                 if args.trace and result.search is not None:
                     _write_trace(result, args.trace)

@@ -10,6 +10,9 @@ decided here depends on the data or on the algorithm actually run:
   unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal);
 - ``privacy_refusal``: a search that prunes on monotone admissibility (Samarati, OLA, Flash) with a privacy model
   that is not monotone at the suppression limit (``admissibility_refusal``, which the search raises too).
+
+``run_refusal`` joins the refusals of a run; ``workbench.study.search`` and ``run`` raise it, so the CLI, the app,
+the report and the Python API (``wb.run``) refuse the same runs with the same sentence.
 """
 
 from __future__ import annotations
@@ -150,6 +153,17 @@ def admissibility_refusal(rule: Admissibility, algorithm: str) -> str | None:
         why, fix = "over the lattice", ""
     return (f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone {why}; "
             f"use 'exhaustive', 'bnb' or 'incognito'{fix}")
+
+
+def run_refusal(study: Study, dataset: Dataset, algorithm: str | None = None) -> str | None:
+    """Why the study's run (its lattice search by ``algorithm``, default the study's) is refused on ``dataset``, or
+    None: the first of ``monotone_refusal``, ``search_refusal`` (a lattice of ``lattice_size(dataset)`` nodes) and
+    ``privacy_refusal``. The one decision every entry point asks (``workbench.study.search`` raises it)."""
+    algorithm = algorithm or study.algorithm
+    if study.engine != "lattice" or algorithm not in ALGORITHMS:
+        return None
+    return (monotone_refusal(study, algorithm) or search_refusal(algorithm, study.time_limit, lattice_size(dataset))
+            or privacy_refusal(study, dataset, algorithm))
 
 
 def privacy_refusal(study: Study, dataset: Dataset, algorithm: str) -> str | None:

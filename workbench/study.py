@@ -24,7 +24,7 @@ from workbench.local import LOCAL_ALGORITHMS, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, _lattice_measure, check_measures, local_weigh, score_release
-from workbench.policy import admissibility_refusal, monotone_refusal, non_monotone_warning
+from workbench.policy import admissibility_refusal, monotone_refusal, non_monotone_warning, search_refusal
 from workbench.privacy.build import admissibility_for
 from workbench.privacy.delta_presence import research_subset
 from workbench.release import Guarantee, Release
@@ -95,6 +95,18 @@ class RunResult:
     def guarantee(self) -> Guarantee | None:
         """The release's guarantee, re-verified from its released table once (None without a release)."""
         return self.release.verify(suppressed_policy=self.study.suppressed) if self.release else None
+
+    @cached_property
+    def warnings(self) -> list[str]:
+        """What the analyst must know besides the release, the same for every entry point (the CLI prints them and
+        adds them to ``--json``): the data file's encoding when it is not UTF-8, and each released column that gives
+        a quasi-identifier back (``dependencies.dependency_warnings``)."""
+        from workbench.dependencies import dependency_warnings
+        from workbench.readers import encoding_note
+
+        path = self.study.data_path
+        note = encoding_note(self.dataset.frame, str(path)) if path is not None else None
+        return [*([note] if note else []), *dependency_warnings(self.dataset)]
 
     def attribute_measures(self) -> dict[str, dict[str, float]]:
         """Per-attribute values of the scored measures that are sums, means or geometric means over attributes
@@ -196,12 +208,15 @@ def _check_runnable(study: Study, algorithm: str) -> None:
 
 
 def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> SearchResult:
-    """Run one lattice search on a fresh evaluator (so checks and times are the algorithm's own)."""
+    """Run one lattice search on a fresh evaluator (so checks and times are the algorithm's own), after the refusals
+    every entry point shares (``policy.run_refusal``: a non-monotone objective, a lattice too large for an untimed
+    search, a privacy model a pruning search cannot honour), raised as ``ConfigError``."""
     algorithm = algorithm or study.algorithm
     _check_runnable(study, algorithm)
     spec = ALGORITHMS[algorithm]
     evaluator = evaluator_for(study, dataset)
-    refusal = admissibility_refusal(evaluator.admissibility, algorithm)
+    refusal = (search_refusal(algorithm, study.time_limit, evaluator.lattice.size)
+               or admissibility_refusal(evaluator.admissibility, algorithm))  # policy.run_refusal, on this evaluator
     if refusal:
         raise ConfigError(refusal)
     objective = NodeScorer(evaluator).objective(study.objective)

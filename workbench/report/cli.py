@@ -35,7 +35,6 @@ def command_line(args: argparse.Namespace) -> str:
 def report_command(study: Study, args: argparse.Namespace) -> int:
     """Run the study, build its report and write it into ``--out`` whole or not at all."""
     from workbench.output import check_folder
-    from workbench.policy import lattice_size, search_refusal
     from workbench.report import build_report
     from workbench.study import load_dataset, run
 
@@ -44,11 +43,7 @@ def report_command(study: Study, args: argparse.Namespace) -> int:
     except OutputError as exc:
         raise WorkbenchError(f"--out {exc}") from None
     dataset = load_dataset(study)
-    if study.engine == "lattice":  # the same refusal as `workbench run` and the app
-        refusal = search_refusal(study.algorithm, study.time_limit, lattice_size(dataset))
-        if refusal:
-            raise WorkbenchError(refusal)
-    result = run(study, dataset)
+    result = run(study, dataset)  # refuses what every entry point refuses (policy.run_refusal)
     if result.release is None:
         print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = {study.max_suppression} "
               f"({dataset.n} records): no release to report on", file=sys.stderr)

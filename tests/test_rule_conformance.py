@@ -1,0 +1,284 @@
+"""One rule everywhere: every registered privacy model × every engine and algorithm, on small random tables.
+
+Like scikit-learn's checks over every registered estimator: for each configured rule (k with a privacy model, within a
+suppression limit) and each engine that can run it (every lattice search of ``ALGORITHMS``, every local algorithm of
+``LOCAL_ALGORITHMS``, the DuckDB and Dask backends), ``workbench run --out`` either refuses with one line or writes a
+release that meets k, the suppression limit and the model, checked here from the written CSV by checkers written
+from the models' definitions (Machanavajjhala et al. 2007 for ℓ-diversity; Li, Li & Venkatasubramanian 2007 for
+t-closeness; Nergiz, Atzori & Clifton 2007 for δ-presence; El Emam 2013 for the risk thresholds), never the library's
+own model code. The comparison's optimum under each measure equals exhaustive search's under the same rule, and
+the figures the run, the comparison and the written provenance report for one release are the same.
+
+A new privacy model or engine is covered once it is registered: the registries are read, and a registry entry
+without a case or a checker here fails ``test_every_registered_model_and_engine_is_covered``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import measures as M
+from tests._cli import call
+from tests._random_tables import random_hierarchy
+from workbench import compare
+from workbench.config import BACKENDS, load_study
+from workbench.config_privacy import PRIVACY_MODELS
+from workbench.lattice.search import ALGORITHMS
+from workbench.local import LOCAL_ALGORITHMS
+from workbench.study import load_dataset, run, search
+
+K = 2
+MAX_SUPPRESSION = 0.2
+SEEDS = (3, 11)
+
+# one case per model and variant: the [privacy.MODEL] table (``s`` is the sensitive attribute)
+MODEL_CASES: dict[str, tuple[str, dict[str, object]]] = {
+    "distinct-l": ("l_diversity", {"attribute": "s", "variant": "distinct", "l": 2}),
+    "entropy-l": ("l_diversity", {"attribute": "s", "variant": "entropy", "l": 1.8}),
+    "recursive-cl": ("l_diversity", {"attribute": "s", "variant": "recursive", "l": 2, "c": 3}),
+    "equal-t": ("t_closeness", {"attribute": "s", "variant": "equal", "t": 0.45}),
+    "hierarchical-t": ("t_closeness", {"attribute": "s", "variant": "hierarchical", "t": 0.4}),
+    "ordered-t": ("t_closeness", {"attribute": "s", "variant": "ordered", "t": 0.35}),
+    "delta-presence": ("delta_presence", {"subset": "subset.csv", "delta_min": 0.0, "delta_max": 0.8}),
+    "average-risk": ("risk", {"model": "average", "threshold": 0.4}),
+    "sample-uniqueness": ("risk", {"model": "sample_uniqueness", "threshold": 0.1}),
+}
+
+# engine id -> the [engine] keys that select it
+ENGINES: dict[str, dict[str, object]] = {
+    **{f"lattice-{a}": {"kind": "lattice", "algorithm": a, "objective": "loss",
+                        **({"time_limit": 30.0} if spec.anytime else {}),
+                        **({"allow_non_monotone": True} if spec.requires_monotone else {})}
+       for a, spec in ALGORITHMS.items()},
+    **{f"local-{a}": {"kind": "local", "algorithm": a, "objective": "vinterbo"} for a in LOCAL_ALGORITHMS},
+    **{f"backend-{b}": {"kind": "lattice", "algorithm": "exhaustive", "objective": "loss", "backend": b}
+       for b in BACKENDS if b != "pandas"},
+}
+# a run of these must never be refused: they are optimal for any rule (exhaustive, bnb) or enforce ℓ and t (Mondrian)
+NEVER_REFUSED = {("lattice-exhaustive", m) for m in MODEL_CASES} | {("lattice-bnb", m) for m in MODEL_CASES} | {
+    ("local-mondrian", m) for m in MODEL_CASES if MODEL_CASES[m][0] in ("l_diversity", "t_closeness")}
+
+
+# ---------------------------------------------------------------------------------------------- the tables
+def _table(seed: int, folder: Path) -> tuple[pd.DataFrame, dict[str, list[tuple[str, ...]]]]:
+    """A random table: two or three quasi-identifiers with random tree hierarchies, a numeric sensitive attribute
+    ``s`` (0..4, with a two-level hierarchy) and an insensitive column; written as data.csv, the hierarchies and
+    a research subset (every other row)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 70))
+    frame, rows = {}, {}
+    for j in range(int(rng.integers(2, 4))):
+        h = random_hierarchy(rng, f"q{j}", int(rng.integers(2, 6)), int(rng.integers(1, 3)))
+        rows[f"q{j}"] = list(h.rows)
+        frame[f"q{j}"] = [h.values[i] for i in rng.integers(0, len(h.values), size=n)]
+    frame["s"] = [str(v) for v in rng.choice(5, size=n, p=[0.35, 0.25, 0.2, 0.12, 0.08])]
+    rows["s"] = [(str(v), "low" if v < 2 else "high", "*") for v in range(5)]
+    frame["other"] = [str(i % 7) for i in range(n)]
+    df = pd.DataFrame(frame)
+    df.to_csv(folder / "data.csv", index=False)
+    df.iloc[::2].to_csv(folder / "subset.csv", index=False)
+    for name, hrows in rows.items():
+        (folder / f"{name}.csv").write_text("\n".join(";".join(r) for r in hrows) + "\n")
+    return df, rows
+
+
+def _config(folder: Path, df: pd.DataFrame, model: str, engine: str) -> Path:
+    kind, params = MODEL_CASES[model]
+    lines = ['[data]', 'path = "data.csv"', '']
+    for q in (c for c in df.columns if c.startswith("q")):
+        lines += [f'[attributes.{q}]', 'role = "quasi"', f'hierarchy = "{q}.csv"', '']
+    lines += ['[attributes.s]', 'role = "sensitive"', 'hierarchy = "s.csv"', '',
+              '[privacy]', f'k = {K}', f'max_suppression = {MAX_SUPPRESSION}', '', f'[privacy.{kind}]']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in params.items()] + ['', '[engine]']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in ENGINES[engine].items()]
+    lines += ['', '[measures]', 'compare = ["loss", "dm"]']
+    path = folder / f"{model}-{engine}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------- the checkers
+def _generalize(value: str, rows: list[tuple[str, ...]], level: int) -> str:
+    return next(r[level] for r in rows if r[0] == value)
+
+
+def _emd_equal(p: Counter, q: Counter) -> float:
+    values = set(p) | set(q)
+    return 0.5 * sum(abs(p[v] - q[v]) for v in values)
+
+
+def _emd_ordered(p: Counter, q: Counter) -> float:
+    order = [str(v) for v in range(5)]
+    running, total = 0.0, 0.0
+    for v in order:
+        running += p[v] - q[v]
+        total += abs(running)
+    return total / (len(order) - 1)
+
+
+def _emd_hierarchical(p: Counter, q: Counter, rows: list[tuple[str, ...]]) -> float:
+    """Li et al. 2007, §5: per inner node N at level h, cost h/H · min(positive, negative extra of its children)."""
+    height = len(rows[0]) - 1
+    extra = {(0, r[0]): p[r[0]] - q[r[0]] for r in rows}
+    cost = 0.0
+    for level in range(1, height + 1):
+        children: dict[str, list[float]] = {}
+        for (lv, node), e in extra.items():
+            if lv == level - 1:
+                parent = next(r[level] for r in rows if r[level - 1] == node)
+                children.setdefault(parent, []).append(e)
+        for parent, es in children.items():
+            pos, neg = sum(e for e in es if e > 0), -sum(e for e in es if e < 0)
+            cost += level / height * min(pos, neg)
+            extra[(level, parent)] = sum(es)
+    return cost
+
+
+def _check_model(model: str, classes: list[pd.DataFrame], data: pd.DataFrame, released: pd.DataFrame,
+                 hierarchies: dict[str, list[tuple[str, ...]]], node: dict[str, int] | None, folder: Path) -> None:
+    """Assert the model of ``model`` holds on the kept classes of a release of ``data`` (the released table)."""
+    kind, params = MODEL_CASES[model]
+    table_share = Counter({v: c / len(data) for v, c in Counter(data.s).items()})
+    for cls in classes:
+        counts = Counter(cls.s)
+        share = Counter({v: c / len(cls) for v, c in counts.items()})
+        if model == "distinct-l":
+            assert len(counts) >= params["l"], cls
+        elif model == "entropy-l":
+            entropy = -sum(p * math.log(p) for p in share.values())
+            assert entropy >= math.log(float(params["l"])) - 1e-12, cls
+        elif model == "recursive-cl":
+            r = sorted(counts.values(), reverse=True)
+            ell = int(params["l"])
+            assert len(r) >= ell and r[0] < float(params["c"]) * sum(r[ell - 1:]), cls
+        elif model == "equal-t":
+            assert _emd_equal(share, table_share) <= float(params["t"]) + 1e-12, cls
+        elif model == "ordered-t":
+            assert _emd_ordered(share, table_share) <= float(params["t"]) + 1e-12, cls
+        elif model == "hierarchical-t":
+            assert _emd_hierarchical(share, table_share, hierarchies["s"]) <= float(params["t"]) + 1e-12, cls
+    if kind == "delta_presence":  # every released class: δ = subset records / population records in the class
+        assert node is not None, "δ-presence is defined on a lattice node's classes"
+        population = pd.read_csv(folder / "data.csv", dtype=str)
+        qis = list(node)
+        general = pd.DataFrame({q: [_generalize(v, hierarchies[q], node[q]) for v in population[q]] for q in qis})
+        sizes = Counter(map(tuple, general[qis].to_numpy()))
+        for cls in classes:
+            key = tuple(cls[qis].iloc[0])
+            delta = len(cls) / sizes[key]
+            assert float(params["delta_min"]) - 1e-12 <= delta <= float(params["delta_max"]) + 1e-12, (key, delta)
+    if kind == "risk":
+        sizes = np.array([len(c) for c in classes])
+        records = int(sizes.sum())
+        if records:
+            value = sizes.size / records if params["model"] == "average" else (sizes == 1).sum() / records
+            assert value <= float(params["threshold"]) + 1e-12
+
+
+def _check_release(folder: Path, out: Path, data: pd.DataFrame, model: str,
+                   hierarchies: dict[str, list[tuple[str, ...]]], node: dict[str, int] | None) -> None:
+    released = pd.read_csv(out / "release.csv", dtype=str, keep_default_na=False)
+    qis = [c for c in data.columns if c.startswith("q")]
+    starred = (released[qis] == "*").all(axis=1)
+    suppressed = int(starred.sum())
+    assert suppressed <= math.floor(MAX_SUPPRESSION * len(data) + 1e-9)
+    kept = released[~starred]
+    classes = [g for _, g in kept.groupby(qis, sort=False)]
+    assert all(len(c) >= K for c in classes)
+    _check_model(model, classes, data, released, hierarchies, node, folder)
+    provenance = json.loads((out / "provenance.json").read_text())
+    guarantee = provenance["guarantee"]
+    assert guarantee["holds"] is True and len(guarantee.get("privacy_models", {})) == 1, guarantee
+    assert all(guarantee["privacy_models"].values())
+
+
+def _is_refusal(status: int, err: str) -> bool:
+    lines = [line for line in err.strip().splitlines() if line.strip()]
+    return status == 2 and len(lines) == 1 and lines[0].startswith("workbench:") and "Traceback" not in err
+
+
+# ---------------------------------------------------------------------------------------------- the suite
+def test_every_registered_model_and_engine_is_covered():
+    assert {kind for kind, _ in MODEL_CASES.values()} == set(PRIVACY_MODELS)
+    assert {e.split("-", 1)[1] for e in ENGINES if e.startswith("lattice-")} == set(ALGORITHMS)
+    assert {e.split("-", 1)[1] for e in ENGINES if e.startswith("local-")} == set(LOCAL_ALGORITHMS)
+    assert {e.split("-", 1)[1] for e in ENGINES if e.startswith("backend-")} == set(BACKENDS) - {"pandas"}
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("model", list(MODEL_CASES))
+def test_every_engine_meets_every_model_or_refuses(tmp_path: Path, model: str, engine: str):
+    for seed in SEEDS:
+        folder = tmp_path / str(seed)
+        folder.mkdir()
+        data, hierarchies = _table(seed, folder)
+        config = _config(folder, data, model, engine)
+        out = folder / "out"
+        status, stdout, err = call("run", config, "--out", out, "--json")
+        if status == 1:  # no node meets the rule: nothing is written
+            assert not out.exists() and "no node" in err
+            continue
+        if status != 0:
+            assert _is_refusal(status, err), (status, err)
+            assert (engine, model) not in NEVER_REFUSED, err
+            assert not out.exists()
+            return
+        summary = json.loads(stdout)
+        assert summary["k_anonymous"] is True
+        assert all(m["holds"] for m in summary["privacy_models"].values())
+        _check_release(folder, out, data, model, hierarchies, summary.get("transformation"))
+
+
+@pytest.mark.parametrize("model", list(MODEL_CASES))
+def test_comparison_optimum_is_exhaustive_searchs_under_the_whole_rule(tmp_path: Path, model: str):
+    """``compare.lattice_optima`` under every lattice measure equals exhaustive search's optimum with the same rule
+    (k, the model, the suppression limit), node and value."""
+    for seed in SEEDS:
+        folder = tmp_path / str(seed)
+        folder.mkdir()
+        data, _ = _table(seed, folder)
+        study = load_study(_config(folder, data, model, "lattice-exhaustive"))
+        ds = load_dataset(study)
+        ids = [m for m in M.LATTICE_MEASURES]
+        optima = compare.lattice_optima(study, ds, ids).set_index("measure")
+        for m in ids:
+            reference = search(replace(study, objective=m), ds, "exhaustive")
+            if reference.optimum is None:
+                assert m not in optima.index
+                continue
+            label = ",".join(f"{q}={v}" for q, v in zip(ds.quasi_identifiers, reference.optimum, strict=True))
+            sign = -1.0 if M.MEASURES[m].higher_is_better else 1.0
+            assert sign * optima.loc[m].value == pytest.approx(reference.value, rel=1e-9, abs=1e-12), (m, seed)
+            assert optima.loc[m].solution == label, (m, seed)
+            assert optima.loc[m].searched.startswith("every node admissible under k = 2, "), optima.loc[m].searched
+
+
+@pytest.mark.parametrize("model", ["entropy-l", "hierarchical-t", "average-risk"])
+def test_one_release_reports_the_same_figures_everywhere(tmp_path: Path, model: str):
+    """The run's JSON, the solutions table's row of its node and the written provenance give the same measures,
+    suppression and verdict."""
+    data, _ = _table(SEEDS[0], tmp_path)
+    config = _config(tmp_path, data, model, "lattice-exhaustive")
+    status, stdout, err = call("run", config, "--out", tmp_path / "out", "--json")
+    assert status == 0, err
+    summary = json.loads(stdout)
+    provenance = json.loads((tmp_path / "out" / "provenance.json").read_text())
+    study = load_study(config)
+    result = run(study)
+    table = compare.solutions(study, result.dataset, "all", local_algorithms=())
+    label = ",".join(f"{q}={v}" for q, v in summary["transformation"].items())
+    row = table[table.solution == label].iloc[0]
+    assert bool(row.meets_rule) and row.rule_failures == ""
+    assert int(row.suppressed) == summary["suppressed"] == provenance["guarantee"]["suppressed"]
+    for m in ("loss", "dm"):
+        assert row[m] == pytest.approx(summary["measures"][m], rel=1e-12)
+    assert provenance["guarantee"]["privacy_models"] == {d["description"]: d["holds"]
+                                                         for d in summary["privacy_models"].values()}
