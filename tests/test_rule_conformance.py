@@ -282,3 +282,33 @@ def test_one_release_reports_the_same_figures_everywhere(tmp_path: Path, model: 
         assert row[m] == pytest.approx(summary["measures"][m], rel=1e-12)
     assert provenance["guarantee"]["privacy_models"] == {d["description"]: d["holds"]
                                                          for d in summary["privacy_models"].values()}
+
+
+def test_the_api_refuses_what_the_cli_refuses(tmp_path: Path):
+    """An untimed Flash over a 390,625-node lattice (8 quasi-identifiers of height 4): the CLI, the report command
+    and ``wb.run`` refuse it with the same sentence; with a time limit all three run it."""
+    import workbench as wb
+    from workbench.errors import ConfigError
+
+    rng = np.random.default_rng(5)
+    lines = ['[data]', 'path = "data.csv"', '']
+    frame = {}
+    for j in range(8):
+        h = random_hierarchy(rng, f"q{j}", 16, 4)
+        (tmp_path / f"q{j}.csv").write_text(h.to_arx())
+        frame[f"q{j}"] = [h.values[i] for i in rng.integers(0, 16, size=60)]
+        lines += [f'[attributes.q{j}]', 'role = "quasi"', f'hierarchy = "q{j}.csv"', '']
+    pd.DataFrame(frame).to_csv(tmp_path / "data.csv", index=False)
+    lines += ['[privacy]', 'k = 2', 'max_suppression = 0.1', '', '[engine]', 'algorithm = "flash"',
+              'objective = "height"']
+    config = tmp_path / "big.toml"
+    config.write_text("\n".join(lines) + "\n")
+    status, _, err = call("run", config)
+    assert status == 2 and "390,625 lattice nodes" in err and "engine.time_limit" in err
+    with pytest.raises(ConfigError) as refused:
+        wb.run(wb.load_study(config))
+    assert f"workbench: {refused.value}" == err.strip()
+    status, _, report_err = call("report", config, "--out", tmp_path / "report")
+    assert status == 2 and report_err == err
+    timed = wb.load_study(config, ["engine.time_limit=1"])
+    assert wb.run(timed).release is not None
