@@ -152,7 +152,7 @@ def test_each_measures_choice_is_the_optimum_over_every_node_and_says_which_rows
     assert not at.exception
     for measure, rows in chosen.groupby("measure"):
         optimum = rows[rows.algorithm == "optimum"].iloc[0]
-        assert optimum.scope == "every k-anonymous node"
+        assert optimum.scope == "every node admissible under k = 5, 30 % suppression"
         assert optimum.value == number(every[measure].min()), measure
         candidates = rows[rows.algorithm == "k_minimal"].iloc[0]
         assert candidates.scope == "best of the candidates (k_minimal)"

@@ -74,10 +74,11 @@ def analysis(config_json: str, local_json: str | None, candidates: str, dataset_
             return local
         parts.append(local["table"])
     table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS)]
+    ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS,
+                                                 *compare.RULE_COLUMNS)]
     norm = compare.normalized(table, ids)
     pareto = compare.pareto_front(table, ids)
-    normalized = norm[["engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS]].assign(
+    normalized = norm[["engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS, "meets_rule"]].assign(
         **{m: norm[f"{m}_norm"] for m in ids}, pareto=pareto)
     return {"table": table, "ids": ids, "normalized": normalized, "pareto": pareto,
             "optimal": compare.optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
