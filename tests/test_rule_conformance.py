@@ -263,8 +263,10 @@ def test_comparison_optimum_is_exhaustive_searchs_under_the_whole_rule(tmp_path:
 
 @pytest.mark.parametrize("model", ["entropy-l", "hierarchical-t", "average-risk"])
 def test_one_release_reports_the_same_figures_everywhere(tmp_path: Path, model: str):
-    """The run's JSON, the solutions table's row of its node and the written provenance give the same measures,
-    suppression and verdict."""
+    """The run's JSON, the solutions table's row of its node, the written provenance and the report's facts give the
+    same measures, suppression and verdict; the report's optimum is the comparison's."""
+    from workbench.report.facts import gather
+
     data, _ = _table(SEEDS[0], tmp_path)
     config = _config(tmp_path, data, model, "lattice-exhaustive")
     status, stdout, err = call("run", config, "--out", tmp_path / "out", "--json")
@@ -282,6 +284,21 @@ def test_one_release_reports_the_same_figures_everywhere(tmp_path: Path, model: 
         assert row[m] == pytest.approx(summary["measures"][m], rel=1e-12)
     assert provenance["guarantee"]["privacy_models"] == {d["description"]: d["holds"]
                                                          for d in summary["privacy_models"].values()}
+    facts = gather(study, result, "workbench report")
+    costs = facts.costs.set_index("id")
+    for m in ("loss", "dm"):
+        assert costs.loc[m, "value"] == pytest.approx(summary["measures"][m], rel=1e-12)
+    assert facts.release["suppressed"] == summary["suppressed"]
+    assert [(d["description"], d["holds"]) for d in facts.privacy["models"]] == \
+        [(d["description"], d["holds"]) for d in summary["privacy_models"].values()]
+    chosen = facts.alternatives["optimal_under"]
+    optima = compare.lattice_optima(study, result.dataset, ["loss", "dm"]).set_index("measure")
+    for m in ("loss", "dm"):
+        row = chosen[(chosen.measure == m) & (chosen.algorithm == "optimum")].iloc[0]
+        assert (row.solution, row.value) == (optima.loc[m].solution, optima.loc[m].value)
+        assert row.scope == optima.loc[m].searched and "every node admissible under k = 2" in row.scope
+    table = facts.alternatives["table"]
+    assert table[table.chosen].meets_rule.all()
 
 
 def test_the_api_refuses_what_the_cli_refuses(tmp_path: Path):
