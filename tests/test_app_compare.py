@@ -201,3 +201,39 @@ def test_chart_axes_and_tooltips_name_measures_in_full_without_exponents():
     assert {r["pareto"] for r in next(iter(spec["datasets"].values()))} == {"no"}  # a word, not false
     assert [t.get("format") for t in spec["encoding"]["tooltip"][3:]] == [TOOLTIP_NUMBER] * 2
     assert TOOLTIP_NUMBER.endswith("r")  # d3's decimal notation: never an exponent
+
+
+def test_the_anonymize_pages_models_hold_on_the_lattice_and_compare_pages():
+    """ℓ-diversity chosen on the Anonymize page is part of the rule the Lattice page's optimum and the Compare page's
+    rows and optima are computed under: the optimum is the library's over every node admissible under k, ℓ and the
+    limit, and its scope names the model."""
+    from tests._app import ready_own_table
+    from workbench import compare
+    from workbench.config import study_from_dict
+
+    at = ready_own_table("diagnosis", ["flu", "asthma", "diabetes", "copd"],
+                         '[attributes.diagnosis]\nrole = "sensitive"\n', seed=5, n=150)
+    goto(at, "Anonymize").run()
+    at.checkbox(key="an_ld").check().run()
+    at.number_input(key="an_ld_l").set_value(3.0).run()
+    dataset = next(iter(at.session_state["session_datasets"].values()))
+    k, limit = int(at.session_state["an_k"]), float(at.session_state["an_sup"]) / 100
+    study = study_from_dict({"data": {"path": "unused.csv"}, "privacy": {
+        "k": k, "max_suppression": limit, "l_diversity": {"attribute": "diagnosis", "variant": "distinct", "l": 3}},
+        "measures": {"compare": ["entropy"]}})
+    optimum = compare.lattice_optima(study, dataset, ["entropy"]).set_index("measure").loc["entropy"]
+    assert "distinct-3-diversity of diagnosis" in optimum.searched
+
+    goto(at, "Lattice").run()
+    assert not at.exception
+    note = next(c.value for c in [*at.caption, *at.warning] if "over every node that meets the rule" in c.value)
+    assert f"**{optimum.solution}**" in note
+
+    goto(at, "Compare").run()
+    assert not at.exception
+    assert any("apply here too (ℓ-diversity)" in c.value for c in at.caption)
+    chosen = _frame(at, "scope")
+    row = chosen[(chosen.measure == "entropy") & (chosen.algorithm == "optimum")].iloc[0]
+    assert row.scope == optimum.searched and row.solution == optimum.solution
+    raw = _frame(at, "meets_rule")
+    assert raw[raw.engine == "lattice"].meets_rule.all()

@@ -143,7 +143,10 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
     dataset = dataset or load_dataset(study)
     result = search(study, dataset)
     if table is None or study.privacy_models:  # the models' suppression is not a function of the limit alone
-        table = lattice_table(evaluator_for(study, dataset))
+        given, table = table, lattice_table(evaluator_for(study, dataset))
+        extra = [c for c in given.columns if c not in table.columns] if given is not None else []
+        if extra:  # columns the caller added to its table (e.g. a drawing's layout) carry over, node by node
+            table = table.merge(given[["node", *extra]], on="node", how="left")
     else:
         names = dataset.quasi_identifiers
         expected = {"node", "suppressed", *names}

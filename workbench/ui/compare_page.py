@@ -30,6 +30,7 @@ from workbench.ui.compare_cached import (  # noqa: F401  (analysis and local_row
     side_by_side,
     sweep,
 )
+from workbench.ui.lattice_marks import RULE_NAMES, session_models
 from workbench.ui.source import Source
 
 SWEEP_KS = [2, 3, 5, 10, 20, 50, 100]
@@ -64,8 +65,14 @@ def page(source: Source) -> None:
     with_local = c4.toggle("Local-engine releases", value=True, key=state.CMP_LOCAL,
                            help=f"Greedy, Partition and Mondrian for the same k; {local_hint}")
     ids = source.measure_ids
-    config_json = source.config_json(k=k, max_suppression=suppression_share(suppression))
-    local_json = source.config_json(k=k) if with_local else None
+    models = session_models(source)  # the Anonymize page's privacy models hold here too: one rule on every page
+    config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), privacy_models=models)
+    local_json = source.config_json(k=k, privacy_models=models) if with_local else None
+    if models:
+        st.caption("The privacy models chosen on the Anonymize page apply here too ("
+                   + ", ".join(RULE_NAMES.get(kind, kind) for kind in models) + "): every row says whether its "
+                   "release meets the whole rule (`meets_rule`, and what it fails), and only rows that meet it are "
+                   "ranked, chosen or on the Pareto front.")
     key = source.dataset_key
 
     refusal = too_large_for_tables(source)
@@ -160,7 +167,7 @@ def page(source: Source) -> None:
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
         with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
             lines = sweep(config_json,
-                          source.config_json(k=k) if sweep_local else None, candidates,
+                          source.config_json(k=k, privacy_models=models) if sweep_local else None, candidates,
                           json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
         if "error" in lines:
             st.error(lines["error"])

@@ -133,7 +133,7 @@ def page(source: Source) -> None:
         extra["allow_non_monotone"] = True
         st.warning(f"{non_monotone_warning(algorithm, objective)}.")
     config = source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
-                                objective=objective, compare=[], **extra)
+                                objective=objective, compare=[], privacy_models=marks.models, **extra)
     table_config = source.config_json(k=int(k), compare=[])  # the node table depends on the data and k only
     with st.spinner("Evaluating the lattice…"):
         data = lattice_overview_cached(config, table_config, dataset_key=source.dataset_key)
