@@ -128,8 +128,9 @@ def explore(study: Study, dataset: Dataset | None = None, max_nodes: int = MAX_N
 
 
 def _sampled(evaluator: NodeEvaluator, size: int, seed: int) -> tuple[list[Node], int]:
-    """``size`` distinct nodes drawn uniformly: the admissible ones, then their parents (admissible too: a class
-    only grows when generalized, so the suppressed records shrink); and how many were drawn admissible."""
+    """``size`` distinct nodes drawn uniformly: the admissible ones, then their admissible parents (under a monotone
+    rule every parent is: a class only grows when generalized, so the suppressed records shrink; under a
+    non-monotone one each parent is checked); and how many were drawn admissible."""
     rng = np.random.default_rng(seed)
     heights = list(evaluator.lattice.heights)
     total = int(evaluator.lattice.size)
@@ -146,6 +147,8 @@ def _sampled(evaluator: NodeEvaluator, size: int, seed: int) -> tuple[list[Node]
                 if parent not in seen:
                     seen.add(parent)
                     parents.append(parent)
+    if not evaluator.admissibility.monotone:
+        parents = [p for p in parents if evaluator.evaluate(p).k_anonymous]
     return children + parents, len(children)
 
 
