@@ -29,7 +29,7 @@ def _expected(rows: list[tuple[str, ...]], threshold: float = 0.2,
     per_record = [sizes[r] for r in rows]
     at_risk = sum(1 for f in per_record if 1 / f > threshold)
     classes = len({r for r, s in zip(rows, suppressed or [False] * n, strict=True) if not s})
-    return {"records": f"{n:,}", "equivalence classes": f"{classes:,}",
+    return {"records": f"{n:,}", "equivalence classes": f"{classes:,}", "risk groups": f"{len(sizes):,}",
             "highest prosecutor risk": f"{1 / min(sizes.values()):.6g}",
             "average prosecutor risk": f"{len(sizes) / n:.6g}", "records at risk": f"{at_risk:,}",
             "sample uniques": f"{sum(1 for f in per_record if f == 1) / n:.2%}"}

@@ -56,10 +56,12 @@ def _figures(col: Any, title: str, table: dict[str, Any], population: int | None
     p = risk["prosecutor"]
     col.metric("records", f"{risk['records']:,}",
                help=f"{risk['suppressed']:,} of them suppressed" if risk["suppressed"] else "none suppressed")
-    groups = (f"; the risk counts {risk['groups']:,} groups: the classes, and the {risk['suppressed']:,} suppressed "
-              "records as one group of *") if risk["groups"] != risk["classes"] else ""
     col.metric("equivalence classes", f"{risk['classes']:,}",
-               help=f"distinct quasi-identifier rows among the records not suppressed{groups}")
+               help="distinct quasi-identifier rows among the records not suppressed")
+    col.metric("risk groups", f"{risk['groups']:,}",
+               help=(f"the groups the risk figures count: the {risk['classes']:,} classes, and the "
+                     f"{risk['suppressed']:,} suppressed records (* in every quasi-identifier) as one more group")
+               if risk["suppressed"] else "the groups the risk figures count: the classes (nothing is suppressed)")
     col.metric("highest prosecutor risk", f"{p['highest']:.6g}", help="1 / the size of the smallest group")
     col.metric("average prosecutor risk", f"{p['average']:.6g}",
                help=f"groups / records ({risk['groups']:,} / {risk['records']:,}): the mean of every record's risk "
