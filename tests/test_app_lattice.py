@@ -28,13 +28,14 @@ def test_node_drill_down_shows_classes_suppressed_records_and_contributions():
     node = at.selectbox(key="lat_node")
     assert node.value in _labels(at, "lat_node")
     metrics = {m.label: m.value for m in at.metric}
-    assert {"classes (all records)", "suppressed records", "k-anonymous"} <= set(metrics)
+    assert {"equivalence classes released", "suppressed records", "k-anonymous"} <= set(metrics)
     # the bottom node of the 10-record teaching table: every record alone, all suppressed at k = 5
     bottom = next(x for x in _labels(at, "lat_node") if all(p.endswith("=0") for p in x.split(",")))
     node.select(bottom).run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["suppressed records"] == "10 (100.0 %)" and metrics["k-anonymous"] == "no"
+    assert metrics["equivalence classes released"] == "0"  # every record suppressed: no class is released
     specs = [c.proto.spec for c in at.get("vega_lite_chart")]
     assert any("class size" in s for s in specs) and any("contribution to" in s for s in specs)
     shown = [df.value for df in at.dataframe]

@@ -19,13 +19,18 @@ from workbench.samples import load_sample
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
-def _expected(rows: list[tuple[str, ...]], threshold: float = 0.2) -> dict[str, str]:
-    """The metrics the page shows, from a plain count of identical rows, formatted as the page formats them."""
+def _expected(rows: list[tuple[str, ...]], threshold: float = 0.2,
+              suppressed: list[bool] | None = None) -> dict[str, str]:
+    """The metrics the page shows, from a plain count of identical rows, formatted as the page formats them; the
+    equivalence classes are those of the rows not ``suppressed`` (the suppressed rows, all ``*``, are one more group
+    in the risk figures)."""
     sizes = Counter(rows)
     n = len(rows)
     per_record = [sizes[r] for r in rows]
     at_risk = sum(1 for f in per_record if 1 / f > threshold)
-    return {"records": f"{n:,}", "highest prosecutor risk": f"{1 / min(sizes.values()):.6g}",
+    classes = len({r for r, s in zip(rows, suppressed or [False] * n, strict=True) if not s})
+    return {"records": f"{n:,}", "equivalence classes": f"{classes:,}", "risk groups": f"{len(sizes):,}",
+            "highest prosecutor risk": f"{1 / min(sizes.values()):.6g}",
             "average prosecutor risk": f"{len(sizes) / n:.6g}", "records at risk": f"{at_risk:,}",
             "sample uniques": f"{sum(1 for f in per_record if f == 1) / n:.2%}"}
 
@@ -64,11 +69,11 @@ def test_risk_page_shows_the_input_and_the_release_risk_as_counted(dataset: str)
     goto(at, "Risk").run()
     assert not at.exception
     result = wb.run(wb.study_from_dict(json.loads(config)))  # the same release, computed independently
-    table = result.release.table("mark")  # suppressed records: '*' in every quasi-identifier, one class
+    table = result.release.table("mark")  # suppressed records: '*' in every quasi-identifier, one group
     released = [tuple(str(v) for v in r) for r in table[list(result.release.quasi_identifiers)].itertuples(index=False)]
     shown_input, shown_release = _shown(at)
     assert shown_input == _expected(rows)
-    assert shown_release == _expected(released)
+    assert shown_release == _expected(released, suppressed=list(result.release.suppressed))
     assert any("The last run: lattice / flash, k = 5" in c.value for c in at.caption)
 
 

@@ -38,7 +38,7 @@ def test_lattice_table_rows_are_by_rank_then_lexicographic(seed):
     assert ranks == sorted(ranks)
     for row, node in zip(table.itertuples(), nodes, strict=True):  # each row's values belong to its node
         direct = ev.direct(node)
-        assert row.classes == direct.classes
+        assert row.classes == int((direct.counts >= 2).sum())  # the classes kept, as Release.classes counts them
         assert row.suppressed == int(direct.counts[direct.counts < 2].sum())
 
 

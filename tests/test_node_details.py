@@ -125,7 +125,8 @@ def test_class_sizes_and_suppressed_records_match_brute_force(seed, k, sup):
     assert details.class_sizes["records"].sum() == ds.n
     assert list(details.class_sizes["suppressed"]) == [s < k for s in expected.index]
     S = int(sizes[sizes < k].sum())
-    assert details.suppressed == S and details.classes == len(sizes)
+    assert details.suppressed == S and details.classes_before_suppression == len(sizes)
+    assert details.classes == int((sizes >= k).sum())  # the classes of the records not suppressed
     assert details.k_anonymous == (S <= math.floor(sup * ds.n + 1e-9))
     # the sample: suppressed records' original values, rows of the input table
     assert len(details.suppressed_sample) == min(5, S)
@@ -165,7 +166,8 @@ def test_diff_against_brute_force(seed, k):
         assert summary.loc[i, "a"] == sa[i].value and summary.loc[i, "b"] == sb[i].value
         assert summary.loc[i, "difference"] == sb[i].value - sa[i].value
     ca, cb = _brute_classes(ds, a), _brute_classes(ds, b)
-    assert summary.loc["classes", "a"] == len(ca) and summary.loc["classes", "b"] == len(cb)
+    kept_a, kept_b = (sum(1 for size in c.values() if size >= k) for c in (ca, cb))  # classes not suppressed
+    assert summary.loc["classes", "a"] == kept_a and summary.loc["classes", "b"] == kept_b
     assert summary.loc["suppressed", "b"] - summary.loc["suppressed", "a"] == summary.loc["suppressed", "difference"]
     # records released with a different value per attribute (a suppressed record reads "*")
     for j, (c, name) in enumerate(zip(ds.encoded, ds.quasi_identifiers, strict=True)):

@@ -274,7 +274,7 @@ def test_arx_junit_optimum(adult_sensitive, models, k, sup, measure, node, value
 # ------------------------------------------------------------------------------------------ config, CLI, JSON
 def test_set_overrides_a_model_scalar_and_the_cli_reports_models_and_risk(tmp_path, capsys) -> None:
     """``--set privacy.l_diversity.l=...`` reaches the model; ``run --json`` says which models hold and gives the
-    release's risk after suppression (the suppressed records one class of ``*``), checked by a direct count."""
+    release's risk after suppression (the suppressed records one group of ``*``), checked by a direct count."""
     import json
 
     from workbench import cli
@@ -306,7 +306,8 @@ def test_set_overrides_a_model_scalar_and_the_cli_reports_models_and_risk(tmp_pa
     suppressed = ds.n - sum(kept)
     assert out["suppressed"] == suppressed
     sizes = kept + ([suppressed] if suppressed else [])
-    assert out["risk"]["records"] == ds.n and out["risk"]["classes"] == len(sizes)
+    assert out["risk"]["records"] == ds.n and out["risk"]["groups"] == len(sizes)  # the suppressed: one group
+    assert out["risk"]["classes"] == out["classes"] == len(kept) and out["risk"]["suppressed"] == suppressed
     assert out["risk"]["prosecutor"]["highest"] == pytest.approx(1 / min(sizes))
     assert out["risk"]["prosecutor"]["average"] == pytest.approx(len(sizes) / ds.n)
 

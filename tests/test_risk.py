@@ -37,7 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TEACHING = ROOT / "sample_configs" / "teaching.toml"
 ADULT9 = ROOT / "sample_configs" / "adult9.toml"
 WORKBENCH = Path(sys.executable).with_name("workbench")
-TOP_KEYS = {"records", "classes", "prosecutor", "journalist", "marketer", "sample_uniques", "population_uniques"}
+TOP_KEYS = {"records", "classes", "suppressed", "groups", "prosecutor", "journalist", "marketer", "sample_uniques",
+            "population_uniques"}
 PROSECUTOR_KEYS = {"highest", "average", "records_at_risk", "records_at_risk_count", "threshold"}
 POPULATION_KEYS = {"pitman", "zayatz", "snb", "dankar", "dankar_model", "population_size", "sampling_fraction"}
 
@@ -57,7 +58,7 @@ def brute_force(rows: list[tuple[str, ...]], threshold: float, sample: list[bool
             distinct.append(r)
     out = {
         "records": n,
-        "classes": len(distinct),
+        "groups": len(distinct),  # distinct rows of the table given (its classes when nothing is suppressed)
         "highest": max(1 / x for x in f),
         "average": sum(1 / x for x in f) / n,  # mean record risk = classes / n
         "at_risk": sum(1 for x in f if 1 / x > threshold),
@@ -94,8 +95,12 @@ def random_release(seed: int, offset: int) -> tuple[Dataset, tuple[int, ...], Re
     return dataset, node, Release.from_node(dataset, node, int(rng.integers(1, 4)), 1.0)
 
 
-def assert_matches(result: R.RiskResult, ref: dict[str, float], journalist: bool = False) -> None:
-    assert result.records == ref["records"] and result.classes == ref["classes"]
+def assert_matches(result: R.RiskResult, ref: dict[str, float], journalist: bool = False,
+                   classes: int | None = None, suppressed: int = 0) -> None:
+    """``classes`` and ``suppressed``: the release's, when the rows hold suppressed records (default: the rows'
+    groups are its classes, nothing suppressed)."""
+    assert result.records == ref["records"] and result.groups == ref["groups"]
+    assert result.classes == (ref["groups"] if classes is None else classes) and result.suppressed == suppressed
     p = result.prosecutor
     assert p.highest == pytest.approx(ref["highest"], rel=1e-12)
     assert p.average == pytest.approx(ref["average"], rel=1e-12)
@@ -145,16 +150,18 @@ def test_journalist_and_marketer_against_a_population_table_equal_a_record_by_re
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_release_risk_counts_the_suppressed_records_as_one_class_of_stars(seed: int) -> None:
+def test_release_risk_counts_the_suppressed_records_as_one_group_of_stars(seed: int) -> None:
     dataset, node, release = random_release(seed, 3000)
     table = release.table("mark")  # what a reader sees: '*' in every quasi-identifier of a suppressed record
     rows = frame_rows(table, dataset.quasi_identifiers)
-    assert_matches(R.risk_of_release(release), brute_force(rows, 0.2))
     assert all(set(r) == {SUPPRESSED} for r, s in zip(rows, release.suppressed, strict=True) if s and r)
     kept = [r for r, s in zip(rows, release.suppressed, strict=True) if not s]
+    classes, suppressed = len(set(kept)), int(release.suppressed.sum())  # the equivalence classes of the kept rows
+    assert release.classes == classes
+    assert_matches(R.risk_of_release(release), brute_force(rows, 0.2), classes=classes, suppressed=suppressed)
     excluded = R.risk_of_release(release, suppressed="exclude")  # ARX: suppressed records are ignored
     if kept:
-        assert_matches(excluded, brute_force(kept, 0.2))
+        assert_matches(excluded, brute_force(kept, 0.2), classes=classes, suppressed=suppressed)
     else:
         assert excluded.records == 0 and excluded.prosecutor.highest == 0.0
 

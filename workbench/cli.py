@@ -101,7 +101,9 @@ def _format_text(summary: dict[str, object]) -> str:
     risk = summary.get("risk")
     if isinstance(risk, dict):
         pro = risk["prosecutor"]
-        lines.append(f"risk         prosecutor highest {pro['highest']:.4g}, average {pro['average']:.4g}; "
+        groups = (f" over {risk['groups']} groups (the classes and the suppressed records as one)"
+                  if risk["groups"] != risk["classes"] else "")
+        lines.append(f"risk         prosecutor highest {pro['highest']:.4g}, average {pro['average']:.4g}{groups}; "
                      f"sample uniques {risk['sample_uniques']:.4g}")
     lines.append(f"search       {summary['checks']} checks, {summary['seconds']:.3f} s"
                  + (f"; {summary['proof']}" if summary.get("proof") else ""))

@@ -69,7 +69,9 @@ def _format_risk(what: str, r: dict[str, object]) -> str:
     pro, pop, jou = r["prosecutor"], r["population_uniques"], r["journalist"]
     assert isinstance(pro, dict) and isinstance(pop, dict)
     lines = [f"risk of      {what}",
-             f"records      {r['records']:,} in {r['classes']:,} equivalence classes",
+             f"records      {r['records']:,} in {r['classes']:,} equivalence classes" + (
+                 f" and {r['suppressed']:,} suppressed records as one group of *: {r['groups']:,} groups"
+                 if r["suppressed"] and r["groups"] != r["classes"] else ""),
              f"prosecutor   highest {_percent(pro['highest'])}, average {_percent(pro['average'])}",
              f"at risk      {pro['records_at_risk_count']:,} records ({_percent(pro['records_at_risk'])}) in classes "
              f"whose risk 1/size exceeds {_percent(pro['threshold'])}",

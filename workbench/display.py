@@ -117,7 +117,8 @@ def risk_html(risk: RiskResult) -> str:
     pro = r["prosecutor"]
     assert isinstance(pro, dict)
     rows: list[tuple[str, object]] = [
-        ("records", r["records"]), ("equivalence classes", r["classes"]),
+        ("records", r["records"]), ("equivalence classes", r["classes"]), ("suppressed records", r["suppressed"]),
+        ("groups (the classes, the suppressed records as one)", r["groups"]),
         ("prosecutor risk, highest", percent(pro["highest"])), ("prosecutor risk, average", percent(pro["average"])),
         (f"records at risk (1/size > {percent(pro['threshold'])})",
          f"{fmt(pro['records_at_risk_count'])} ({percent(pro['records_at_risk'])})"),
@@ -176,6 +177,7 @@ def summary_line(value: object) -> str:
     if name == "RiskResult":
         pro = value.prosecutor  # type: ignore[attr-defined]
         return (f"RiskResult({value.records:,} records, {value.classes:,} classes, "  # type: ignore[attr-defined]
+                f"{value.suppressed:,} suppressed, {value.groups:,} groups, "  # type: ignore[attr-defined]
                 f"prosecutor highest {percent(pro.highest)}, average {percent(pro.average)})")
     if name == "Comparison":
         return f"Comparison({len(value.table)} solutions under {', '.join(value.measures)})"  # type: ignore[attr-defined]

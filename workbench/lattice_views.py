@@ -24,8 +24,9 @@ from workbench.study import evaluator_for, load_dataset, search
 
 def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
                   nodes: Iterable[Node] | None = None) -> pd.DataFrame:
-    """One row per node (default: every node, by rank): levels, rank, classes, suppressed,
-    k-anonymity and every measure. The table behind the lattice pictures.
+    """One row per node (default: every node, by rank): levels, rank, classes (those of the records not
+    suppressed, as ``Release.classes``), suppressed, k-anonymity and every measure. The table behind the lattice
+    pictures.
 
     For the whole lattice the frequency sets come from one depth-first roll-up pass (El Emam 2009; Issa 2009
     ch. 5; ``NodeEvaluator.all_frequency_sets``), without filling the evaluator's cache, and the rows are then
@@ -48,7 +49,7 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
                 view = M.NodeClasses(ps.node, sizes, ps.codes, scorer.domains, k, None,
                                      lambda node=ps.node: node_cells(evaluator, node), known=known)
                 levels.append(ps.node)
-                classes.append(sizes.size)
+                classes.append(view.kept_classes)
                 suppressed.append(known.suppressed)
                 admissible.append(rule.within(known.suppressed))
                 for i, f in fast.items():
@@ -64,7 +65,7 @@ def lattice_table(evaluator: NodeEvaluator, ids: Sequence[str] | None = None,
                                  None if rule.plain else outcome.suppress,
                                  lambda node=fs.node: node_cells(evaluator, node))
             levels.append(fs.node)
-            classes.append(fs.classes)
+            classes.append(view.kept_classes)
             suppressed.append(outcome.suppressed)
             admissible.append(outcome.admissible)
             for i, f in fast.items():

@@ -53,7 +53,9 @@ DEFAULT_SAMPLE = 20
 class NodeDetails:
     """What a lattice node does to the data.
 
-    ``class_sizes``: one row per class size (``size``, ``classes`` of that size, ``records`` in them,
+    ``classes``: the equivalence classes of the records not suppressed (``Release.classes``);
+    ``classes_before_suppression``: the classes over all records, those suppressed included. ``class_sizes``: one
+    row per class size over all records (``size``, ``classes`` of that size, ``records`` in them,
     ``suppressed``: whether classes of that size are suppressed, i.e. size < k). ``suppressed_sample``: up to
     ``sample`` suppressed records, original quasi-identifier values (index = row of the input table).
     ``measures``: every requested measure on the node (cell-level). ``contributions``: one row per
@@ -67,6 +69,7 @@ class NodeDetails:
     k: int
     n: int
     classes: int
+    classes_before_suppression: int
     suppressed: int
     limit: int
     k_anonymous: bool
@@ -81,9 +84,10 @@ class NodeDetails:
 class NodeDiff:
     """Two nodes ``a`` and ``b`` side by side; every difference is ``b − a``.
 
-    ``levels``: per attribute, both levels. ``summary``: classes, suppressed records, k-anonymity and every
-    measure with both values and the difference. ``changed``: per attribute, how many records are released
-    with a different value (label) under b than under a, counting a suppressed record as released ``*``.
+    ``levels``: per attribute, both levels. ``summary``: classes (``Release.classes``), suppressed records,
+    k-anonymity and every measure with both values and the difference. ``changed``: per attribute, how many
+    records are released with a different value (label) under b than under a, counting a suppressed record as
+    released ``*``.
     """
 
     a: Node
@@ -194,7 +198,8 @@ def node_details(study: Study, dataset: Dataset, node: Sequence[int] | str, ids:
     sizes = class_size_distribution(release)
     return NodeDetails(
         node=levels, label=Lattice(tuple(c.height for c in dataset.encoded), tuple(names)).label(levels),
-        k=study.k, n=release.n, classes=int(sizes["classes"].sum()), suppressed=int(rows.size),
+        k=study.k, n=release.n, classes=release.classes, classes_before_suppression=int(sizes["classes"].sum()),
+        suppressed=int(rows.size),
         limit=release.limit, k_anonymous=bool(rows.size <= release.limit), class_sizes=sizes,
         suppressed_sample=suppressed_sample, measures={i: s.value for i, s in scores.items()},
         contributions=contributions, not_decomposable=skipped,
@@ -223,10 +228,9 @@ def node_diff(study: Study, dataset: Dataset, a: Sequence[int] | str, b: Sequenc
     levels["difference"] = levels["b"] - levels["a"]
 
     def quantities(release: Release) -> dict[str, float]:
-        sizes = class_size_distribution(release)
         suppressed = int(release.suppressed.sum())
         scores = M.score(release.view(), ids)
-        return {"classes": float(sizes["classes"].sum()), "suppressed": float(suppressed),
+        return {"classes": float(release.classes), "suppressed": float(suppressed),
                 "k_anonymous": float(suppressed <= release.limit), **{i: s.value for i, s in scores.items()}}
 
     qa, qb = quantities(ra), quantities(rb)

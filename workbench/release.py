@@ -151,9 +151,14 @@ class Release:
 
     @property
     def classes(self) -> int:
-        """Number of equivalence classes among the released (not suppressed) records."""
+        """The release's class count, the one every front end shows as ``classes``: the equivalence classes
+        (distinct released quasi-identifier rows) of the released records that are not suppressed. The suppressed
+        records are counted apart (``suppressed``); the risk's ``groups`` add them as one group of ``*``
+        (``workbench.risk.risk_of_release``)."""
         kept = self.codes[~self.suppressed]
-        return group_rows(kept).size if kept.size else 0
+        if not kept.shape[0]:
+            return 0
+        return group_rows(kept).size if kept.shape[1] else 1
 
     def cluster_sizes(self) -> pd.DataFrame | None:
         """Local releases: how many clusters have each size (size, clusters, records); None for the lattice

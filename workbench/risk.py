@@ -9,11 +9,11 @@ Measures (El Emam & Dankar 2008, "Protecting privacy using k-anonymity", JAMIA 1
 De-Identification of Personal Health Information"; ARX ``RiskModelSampleSummary.java``), for a sample of n records
 in classes of sizes f_j (and, given a population table, population class sizes F_j):
 
-- prosecutor: highest = 1 / min f_j; average = classes / n; records at risk = share (and count) of records whose
+- prosecutor: highest = 1 / min f_j; average = groups / n; records at risk = share (and count) of records whose
   risk 1/f_j exceeds a threshold (default :data:`DEFAULT_THRESHOLD`);
-- journalist (only with a population table): the same with F_j in place of f_j; average = max(classes / sum F_j,
+- journalist (only with a population table): the same with F_j in place of f_j; average = max(groups / sum F_j,
   (1/n) sum f_j/F_j) as in ARX;
-- marketer: (1/n) sum_j f_j/F_j, which is classes / n when the sample is the population;
+- marketer: (1/n) sum_j f_j/F_j, which is groups / n when the sample is the population;
 - sample uniques: share of records alone in their class (ARX ``RiskModelSampleUniqueness.java``);
 - population uniques (only with a population size N >= n, sampling fraction n/N): Pitman (Hoshino 2001), Zayatz
   (1991), SNB (Chen & Keller-McNulty 1998) and Dankar et al.'s (2012) decision rule, each as ARX computes it
@@ -21,6 +21,11 @@ in classes of sizes f_j (and, given a population table, population class sizes F
   estimated share of the population that is unique. ARX's Newton-Raphson solver (prasser/newtonraphson
   ``NewtonRaphson2D.java``, configured by ARX's ``ARXSolverConfiguration.java``) is replaced by
   ``scipy.optimize.root`` with ARX's start values and its residual tolerance.
+
+The groups j are the table's equivalence classes, and after suppression the suppressed records as one more group
+of ``*`` (a reader sees them as one row of ``*``): a release's ``RiskResult`` reports its ``classes`` (the
+equivalence classes of the records that are not suppressed, ``Release.classes``), its ``suppressed`` records and
+the ``groups`` the figures are computed over, classes + 1 when records are suppressed.
 
 Values that cannot be computed are None: journalist risk without a population table; every population estimate
 without a population size; a population model whose solver finds no admissible root (ARX reports 0 there).
@@ -68,7 +73,7 @@ def _check_threshold(threshold: float) -> None:
 
 
 def prosecutor_risk(hist: Histogram, threshold: float = DEFAULT_THRESHOLD) -> RiskSummary:
-    """ARX ``RiskModelSampleSummary.getProsecutorRisk``: 1/min size, classes/records, records with 1/size > t."""
+    """ARX ``RiskModelSampleSummary.getProsecutorRisk``: 1/min size, groups/records, records with 1/size > t."""
     _check_threshold(threshold)
     n = hist.records
     if n == 0:
@@ -80,7 +85,7 @@ def prosecutor_risk(hist: Histogram, threshold: float = DEFAULT_THRESHOLD) -> Ri
 def journalist_risk(sample_sizes: np.ndarray, population_sizes: np.ndarray,
                     threshold: float = DEFAULT_THRESHOLD) -> RiskSummary:
     """ARX ``RiskModelSampleSummary.getJournalistRisk``: per sample class j its size f_j in the sample and F_j in
-    the population table; records at risk have 1/F_j > t, highest = 1/min F_j, average = max(classes / sum F_j,
+    the population table; records at risk have 1/F_j > t, highest = 1/min F_j, average = max(groups / sum F_j,
     (1/n) sum f_j/F_j)."""
     _check_threshold(threshold)
     f, big_f = _pairs(sample_sizes, population_sizes)
@@ -93,7 +98,7 @@ def journalist_risk(sample_sizes: np.ndarray, population_sizes: np.ndarray,
 
 
 def marketer_risk(sample_sizes: np.ndarray, population_sizes: np.ndarray | None = None) -> float:
-    """ARX ``RiskModelSampleSummary.getMarketerRisk``: (1/n) sum_j f_j/F_j; classes/n without a population."""
+    """ARX ``RiskModelSampleSummary.getMarketerRisk``: (1/n) sum_j f_j/F_j; groups/n without a population."""
     f = np.asarray(sample_sizes, dtype=np.int64)
     if f.sum() == 0:
         return 0.0
@@ -122,10 +127,14 @@ def sample_uniques(hist: Histogram) -> float:
 # ---------------------------------------------------------------------------------------------- entry points
 def risk_from_histogram(hist: Histogram, threshold: float = DEFAULT_THRESHOLD, population_size: float | None = None,
                         sample_sizes: np.ndarray | None = None,
-                        population_class_sizes: np.ndarray | None = None) -> RiskResult:
-    """Every risk figure of one table from its class-size histogram. ``population_size`` (N >= records) enables
-    the population-uniqueness estimates. ``sample_sizes`` with ``population_class_sizes`` (one pair per class:
-    its size in the table and in a population table) enables journalist risk and population-based marketer risk."""
+                        population_class_sizes: np.ndarray | None = None, *, classes: int | None = None,
+                        suppressed: int = 0) -> RiskResult:
+    """Every risk figure of one table from its group-size histogram. ``population_size`` (N >= records) enables
+    the population-uniqueness estimates. ``sample_sizes`` with ``population_class_sizes`` (one pair per group:
+    its size in the table and in a population table) enables journalist risk and population-based marketer risk.
+    ``classes`` and ``suppressed``: the equivalence classes of the records that are not suppressed and the
+    suppressed records, when the histogram's groups count the suppressed records as one (default: every group is
+    a class, nothing is suppressed)."""
     _check_threshold(threshold)
     if (sample_sizes is None) != (population_class_sizes is None):
         raise ValueError("give both sample_sizes and population_class_sizes, or neither")
@@ -138,8 +147,9 @@ def risk_from_histogram(hist: Histogram, threshold: float = DEFAULT_THRESHOLD, p
     else:
         marketer = hist.classes / hist.records if hist.records else 0.0
     pop = population_uniques(hist, population_size) if population_size is not None and hist.records else None
-    return RiskResult(hist.records, hist.classes, prosecutor_risk(hist, threshold), journalist, marketer,
-                      sample_uniques(hist), pop)
+    return RiskResult(hist.records, hist.classes if classes is None else int(classes),
+                      prosecutor_risk(hist, threshold), journalist, marketer, sample_uniques(hist), pop,
+                      suppressed=int(suppressed), groups=hist.classes)
 
 
 def risk_of_class_sizes(class_sizes: Sequence[int] | np.ndarray, threshold: float = DEFAULT_THRESHOLD,
@@ -217,10 +227,10 @@ def _population_of(dataset: Dataset, table: pd.DataFrame | None,
     return None, ""
 
 
-def _risk_of_pairs(pairs: tuple[np.ndarray, np.ndarray], threshold: float,
-                   population_size: float | None) -> RiskResult:
+def _risk_of_pairs(pairs: tuple[np.ndarray, np.ndarray], threshold: float, population_size: float | None,
+                   **counts: int) -> RiskResult:
     sizes, population_sizes = pairs
-    return risk_from_histogram(Histogram.of(sizes), threshold, population_size, sizes, population_sizes)
+    return risk_from_histogram(Histogram.of(sizes), threshold, population_size, sizes, population_sizes, **counts)
 
 
 def node_class_sizes(dataset: Dataset, node: Sequence[int] | None = None) -> np.ndarray:
@@ -237,21 +247,22 @@ def node_class_sizes(dataset: Dataset, node: Sequence[int] | None = None) -> np.
 
 
 def record_risks(class_sizes: Sequence[int] | np.ndarray) -> pd.DataFrame:
-    """The distribution of record-level prosecutor risk (a record's risk is 1 / the size of its class): one row
-    per class size present, ascending, with ``risk`` = 1/size, ``records`` (how many records have that risk),
-    ``classes`` and ``share`` (of all records)."""
+    """The distribution of record-level prosecutor risk (a record's risk is 1 / the size of its group): one row
+    per group size present, ascending, with ``risk`` = 1/size, ``records`` (how many records have that risk),
+    ``groups`` of that size (a release's suppressed records one group of ``*``, ``release_class_sizes``) and
+    ``share`` (of all records)."""
     hist = Histogram.of(class_sizes)
     records = hist.sizes * hist.counts
     total = max(int(records.sum()), 1)
     return pd.DataFrame({"class_size": hist.sizes, "risk": 1.0 / hist.sizes if hist.sizes.size else [],
-                         "records": records, "classes": hist.counts, "share": records / total})
+                         "records": records, "groups": hist.counts, "share": records / total})
 
 
 def release_class_sizes(release: Release, suppressed: str = "class") -> np.ndarray:
-    """One size per equivalence class of a Release as a reader sees it: identical rows of released
-    quasi-identifier labels (``Release.table``). Suppressed records carry ``*`` in every quasi-identifier, so
-    they form one class of ``*`` (``"class"``; merged with kept records whose every label is also ``*``), or
-    they are left out (``"exclude"``, as ARX's ``RiskModelHistogram`` ignores outliers)."""
+    """One size per group of a Release as a reader sees it: identical rows of released quasi-identifier labels
+    (``Release.table``). Suppressed records carry ``*`` in every quasi-identifier, so they form one group of ``*``
+    (``"class"``; merged with kept records whose every label is also ``*``), or they are left out (``"exclude"``,
+    as ARX's ``RiskModelHistogram`` ignores outliers: then one size per equivalence class, ``Release.classes``)."""
     if suppressed not in ("class", "exclude"):
         raise ValueError(f"suppressed must be 'class' or 'exclude', got {suppressed!r}")
     table = release.table("mark" if suppressed == "class" else "drop", categorical=True)
@@ -276,10 +287,12 @@ def _text_codes(column: pd.Series) -> np.ndarray:
 def risk_of_release(release: Release, threshold: float = DEFAULT_THRESHOLD, population_size: float | None = None,
                     suppressed: str = "class", population_table: pd.DataFrame | None = None,
                     population_name: str = "population table") -> RiskResult:
-    """Risk of a Release **after suppression**; the suppressed records form one class of ``*`` (default), or are
-    left out with ``suppressed="exclude"`` (ARX). With a ``population_table`` (or the dataset's research-subset
-    population), journalist risk of a lattice release too (``workbench.risk_population``). The entry point for
-    ``"risk"`` in ``workbench run --json``."""
+    """Risk of a Release **after suppression**; the suppressed records form one group of ``*`` (default), or are
+    left out with ``suppressed="exclude"`` (ARX). Its ``classes`` are ``Release.classes``, its ``groups`` those
+    the figures are computed over. With a ``population_table`` (or the dataset's research-subset population),
+    journalist risk of a lattice release too (``workbench.risk_population``). The entry point for ``"risk"`` in
+    ``workbench run --json``."""
+    counts = {"classes": release.classes, "suppressed": int(release.suppressed.sum())}
     table, source = _population_of(release.dataset, population_table, population_name)
     if table is not None:
         from workbench.risk_population import release_pairs
@@ -288,5 +301,6 @@ def risk_of_release(release: Release, threshold: float = DEFAULT_THRESHOLD, popu
             raise ValueError(f"suppressed must be 'class' or 'exclude', got {suppressed!r}")
         pairs = release_pairs(release, table, suppressed, source)
         if pairs is not None:
-            return _risk_of_pairs(pairs, threshold, population_size)
-    return risk_from_histogram(Histogram.of(release_class_sizes(release, suppressed)), threshold, population_size)
+            return _risk_of_pairs(pairs, threshold, population_size, **counts)
+    return risk_from_histogram(Histogram.of(release_class_sizes(release, suppressed)), threshold, population_size,
+                               **counts)

@@ -7,7 +7,7 @@ F_j population records carrying the same generalized quasi-identifier values, an
 
 The population table is generalized with the data's own hierarchies, at the same levels as the release: for
 the input every quasi-identifier stays at level 0; for a lattice node, at the node's levels; for a lattice
-release after suppression, the suppressed records form one class of ``*`` that every population record could
+release after suppression, the suppressed records form one group of ``*`` that every population record could
 stand behind (F = the population's size). A local release has no one level per attribute, so its journalist
 risk is not computed. The population must contain the sample: every sample class needs F_j >= f_j, otherwise
 a one-line error names the first class where it does not.
@@ -89,7 +89,7 @@ def node_pairs(dataset: Dataset, node: Sequence[int], population: pd.DataFrame,
 
 def release_pairs(release: Release, population: pd.DataFrame, suppressed: str = "class",
                   source: str = "population table") -> tuple[np.ndarray, np.ndarray] | None:
-    """(f_j, F_j) of every class of a lattice release after suppression: the suppressed records form one class
+    """(f_j, F_j) of every group of a lattice release after suppression: the suppressed records form one group
     of ``*`` with F = the population's size, merged with kept records whose every label is ``*`` (``"class"``,
     as ``risk.release_class_sizes``), or are left out (``"exclude"``). None for a local release (no one level
     per attribute)."""

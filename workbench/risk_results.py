@@ -1,6 +1,10 @@
-"""The records of a risk analysis: the class-size histogram every risk figure is computed from (ARX
+"""The records of a risk analysis: the group-size histogram every risk figure is computed from (ARX
 ``RiskModelHistogram``), and the prosecutor/journalist summary and the full result (``workbench risk --json``).
-The figures themselves are computed in ``workbench.risk``."""
+The figures themselves are computed in ``workbench.risk``.
+
+Two counts, never one name for both: ``classes`` are the equivalence classes of the records that are not
+suppressed (``Release.classes``); ``groups`` are the groups the risk figures are computed over, which are those
+classes plus, after suppression, the suppressed records as one more group of ``*`` (docs/privacy.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,9 @@ from workbench.population_uniques import PopulationUniques
 # ---------------------------------------------------------------------------------------------- histogram
 @dataclass(frozen=True, eq=False)
 class Histogram:
-    """Class sizes (ascending, distinct) and how many classes have each size (ARX ``RiskModelHistogram``)."""
+    """Group sizes (ascending, distinct) and how many groups have each size (ARX ``RiskModelHistogram``). Its
+    ``classes`` are the groups of the table it is given: a release's with its suppressed records as one group of
+    ``*`` is the ``RiskResult.groups``, not its ``classes``."""
 
     sizes: np.ndarray
     counts: np.ndarray
@@ -68,7 +74,14 @@ class RiskSummary:
 
 @dataclass(frozen=True)
 class RiskResult:
-    """Re-identification risk of one table. ``to_dict()`` gives the JSON of ``workbench risk --json``."""
+    """Re-identification risk of one table. ``to_dict()`` gives the JSON of ``workbench risk --json``.
+
+    ``records``: the records the figures are over. ``classes``: the equivalence classes of the records that are
+    not suppressed (``Release.classes``). ``suppressed``: the suppressed records (0 before suppression).
+    ``groups``: the groups the figures are computed over (the average prosecutor risk is groups / records):
+    ``classes``, plus one when suppressed records are counted as one group of ``*`` (which a kept class released
+    as ``*`` in every quasi-identifier joins); equal to ``classes`` when nothing is suppressed or the suppressed
+    records are left out."""
 
     records: int
     classes: int
@@ -77,12 +90,16 @@ class RiskResult:
     marketer: float
     sample_uniques: float
     population_uniques: PopulationUniques | None
+    suppressed: int
+    groups: int
 
     def to_dict(self) -> dict[str, object]:
         pop = self.population_uniques
         return {
             "records": self.records,
             "classes": self.classes,
+            "suppressed": self.suppressed,
+            "groups": self.groups,
             "prosecutor": self.prosecutor.to_dict(),
             "journalist": self.journalist.to_dict() if self.journalist else None,
             "marketer": self.marketer,

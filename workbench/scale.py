@@ -73,7 +73,8 @@ class ScaledRun:
                 "classes": int(self.class_sizes.size) if self.node else None,
                 "measures": {i: s.value for i, s in self.scores.items()}, "checks": self.checks,
                 "seconds": round(self.seconds, 6), "privacy_models": {}, "backend": self.study.backend,
-                "risk": risk_from_histogram(Histogram.of(sizes)).to_dict() if self.node else None}
+                "risk": risk_from_histogram(Histogram.of(sizes), classes=int(self.class_sizes.size),
+                                            suppressed=self.suppressed).to_dict() if self.node else None}
 
 
 def frequency_dataset(study: Study, source: backends.Source) -> tuple[Dataset, pd.DataFrame, np.ndarray]:

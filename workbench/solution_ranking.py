@@ -19,11 +19,11 @@ if TYPE_CHECKING:
 
 OPTIMUM = "optimum"  # the ``algorithm`` of a lattice_optima row in optimal_under
 
-# Re-identification risk of each solution's release after suppression (the suppressed records one class of
+# Re-identification risk of each solution's release after suppression (the suppressed records one group of
 # ``*``; ``workbench.risk.risk_of_release``), columns of the solutions table after the measures: lower is better.
 RISK_COLUMNS: dict[str, str] = {
-    "risk_highest": "highest prosecutor risk: 1 / the smallest class",
-    "risk_average": "average prosecutor risk: classes / records",
+    "risk_highest": "highest prosecutor risk: 1 / the smallest group",
+    "risk_average": "average prosecutor risk: groups (the classes, the suppressed records as one) / records",
     "risk_records_at_risk": "share of records whose risk 1 / |class| exceeds 0.2 (classes under 5 records)",
 }
 

@@ -1,5 +1,5 @@
 """The re-identification risk columns of a solutions table (``solution_ranking.RISK_COLUMNS``): each solution's
-release after suppression, the suppressed records one class of ``*`` (``workbench.risk.risk_of_release``; El Emam &
+release after suppression, the suppressed records one group of ``*`` (``workbench.risk.risk_of_release``; El Emam &
 Dankar 2008's prosecutor risk), from a lattice node's frequency set or from a release."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from workbench.verify import SUPPRESSED
 
 
 def risk_columns(class_sizes: np.ndarray) -> dict[str, float]:
-    """The ``RISK_COLUMNS`` of a release from one size per class as a reader sees it (``risk.prosecutor_risk``
+    """The ``RISK_COLUMNS`` of a release from one size per group as a reader sees it (``risk.prosecutor_risk``
     at its default threshold)."""
     sizes = np.asarray(class_sizes, dtype=np.int64)
     risk = prosecutor_risk(Histogram.of(sizes[sizes > 0]))
@@ -23,14 +23,14 @@ def risk_columns(class_sizes: np.ndarray) -> dict[str, float]:
 
 
 def release_risk(release: Release) -> dict[str, float]:
-    """The ``RISK_COLUMNS`` of a release after suppression (the suppressed records one class of ``*``,
+    """The ``RISK_COLUMNS`` of a release after suppression (the suppressed records one group of ``*``,
     ``risk.risk_of_release``)."""
     return risk_columns(release_class_sizes(release))
 
 
 def node_risk(evaluator: NodeEvaluator, node: Node) -> dict[str, float]:
     """``release_risk`` of a lattice node's release, from its frequency set: the kept classes, and the suppressed
-    records as one class of ``*`` (joined by a kept class released as ``*`` in every quasi-identifier)."""
+    records as one group of ``*`` (joined by a kept class released as ``*`` in every quasi-identifier)."""
     fs = evaluator.frequency_set(node)
     suppress = evaluator.outcome(fs).suppress
     starred = np.ones(fs.classes, dtype=bool)

@@ -150,7 +150,7 @@ class RunResult:
 
     def risk(self) -> dict[str, object] | None:
         """Re-identification risk of the release after suppression (``workbench.risk.risk_of_release``: the
-        suppressed records form one class of ``*``), with population uniqueness when ``[privacy.risk]`` gives a
+        suppressed records form one group of ``*``), with population uniqueness when ``[privacy.risk]`` gives a
         population; None without a release."""
         if self.release is None:
             return None

@@ -103,15 +103,16 @@ def _privacy(f: Facts) -> str:
 
 def _risk_rows(r: dict[str, Any] | None) -> list[str]:
     if r is None:
-        return ["-"] * 7
+        return ["-"] * len(RISK_LABELS)
     pro = r["prosecutor"]
-    return [fmt(r["records"]), fmt(r["classes"]), percent(pro["highest"]), percent(pro["average"]),
-            f"{fmt(pro['records_at_risk_count'])} ({percent(pro['records_at_risk'])})", percent(r["marketer"]),
-            percent(r["sample_uniques"])]
+    return [fmt(r["records"]), fmt(r["classes"]), fmt(r["suppressed"]), fmt(r["groups"]), percent(pro["highest"]),
+            percent(pro["average"]), f"{fmt(pro['records_at_risk_count'])} ({percent(pro['records_at_risk'])})",
+            percent(r["marketer"]), percent(r["sample_uniques"])]
 
 
-RISK_LABELS = ("records", "groups of identical quasi-identifier rows",
-               "highest risk of any record (1 / its group's size)", "average risk over the records",
+RISK_LABELS = ("records", "equivalence classes (sets of identical quasi-identifier rows, records not suppressed)",
+               "suppressed records", "groups the risk counts (the classes, and the suppressed records as one group)",
+               "highest risk of any record (1 / its group's size)", "average risk over the records (groups / records)",
                "records at risk", "marketer risk (share re-identified on average)", "records alone in their group")
 
 
@@ -148,8 +149,8 @@ def _release(f: Facts) -> str:
              _p(f"Suppressed: {r['suppressed_note']}; they are "
                 + ("released with * in every quasi-identifier." if r["policy"] == "mark"
                    else "left out of the release.")),
-             _p(f"The release has {fmt(r['classes'])} groups of identical quasi-identifier rows; the smallest holds "
-                f"{fmt(r['smallest_class'])} records.")]
+             _p(f"The release has {fmt(r['classes'])} equivalence classes (sets of identical quasi-identifier rows "
+                f"among the records not suppressed); the smallest holds {fmt(r['smallest_class'])} records.")]
     if not r["k_anonymous"]:
         parts.append(_p("This guarantee is weaker than k-anonymity.", "warn"))
     if r["suppressed_warning"]:

@@ -230,6 +230,6 @@ def record_risk_chart(records: pd.DataFrame) -> alt.Chart:
         xOffset=alt.XOffset("table:N"),
         y=alt.Y("share:Q", title="share of records", axis=alt.Axis(format="%")),
         color=alt.Color("table:N", title=None),
-        tooltip=["table", alt.Tooltip("risk:Q", format=".4g"), "class_size", "records", "classes",
+        tooltip=["table", alt.Tooltip("risk:Q", format=".4g"), "class_size", "records", "groups",
                  alt.Tooltip("share:Q", format=".2%")],
     ).properties(height=280)

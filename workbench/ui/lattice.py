@@ -243,9 +243,10 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         return
     d = result["details"]
     a, b, c, e = st.columns([1.2, 2, 1, 1])
-    a.metric("classes (all records)", format.number(d.classes),
-             help="equivalence classes over all records, before those smaller than k are suppressed (the "
-                  "Anonymize page counts the classes released after suppression)")
+    a.metric("equivalence classes released", format.number(d.classes),
+             help=f"classes among the records kept, after suppression, as the Anonymize page counts them; over all "
+                  f"records, before the suppression, there are {d.classes_before_suppression:,} (the class sizes "
+                  "below)")
     b.metric("suppressed records", format.count_share(d.suppressed, d.n),
              help=f"{suppression_note(d.suppressed, d.n)}: the records in classes smaller than k = {d.k}")
     c.metric("suppression limit", format.number(d.limit), help="records")

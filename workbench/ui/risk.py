@@ -54,10 +54,18 @@ def _figures(col: Any, title: str, table: dict[str, Any], population: int | None
         return
     risk = table["risk"]
     p = risk["prosecutor"]
-    col.metric("records", f"{risk['records']:,}", help=f"in {risk['classes']:,} equivalence classes")
-    col.metric("highest prosecutor risk", f"{p['highest']:.6g}", help="1 / the size of the smallest class")
+    col.metric("records", f"{risk['records']:,}",
+               help=f"{risk['suppressed']:,} of them suppressed" if risk["suppressed"] else "none suppressed")
+    col.metric("equivalence classes", f"{risk['classes']:,}",
+               help="distinct quasi-identifier rows among the records not suppressed")
+    col.metric("risk groups", f"{risk['groups']:,}",
+               help=(f"the groups the risk figures count: the {risk['classes']:,} classes, and the "
+                     f"{risk['suppressed']:,} suppressed records (* in every quasi-identifier) as one more group")
+               if risk["suppressed"] else "the groups the risk figures count: the classes (nothing is suppressed)")
+    col.metric("highest prosecutor risk", f"{p['highest']:.6g}", help="1 / the size of the smallest group")
     col.metric("average prosecutor risk", f"{p['average']:.6g}",
-               help="equivalence classes / records: the mean of every record's risk 1 / its class size")
+               help=f"groups / records ({risk['groups']:,} / {risk['records']:,}): the mean of every record's risk "
+                    "1 / its group's size")
     col.metric("records at risk", f"{p['records_at_risk_count']:,}",
                help=f"records whose risk 1 / class size exceeds {p['threshold']:g} "
                     f"({_share(p['records_at_risk'])} of the records)")
@@ -68,7 +76,7 @@ def _figures(col: Any, title: str, table: dict[str, Any], population: int | None
                    help="1 / the number of population records in the smallest class's cell: the attacker matches "
                         "against the population the data was drawn from")
         col.metric("average journalist risk", f"{j['average']:.6g}",
-                   help=f"as ARX: the larger of classes / population records in them and the marketer risk; "
+                   help=f"as ARX: the larger of groups / population records in them and the marketer risk; "
                         f"{j['records_at_risk_count']:,} records whose risk 1 / population class size exceeds "
                         f"{j['threshold']:g}")
     pop = risk["population_uniques"]
@@ -84,7 +92,8 @@ def page(source: Source) -> None:
     st.caption(f"Dataset: {source.label}")
     st.write("How likely is it that someone is re-identified? A record's prosecutor risk is 1 / the size of its "
              "equivalence class (records sharing its quasi-identifier values): the attacker knows the person is in "
-             "the table (El Emam & Dankar 2008). The release counts its suppressed records as one class of `*`. "
+             "the table (El Emam & Dankar 2008). The release's suppressed records (`*` in every quasi-identifier) "
+             "are one more group beside its equivalence classes. "
              "Journalist risk (the attacker matches against the population the data was drawn from) is shown when "
              "the study has a population table: a δ-presence study's data file.")
     left, right = st.columns(2)

@@ -56,7 +56,7 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     st.altair_chart(risk_utility_chart(points, utility, risk), width="stretch")
     st.caption(f"{len(points)} solutions: the k-minimal lattice nodes{' and the local releases' if with_local else ''}"
                f" at k = {json.loads(config)['privacy']['k']}, each release's {risk.replace('_', ' ')} after "
-               f"suppression (suppressed records one class of `*`) against its {utility}. The dashed line joins the "
+               f"suppression (suppressed records one group of `*`) against its {utility}. The dashed line joins the "
                "Pareto front: no other solution has both less risk and less loss.")
     st.dataframe(points, hide_index=True, width="stretch")
 
