@@ -2,8 +2,9 @@
 without a privacy model and with each ℓ-diversity and t-closeness variant on occupation.
 
 Prints, per case, the classes released, Mondrian's own time (``LocalResult.seconds``, the partitioning and the
-release's LUBs) and the whole ``local_release`` (the refusal check, Mondrian and the Release), the median of N runs
-on one set of posets (``local_setup``, built once per age poset).
+release's LUBs) and the whole ``local_release`` (the refusal check, Mondrian and the Release) in wall and in CPU
+seconds of this process (steadier on a shared machine), the median of N runs on one set of posets
+(``local_setup``, built once per age poset).
 Run: .venv/bin/python tests/benchmarks/bench_mondrian_privacy.py [--repeats N]
 """
 
@@ -49,22 +50,23 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.2f}")
-    print(f"{'age':<6} {'models':<30} {'classes':>7} {'mondrian s':>10} {'local_release s':>15}")
+    print(f"{'age':<6} {'models':<30} {'classes':>7} {'mondrian s':>10} {'local_release s':>15} {'CPU s':>6}")
     for age in ("tree", "range"):
         base = study_of({}, age)
         dataset = load_dataset(base)
         setup = local_setup(base, dataset, local_weigh(base, dataset))  # the posets do not depend on the models
         for name, models in CASES.items():
             study = study_of(models, age)
-            searches, wholes = [], []
+            searches, wholes, cpus = [], [], []
             for _ in range(args.repeats):
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 release, result = local_release(study, dataset, setup)
                 wholes.append(time.perf_counter() - start)
+                cpus.append(time.process_time() - cpu)
                 searches.append(result.seconds)
             assert release.verify().holds
             print(f"{age:<6} {name:<30} {release.classes:>7,} {statistics.median(searches):>10.3f} "
-                  f"{statistics.median(wholes):>15.3f}", flush=True)
+                  f"{statistics.median(wholes):>15.3f} {statistics.median(cpus):>6.3f}", flush=True)
 
 
 if __name__ == "__main__":
