@@ -372,3 +372,28 @@ def test_missing_values_are_labelled_and_placed_on_the_hierarchies_page():
     assert "(missing)" in set(levels.iloc[:, 0]) and "" not in set(levels.iloc[:, 0])
     assert "(missing)" in set(levels.iloc[:, 1]) and "" not in set(levels.iloc[:, 1])
     assert counts.set_index(counts.columns[0]).loc["(missing)"].iloc[0] == 40
+
+
+def test_anonymize_local_engine_refuses_a_model_it_cannot_enforce_and_mondrian_enforces_it():
+    """The privacy-model pickers are offered with the local engine too: Greedy with ℓ-diversity shows the library's
+    one-line refusal instead of a Run button; Mondrian runs and the model holds on its release."""
+    from tests._app import ready_own_table
+
+    at = ready_own_table("diagnosis", ["flu", "asthma", "diabetes", "copd"],
+                         '[attributes.diagnosis]\nrole = "sensitive"\n', seed=5, n=150)
+    goto(at, "Anonymize").run()
+    at.radio(key="an_engine").set_value("local").run()
+    at.checkbox(key="an_ld").check().run()
+    at.number_input(key="an_ld_l").set_value(3.0).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["engine.algorithm 'greedy' (local engine) cannot enforce "
+                                           "distinct-3-diversity of diagnosis; use 'mondrian' or the lattice engine "
+                                           "(engine.kind = 'lattice')"]
+    assert "Run" not in [b.label for b in at.button]
+    at.selectbox(key="an_local_alg").select("mondrian").run()
+    assert not at.error
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and not at.error
+    texts = [s.value for s in at.success]
+    assert any("k-anonymous" in t and "1 privacy model(s) hold" in t for t in texts)
+    assert "Holds: l_diversity: distinct-3-diversity of diagnosis" in texts

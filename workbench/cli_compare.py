@@ -46,6 +46,8 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
         except ConfigError as exc:
             raise WorkbenchError(f"--jobs {args.jobs}: {str(exc).removeprefix(f'{study.source}: ')}") from None
     dataset = load_dataset(study)
+    for reason in compare.local_refusals(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS).values():
+        print(f"workbench: note: left out of the comparison: {reason}", file=sys.stderr)
     with collecting_failures() as failures:  # a failing user measure: NaN in its cells, its error below
         table = compare.sweep(study, dataset, ks, args.candidates, max_suppressions=sups)
         result = _report(study, args, dataset, table, ks, sups)

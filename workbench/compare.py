@@ -50,6 +50,7 @@ from workbench.local import LOCAL_ALGORITHMS
 from workbench.local.setup import local_setup
 from workbench.objective import check_measures, local_weigh, target_codes
 from workbench.plugins import at
+from workbench.policy import privacy_refusal
 from workbench.privacy.base import Admissibility
 from workbench.privacy.build import admissibility_for
 from workbench.release import Release
@@ -120,13 +121,26 @@ def _lattice_rows(study: Study, dataset: Dataset, candidates: str, top_n: int,
             for node, v in zip(nodes, values, strict=True)]
 
 
+def local_refusals(study: Study, dataset: Dataset, algorithms: Sequence[str]) -> dict[str, str]:
+    """The local algorithms a comparison leaves out, each with the one-line reason (``policy.privacy_refusal``: a
+    configured privacy model it cannot enforce); their rows are not listed."""
+    return {str(a): reason for a in algorithms if a in LOCAL_ALGORITHMS
+            and (reason := privacy_refusal(_local_study(study, str(a)), dataset, str(a)))}
+
+
 def local_releases(study: Study, dataset: Dataset, algorithms: Sequence[str],
                    progress: SolutionProgress | None = None) -> list[tuple[str, Release]]:
     """The local engine's release per algorithm, all from one ``LocalProblem`` (the posets' LUB tables are
-    built once, not once per algorithm); the same releases as ``run`` of ``_local_study``."""
+    built once, not once per algorithm); the same releases as ``run`` of ``_local_study``. An algorithm refused the
+    configured privacy models (``local_refusals``) is left out."""
     out: list[tuple[str, Release]] = []
     setup = None
+    refused = local_refusals(study, dataset, algorithms) if study.privacy_models else {}
     for algorithm in algorithms:
+        if algorithm in refused:
+            if progress:
+                progress.tick()
+            continue
         local = _local_study(study, str(algorithm))
         if setup is None and algorithm in LOCAL_ALGORITHMS and dataset.n >= local.k:
             setup = local_setup(local, dataset, local_weigh(local, dataset))

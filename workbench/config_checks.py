@@ -66,7 +66,8 @@ def check_backend(study: Study) -> None:
     if study.rows is not None:
         reasons.append("no data.rows")
     if study.privacy_models:
-        reasons.append("k-anonymity alone (no [privacy.MODEL] table)")
+        tables = " and ".join(f"[privacy.{spec.kind}]" for spec in study.privacy_models)
+        reasons.append(f"k-anonymity alone (it cannot enforce {tables})")
     if study.target is not None:
         reasons.append("no measures.target")
     if study.release_format not in ("csv", "parquet"):

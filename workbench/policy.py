@@ -9,10 +9,12 @@ decided here depends on the data or on the algorithm actually run:
 - ``monotone_refusal``: a search whose optimality proof needs a monotone objective, given one that is not,
   unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal);
 - ``privacy_refusal``: a search that prunes on monotone admissibility (Samarati, OLA, Flash) with a privacy model
-  that is not monotone at the suppression limit (``admissibility_refusal``, which the search raises too).
+  that is not monotone at the suppression limit (``admissibility_refusal``, which the search raises too), and a
+  local algorithm with a privacy model it cannot enforce (``local_refusal``, which the study runner raises too);
+- ``geo_refusal``: the geography engine's own aggregation (VBAS, GeoLeader-like) with a privacy model besides k.
 
-``run_refusal`` joins the refusals of a run; ``workbench.study.search`` and ``run`` raise it, so the CLI, the app,
-the report and the Python API (``wb.run``) refuse the same runs with the same sentence.
+``run_refusal`` joins the refusals of a run; ``workbench.study.search``, ``run`` and ``local_release`` raise them,
+so the CLI, the app, the report and the Python API (``wb.run``) refuse the same runs with the same sentence.
 """
 
 from __future__ import annotations
@@ -155,21 +157,82 @@ def admissibility_refusal(rule: Admissibility, algorithm: str) -> str | None:
             f"use 'exhaustive', 'bnb' or 'incognito'{fix}")
 
 
+LATTICE_ENGINE = "the lattice engine (engine.kind = 'lattice')"
+
+
+def local_refusal(rule: Admissibility, algorithm: str, dataset: Dataset | None = None) -> str | None:
+    """Why the local ``algorithm`` cannot release under ``rule`` (None when it can), in one line naming the model
+    and the algorithm. Only the algorithms of ``workbench.local.MODEL_ENFORCING`` (Mondrian) enforce privacy
+    models, and only the class-level ones judged on a class's own records (``PrivacyModel.partition_checkable``:
+    ℓ-diversity, t-closeness; not δ-presence nor a risk threshold); the others release k alone, so a configured
+    model is refused rather than left unmet. Given the ``dataset``, Mondrian is refused too when the whole table,
+    its first partition, already breaks a model (no cut can mend it)."""
+    from workbench.local import MODEL_ENFORCING
+
+    if not rule.models:
+        return None
+    enforcing = algorithm in MODEL_ENFORCING
+    unfit = [m for m in rule.models if not (enforcing and m.partition_checkable)]
+    if unfit:
+        names = " and ".join(m.describe() for m in unfit)
+        others = [a for a in MODEL_ENFORCING if a != algorithm]
+        fix = (f"use {' or '.join(map(repr, others))} or {LATTICE_ENGINE}"
+               if others and all(m.partition_checkable for m in unfit) else f"use {LATTICE_ENGINE}")
+        return f"engine.algorithm {algorithm!r} (local engine) cannot enforce {names}; {fix}"
+    if dataset is None:
+        return None
+    from workbench.privacy.base import ClassView
+
+    whole = ClassView.from_records(np.zeros(dataset.n, dtype=np.int64), 1, rule.extras)
+    broken = [m.describe() for m in rule.models if m.violating(whole).any()]
+    if not broken:
+        return None
+    return (f"engine.algorithm {algorithm!r} (local engine) cannot enforce {' and '.join(broken)}: the whole table "
+            f"({dataset.n:,} records as one class) breaks it, so no partition of it can satisfy it; relax the model")
+
+
+def local_rule(study: Study, dataset: Dataset) -> Admissibility:
+    """The rule a local release is verified under: k and every configured privacy model, with no record suppressed
+    (the local engine generalizes cells instead; ``privacy.max_suppression`` does not apply to it)."""
+    from workbench.privacy.build import models_for
+
+    return Admissibility(study.k, 0.0, dataset.n, models_for(study, dataset) if study.privacy_models else ())
+
+
 def run_refusal(study: Study, dataset: Dataset, algorithm: str | None = None) -> str | None:
     """Why the study's run (its lattice search by ``algorithm``, default the study's) is refused on ``dataset``, or
-    None: the first of ``monotone_refusal``, ``search_refusal`` (a lattice of ``lattice_size(dataset)`` nodes) and
-    ``privacy_refusal``. The one decision every entry point asks (``workbench.study.search`` raises it)."""
+    None: for a lattice search the first of ``monotone_refusal``, ``search_refusal`` (a lattice of
+    ``lattice_size(dataset)`` nodes) and ``privacy_refusal``; for the local engine ``local_refusal``. The one
+    decision every entry point asks (``workbench.study.search`` and ``local_release`` raise it)."""
     algorithm = algorithm or study.algorithm
-    if study.engine != "lattice" or algorithm not in ALGORITHMS:
+    if study.engine == "local":
+        return local_refusal(local_rule(study, dataset), algorithm, dataset)
+    if algorithm not in ALGORITHMS:
         return None
     return (monotone_refusal(study, algorithm) or search_refusal(algorithm, study.time_limit, lattice_size(dataset))
             or privacy_refusal(study, dataset, algorithm))
 
 
 def privacy_refusal(study: Study, dataset: Dataset, algorithm: str) -> str | None:
-    """``admissibility_refusal`` for the study's privacy models on ``dataset`` (what the app asks before a run)."""
-    if algorithm not in PRUNING_SEARCHES or not study.privacy_models:
+    """``admissibility_refusal`` (lattice engine) or ``local_refusal`` (local engine) for the study's privacy models
+    on ``dataset`` (what the app asks before a run)."""
+    if not study.privacy_models:
+        return None
+    if study.engine == "local":
+        return local_refusal(local_rule(study, dataset), algorithm, dataset)
+    if algorithm not in PRUNING_SEARCHES:
         return None
     from workbench.privacy.build import admissibility_for
 
     return admissibility_refusal(admissibility_for(study, dataset), algorithm)
+
+
+def geo_refusal(study: Study, lattice: bool) -> str | None:
+    """Why the geography engine refuses ``study`` (None when it may run): its own aggregation (VBAS, GeoLeader-like)
+    suppresses the classes below k and enforces no other model; ``geo.lattice = true`` runs the lattice engine over
+    the aggregated geography, which enforces every configured model."""
+    if lattice or not study.privacy_models:
+        return None
+    tables = " and ".join(f"[privacy.{spec.kind}]" for spec in study.privacy_models)
+    return (f"the geography engine's aggregation enforces k alone and cannot enforce {tables}; set geo.lattice = "
+            "true (the lattice engine over the aggregated geography enforces every privacy model)")

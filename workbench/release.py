@@ -97,11 +97,13 @@ class Release:
         )
 
     @classmethod
-    def from_local(cls, dataset: Dataset, columns: Sequence[LocalColumn], result: LocalResult, k: int) -> Release:
+    def from_local(cls, dataset: Dataset, columns: Sequence[LocalColumn], result: LocalResult, k: int,
+                   admissibility: Admissibility | None = None) -> Release:
         """A local-recoding release (Katirai 2006): record i released as ``result.released[i]``, per cell its
         own label and height; the cluster of each record; the guarantee the algorithm gives (k-anonymity for
         disjoint clusters, k-ambiguity for overlapping Greedy). No record is suppressed: suppression is
-        generalization to the top, cell by cell."""
+        generalization to the top, cell by cell. ``admissibility`` holds the privacy models the release must
+        satisfy besides k: ``verify`` re-checks each of them on the released table, as for the lattice engine."""
         labels, heights, codes, view_columns, checks = {}, [], [], [], {}
         for j, col in enumerate(columns):
             poset, states = col.poset, result.released[:, j]
@@ -123,7 +125,7 @@ class Release:
             suppressed=np.zeros(dataset.n, dtype=bool), k=k, max_suppression=0.0, engine="local",
             algorithm=result.algorithm, guarantee_kind=result.guarantee,
             clusters=result.cluster if (result.cluster >= 0).all() else None,  # overlapping Greedy: -1, groups overlap
-            view_columns=tuple(view_columns), label_checks=checks,
+            view_columns=tuple(view_columns), label_checks=checks, admissibility=admissibility,
         )
 
     # ------------------------------------------------------------------ views

@@ -20,11 +20,18 @@ from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, Limits, SearchResult
 from workbench.lattice.tagging import TaggedLattice
-from workbench.local import LOCAL_ALGORITHMS, POSETS
+from workbench.local import LOCAL_ALGORITHMS, MODEL_ENFORCING, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, _lattice_measure, check_measures, local_weigh, score_release
-from workbench.policy import admissibility_refusal, monotone_refusal, non_monotone_warning, search_refusal
+from workbench.policy import (
+    admissibility_refusal,
+    local_refusal,
+    local_rule,
+    monotone_refusal,
+    non_monotone_warning,
+    search_refusal,
+)
 from workbench.privacy.build import admissibility_for
 from workbench.privacy.delta_presence import research_subset
 from workbench.release import Guarantee, Release
@@ -256,18 +263,25 @@ def run(study: Study, dataset: Dataset | None = None, progress: Progress | None 
 
 def local_release(study: Study, dataset: Dataset, setup: tuple[list[LocalColumn], LocalProblem] | None = None,
                   progress: Progress | None = None) -> tuple[Release, LocalResult]:
-    """The release of the study's local algorithm (Katirai 2006), from ``setup`` when given."""
+    """The release of the study's local algorithm (Katirai 2006), from ``setup`` when given. A configured privacy
+    model the algorithm cannot enforce is refused (``policy.local_refusal``: ConfigError, one line); Mondrian enforces
+    the class-level ones at every cut, and the release carries them all, so ``Release.verify`` re-checks each."""
     report = progress or (lambda fraction, text: None)
     if study.algorithm not in LOCAL_ALGORITHMS:
         raise ConfigError(f"engine.algorithm {study.algorithm!r} is not a local algorithm; use one of "
                           f"{', '.join(LOCAL_ALGORITHMS)}")
     check_k(study, dataset)
+    rule = local_rule(study, dataset)
+    refusal = local_refusal(rule, study.algorithm, dataset)
+    if refusal:
+        raise ConfigError(refusal)
     report(0.15, "building the posets")
     columns, problem = setup or local_setup(study, dataset, local_weigh(study, dataset))
     report(0.3, f"clustering with {study.algorithm}")
-    result = LOCAL_ALGORITHMS[study.algorithm](problem, study.k)
+    search = LOCAL_ALGORITHMS[study.algorithm]
+    result = search(problem, study.k, rule.models) if study.algorithm in MODEL_ENFORCING else search(problem, study.k)
     report(0.6, "building the release")
-    return Release.from_local(dataset, columns, result, study.k), result
+    return Release.from_local(dataset, columns, result, study.k, rule), result
 
 
 def run_local(study: Study, dataset: Dataset | None = None, progress: Progress | None = None) -> RunResult:

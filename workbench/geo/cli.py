@@ -90,8 +90,12 @@ def run(study: Study, args: argparse.Namespace) -> int:
     from workbench.geography import empty_sites_warning
     from workbench.geography import run as run_geo
     from workbench.output import check_folder
+    from workbench.policy import geo_refusal
 
     spec = geo_spec(study.raw, study.source, study.base_dir)
+    refusal = geo_refusal(study, spec.lattice)  # its own aggregation enforces k alone
+    if refusal:
+        raise WorkbenchError(f"{study.source}: {refusal}")
     if args.out:
         try:
             check_folder(args.out, force=args.force)

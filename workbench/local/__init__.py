@@ -22,7 +22,7 @@ from workbench.local.poset_power import PowerPoset
 from workbench.local.poset_range import RangePoset
 from workbench.local.posets import FinitePoset
 
-__all__ = ["LOCAL_ALGORITHMS", "POSETS", "PosetKind"]
+__all__ = ["LOCAL_ALGORITHMS", "MODEL_ENFORCING", "POSETS", "PosetKind"]
 
 LOCAL_ALGORITHMS: dict[str, Callable[[LocalProblem, int], LocalResult]] = {
     "greedy": greedy.search,
@@ -31,6 +31,12 @@ LOCAL_ALGORITHMS: dict[str, Callable[[LocalProblem, int], LocalResult]] = {
     "mondrian": mondrian.search,
 }
 """The local algorithms, ``search(problem, k) -> LocalResult``; the first is the default."""
+
+MODEL_ENFORCING: tuple[str, ...] = ("mondrian",)
+"""The local algorithms that enforce the class-level privacy models (``PrivacyModel.partition_checkable``:
+ℓ-diversity, t-closeness) on every class they release: their search takes them, ``search(problem, k, models)``.
+The others release k-anonymity (or k-ambiguity) alone, so the study runner refuses them any privacy model
+(``workbench.policy.local_refusal``)."""
 
 
 @dataclass(frozen=True)

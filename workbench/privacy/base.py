@@ -103,6 +103,11 @@ class PrivacyModel:
     release_level: bool = False
     monotone_with_suppression: bool = False
     monotone_with_generalization: bool = True
+    partition_checkable: bool = False
+    """``violating`` reads only each class's own records (its size and its sensitive histogram against the whole
+    table's), never a lattice node, so it judges any grouping of the records: Mondrian checks every cut with it
+    (``workbench.local.mondrian``; LeFevre, DeWitt & Ramakrishnan 2006 §3: a cut is allowable when both sides hold
+    the rule). False for a release-level model and one that looks the classes up by their node (δ-presence)."""
     extras: tuple[Extra, ...] = ()
 
     def violating(self, view: ClassView) -> np.ndarray:

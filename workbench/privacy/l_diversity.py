@@ -51,6 +51,7 @@ def grassberger_g(n: np.ndarray) -> np.ndarray:
 class _LDiversity(PrivacyModel):
     id = "l_diversity"
     variant = ""
+    partition_checkable = True
 
     def __init__(self, extra: Extra, ell: float) -> None:
         self.key, self.attribute, self.l = extra.name, extra.name.split(":", 1)[-1], ell

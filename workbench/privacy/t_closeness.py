@@ -28,6 +28,7 @@ VARIANTS = ("equal", "hierarchical", "ordered")
 class _TCloseness(PrivacyModel):
     id = "t_closeness"
     variant = ""
+    partition_checkable = True
 
     def __init__(self, extra: Extra, t: float) -> None:
         self.key, self.attribute, self.t = extra.name, extra.name.split(":", 1)[-1], t

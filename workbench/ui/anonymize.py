@@ -204,11 +204,10 @@ def page(source: Source) -> None:
             return
         st.caption(f"The generalization lattice has {size:,} nodes.")
     models: dict[str, dict[str, object]] = {}
-    if engine == "lattice":
-        data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
-        subset = "research_subset" if source.sample in RESEARCH_SUBSETS else None
-        if data.get("sensitive") or subset is not None:
-            models = _privacy_models(list(data.get("sensitive") or []), subset)
+    data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
+    subset = "research_subset" if source.sample in RESEARCH_SUBSETS else None
+    if data.get("sensitive") or subset is not None:
+        models = _privacy_models(list(data.get("sensitive") or []), subset)
     steered = state.AN_STEERED.get()
     if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
         st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: "
@@ -218,7 +217,12 @@ def page(source: Source) -> None:
         st.warning(f"{non_monotone_warning(algorithm, objective)}.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, privacy_models=models, **extra)
-    if models and algorithm in PRUNING_SEARCHES:
+    if models and engine == "local":  # only Mondrian enforces models, and only ℓ-diversity and t-closeness
+        refusal = privacy_check(config_json, dataset_key=source.dataset_key).get("refusal")
+        if refusal:  # as `workbench run` refuses it (policy.local_refusal)
+            st.error(refusal)
+            return
+    if models and engine == "lattice" and algorithm in PRUNING_SEARCHES:
         check = privacy_check(config_json, dataset_key=source.dataset_key)
         if check.get("refusal"):  # the library refuses this search: steer to one optimal for any rule
             state.AN_ALG_PENDING.set(OPTIMAL_FOR_ANY)

@@ -252,12 +252,12 @@ def risk_figures(config_json: str, release_config_json: str | None, threshold: f
 @dual_cache(max_entries=16)
 def privacy_check(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """For the Anonymize page's privacy models: ``{"sensitive": [...], "refusal": message or None}`` (the attributes
-    with role "sensitive" a model can protect, and ``policy.privacy_refusal`` for the config's algorithm), or
+    with role "sensitive" a model can protect, and ``policy.privacy_refusal`` for the config's engine and algorithm), or
     ``{"error": message}`` when the models cannot be built on the data."""
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
         sensitive = [a for a, role in dataset.roles.items() if role == "sensitive"]
-        refusal = policy.privacy_refusal(study, dataset, study.algorithm) if study.engine == "lattice" else None
+        refusal = policy.privacy_refusal(study, dataset, study.algorithm)
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
     return {"sensitive": sensitive, "refusal": refusal}
