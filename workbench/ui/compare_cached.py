@@ -35,7 +35,8 @@ def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
 
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"table": compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)}
+        return {"table": compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS),
+                "left_out": compare.local_refusals(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
 

@@ -94,6 +94,8 @@ def page(source: Source) -> None:
         if "error" in local:
             st.error(f"local engine: {local['error']}")
             local_json = None
+        for reason in local.get("left_out", {}).values():
+            st.caption(f"Left out of the comparison: {reason}.")
     data = analysis(config_json, local_json, candidates, dataset_key=key)
     if "error" in data:
         st.error(data["error"])
