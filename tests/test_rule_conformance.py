@@ -329,3 +329,54 @@ def test_the_api_refuses_what_the_cli_refuses(tmp_path: Path):
     assert status == 2 and report_err == err
     timed = wb.load_study(config, ["engine.time_limit=1"])
     assert wb.run(timed).release is not None
+
+
+# ---------------------------------------------------------------------------------------------- the geography engine
+GEO_MODELS = ("distinct-l", "equal-t", "average-risk")
+GEO_ROWS = 1500
+
+
+def _geo_config(folder: Path, model: str, method: str) -> Path:
+    """The embedded registry's geography config (its first ``GEO_ROWS`` admissions) with the model on high_cost."""
+    kind, params = MODEL_CASES[model]
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "sample_configs" / "registry_geo.toml").read_text()
+    table = "".join(f"{key} = {json.dumps('high_cost' if key == 'attribute' else value)}\n"
+                    for key, value in params.items())
+    text = text.replace("[privacy]\nk = 5\n", f"[privacy]\nk = 5\nmax_suppression = 0.1\n[privacy.{kind}]\n{table}")
+    text = text.replace('[data]\nsample = "registry"\n', f'[data]\nsample = "registry"\nrows = {GEO_ROWS}\n'
+                        '[attributes.high_cost]\nrole = "sensitive"\n')
+    text = text.replace('method = "vbas"', f'method = "{method}"')
+    path = folder / "geo.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("method", ["vbas", "geoleader"])
+@pytest.mark.parametrize("model", GEO_MODELS)
+def test_the_geography_engine_meets_every_model_or_refuses(tmp_path: Path, model: str, method: str):
+    """The geography engine's own aggregation and its lattice mode (``geo.lattice``): refused in one line, or the
+    written release meets k = 5, the limit and the model, checked from release.csv."""
+    from workbench.geo.config import METHOD_LABELS
+    from workbench.samples import load_sample
+
+    assert method in METHOD_LABELS and set(METHOD_LABELS) == {"vbas", "geoleader"}
+    config = _geo_config(tmp_path, model, method)
+    data = load_sample("registry").frame.iloc[:GEO_ROWS].rename(columns={"high_cost": "s"})
+    qis = ["postal_code", "sex", "ethnicity"]
+    for mode, extra in (("aggregation", []), ("lattice", ["--set", "geo.lattice=true",
+                                                          "--set", "engine.algorithm=exhaustive"])):
+        out = tmp_path / mode
+        status, _, err = call("geo", config, *extra, "--out", out)
+        if status != 0:
+            assert _is_refusal(status, err), (mode, err)
+            assert mode == "aggregation", err  # the lattice mode enforces every model
+            continue
+        released = pd.read_csv(out / "release.csv", dtype=str, keep_default_na=False).rename(columns={"high_cost": "s"})
+        starred = (released[qis] == "*").all(axis=1)
+        assert int(starred.sum()) <= math.floor(0.1 * GEO_ROWS)
+        classes = [g for _, g in released[~starred].groupby(qis, sort=False)]
+        assert all(len(c) >= 5 for c in classes)
+        _check_model(model, classes, data, released, {}, None, tmp_path)
+        guarantee = json.loads((out / "provenance.json").read_text())["guarantee"]
+        assert guarantee["holds"] and all(guarantee["privacy_models"].values()), guarantee
