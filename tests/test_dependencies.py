@@ -477,15 +477,20 @@ def test_the_search_stops_at_its_budget_and_says_so():
 
 
 # ---------------------------------------------------------------------------------------------- the CLI
-def test_run_warns_when_released_columns_recompute_a_quasi_identifier(tmp_path: Path):
-    _wage_survey().to_csv(tmp_path / "wages.csv", index=False)
-    config = tmp_path / "study.toml"
+def _wage_config(folder: Path) -> Path:
+    _wage_survey().to_csv(folder / "wages.csv", index=False)
+    config = folder / "study.toml"
     config.write_text('[data]\npath = "wages.csv"\n'
                       '[attributes.age]\nrole = "quasi"\nbuilder = { kind = "intervals", widths = [10, 20] }\n'
                       '[attributes.sex]\nrole = "quasi"\nbuilder = { kind = "masking" }\n'
                       '[attributes.wage]\nrole = "sensitive"\n'
                       '[privacy]\nk = 5\n[engine]\nalgorithm = "flash"\nobjective = "dm_star"\n'
                       '[measures]\ncompare = ["dm_star"]\n', encoding="utf-8")
+    return config
+
+
+def test_run_warns_when_released_columns_recompute_a_quasi_identifier(tmp_path: Path):
+    config = _wage_config(tmp_path)
     status, out, err = _call("run", config, "--json")
     assert status == 0
     [line] = err.splitlines()
@@ -494,3 +499,17 @@ def test_run_warns_when_released_columns_recompute_a_quasi_identifier(tmp_path: 
     assert json.loads(out)["warnings"] == [line.removeprefix("workbench: warning: ")]
     status, text, err_text = _call("run", config)
     assert status == 0 and err_text == err and "guarantee" in text
+
+
+def test_the_report_warns_beside_the_verified_guarantee(tmp_path: Path):
+    import workbench as wb
+    from workbench.display import esc
+
+    study = wb.load_study(_wage_config(tmp_path))
+    report = wb.build_report(study)
+    [warning] = report.facts.release["gives_back"]
+    assert warning.startswith("quasi-identifier 'age' can be recomputed from education + experience + 6 (533 of 534")
+    release = report.html[report.html.index('<section id="release">'):report.html.index('<section id="costs">')]
+    verified = release.index('<span class="ok">verified</span>')
+    assert release.index(esc(warning)) - verified < 600  # the next paragraph
+    assert report.facts.checks[-2]["result"] == "WARNING: " + warning
