@@ -237,13 +237,23 @@ def _numbers(codes: np.ndarray, values: Sequence[str] | pd.Index, need: int) -> 
     fraction (or an exponent) or fewer than ``need`` rows hold a whole number. Vectorized over the distinct
     values with Arrow's string kernels: 300,000 distinct texts take tens of milliseconds."""
     text = pa.array(values if isinstance(values, pd.Index) else list(values), type=pa.large_string())
-    whole = pc.match_substring_regex(text, _WHOLE).to_numpy(zero_copy_only=False)
-    if np.any(pc.match_substring_regex(text, _NUMBER).to_numpy(zero_copy_only=False) & ~whole):
+    try:  # the usual case, every value a plain whole number: one cast
+        table = pc.cast(text, pa.int64()).to_numpy(zero_copy_only=False).astype(np.float64)
+        whole = np.abs(table) < 1e15
+    except pa.ArrowInvalid:
+        whole = pc.match_substring_regex(text, _WHOLE).to_numpy(zero_copy_only=False)
+        table = pc.cast(pc.utf8_trim_whitespace(pc.if_else(pa.array(whole), text, "0")), pa.float64()).to_numpy()
+    if not whole.all() and np.any(pc.match_substring_regex(text, _NUMBER).to_numpy(zero_copy_only=False) & ~whole):
         return None
-    table = pc.cast(pc.utf8_trim_whitespace(pc.if_else(pa.array(whole), text, "0")), pa.float64()).to_numpy()
     table = np.where(whole, table, np.nan)
     number = table[codes]
     return number if int(np.count_nonzero(whole[codes])) >= need else None
+
+
+def _screen(threshold: float, s: int, n: int) -> float:
+    """The share of a sample of ``s`` of the ``n`` rows that a property holding in ``threshold`` of all rows
+    reaches but with probability ``_MISS`` (Hoeffding's inequality); ``threshold`` when the sample is every row."""
+    return threshold if s >= n else threshold - math.sqrt(math.log(1 / _MISS) / (2 * s))
 
 
 def _combine(keys: np.ndarray, space: int, codes: np.ndarray, m: int, n: int
@@ -275,7 +285,8 @@ def _majority_rows(g: np.ndarray, mg: int, repeated: np.ndarray, q: np.ndarray, 
 
 
 def _prepare(dataset: Dataset, threshold: float, codes: Mapping[str, tuple[np.ndarray, int, pd.Index]],
-             deadline: float, clock: Callable[[], float]) -> tuple[list[_Released], list[_Quasi], bool]:
+             sample: np.ndarray, deadline: float, clock: Callable[[], float]
+             ) -> tuple[list[_Released], list[_Quasi], bool]:
     """The released columns that are not near-constant and the quasi-identifiers with a level worth checking;
     False when the deadline passed before every column was read."""
     n = dataset.n
@@ -303,8 +314,11 @@ def _prepare(dataset: Dataset, threshold: float, codes: Mapping[str, tuple[np.nd
         counts = np.bincount(c_codes, minlength=m)
         if int(counts.max()) >= need:
             continue  # near-constant: it adds nothing to a combination
-        released.append(_Released(name, role, c_codes, m, counts, int(np.count_nonzero(counts == 1)),
-                                  _numbers(c_codes, values, need)))
+        number = None
+        seen, inverse = np.unique(c_codes[sample], return_inverse=True)  # first a cheap look at the sample
+        if _numbers(inverse, values[seen], math.ceil(_screen(threshold, len(sample), n) * len(sample))) is not None:
+            number = _numbers(c_codes, values, need)
+        released.append(_Released(name, role, c_codes, m, counts, int(np.count_nonzero(counts == 1)), number))
     return released, quasi, True
 
 
@@ -327,7 +341,7 @@ def _formulas(size: int, numeric: list[_Released], quasi: list[_Quasi], sample: 
     combos, coefficients = _formula_candidates(size, len(numeric))
     on_sample = np.stack([c.number[sample] for c in numeric])  # type: ignore[index]
     s = len(sample)
-    screen = threshold if s == n else threshold - math.sqrt(math.log(1 / _MISS) / (2 * s))
+    screen = _screen(threshold, s, n)
     out = {}
     chunk = max(1, 2**22 // (s * size))
     for qi in (q for q in quasi if q.number is not None):
@@ -356,10 +370,11 @@ def combined_determinations(dataset: Dataset, threshold: float = NEAR_EXACT, bud
                             codes: Mapping[str, tuple[np.ndarray, int, pd.Index]] | None = None,
                             clock: Callable[[], float] = time.perf_counter) -> CombinedSearch:
     """The combinations of up to ``max_columns`` released columns that give a quasi-identifier back in at least
-    ``threshold`` of the rows (see the module's docstring): formulas, then near-exact dependencies, single
-    columns first, then pairs, then triples, until ``budget`` seconds have passed. ``known``: the exact
-    single-column ``determinations`` (computed when not given), which are not reported again. Nothing is
-    reported that a smaller combination already gives back at the same or a lower level."""
+    ``threshold`` of the rows (see the module's docstring), until ``budget`` seconds have passed: first the
+    formulas (cheap: screened on a sample, all candidates of one size at once) of one, two, then three columns,
+    then the near-exact dependencies of single columns, pairs, then triples. ``known``: the exact single-column
+    ``determinations`` (computed when not given), which are not reported again. Nothing is reported that a
+    smaller combination gives back at the same or a lower level."""
     if not 0.5 < threshold <= 1:
         raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
     start = clock()
@@ -369,7 +384,9 @@ def combined_determinations(dataset: Dataset, threshold: float = NEAR_EXACT, bud
     released_names = [c for c, r in dataset.roles.items() if r in RELEASED_ROLES]
     codes = codes if codes is not None else {c: _codes(dataset, c) for c in released_names}
     known = determinations(dataset, codes) if known is None else known
-    released, quasi, prepared = _prepare(dataset, threshold, codes, deadline, clock)
+    rng = np.random.default_rng(0)
+    sample = np.arange(n) if n <= SAMPLE_ROWS else np.sort(rng.choice(n, SAMPLE_ROWS, replace=False))
+    released, quasi, prepared = _prepare(dataset, threshold, codes, sample, deadline, clock)
     sizes = range(1, max_columns + 1)
     total = tuple(math.comb(len(released_names) if not prepared else len(released), s) for s in sizes)
     checked = [0] * len(total)
@@ -377,16 +394,16 @@ def combined_determinations(dataset: Dataset, threshold: float = NEAR_EXACT, bud
     found: dict[tuple[frozenset[str], str], int] = {(frozenset([d.column]), d.quasi_identifier): d.level
                                                    for d in known}
 
-    def bound(columns: tuple[str, ...], qi: str) -> int:
-        """Levels below this one are worth checking for the combination: no subset gives them back."""
-        subsets = (frozenset(s) for k in range(1, len(columns) + 1) for s in itertools.combinations(columns, k))
+    def bound(columns: tuple[str, ...], qi: str, proper: bool = False) -> int:
+        """Levels below this one are worth checking for the combination: no subset (``proper``: no smaller
+        one) gives them back."""
+        subsets = (frozenset(s) for k in range(1, len(columns) + proper * -1 + 1)
+                   for s in itertools.combinations(columns, k))
         return min((found.get((s, qi), 1 << 30) for s in subsets), default=1 << 30)
 
     relations: list[Relation] = []
     numeric = [c for c in released if c.number is not None]
-    rng = np.random.default_rng(0)
-    sample = np.arange(n) if n <= SAMPLE_ROWS else np.sort(rng.choice(n, SAMPLE_ROWS, replace=False))
-    last: tuple[tuple[int, ...], np.ndarray, int] = ((), np.zeros(0, dtype=np.int64), 0)  # reused by its triples
+    formulas_done = 0
     for s in (sizes if prepared else ()):
         formulas, finished = _formulas(s, numeric, quasi, sample, need, n, threshold, lambda: clock() > deadline)
         for idx, qi, coefficients, constant, rows in formulas:
@@ -398,6 +415,9 @@ def combined_determinations(dataset: Dataset, threshold: float = NEAR_EXACT, bud
                                       qi.levels[0][2], qi.levels[0][3], rows, n, coefficients, constant))
         if not finished:
             break
+        formulas_done = s
+    last: tuple[tuple[int, ...], np.ndarray, int] = ((), np.zeros(0, dtype=np.int64), 0)  # reused by its triples
+    for s in sizes[:formulas_done]:
         stopped = False
         for combo in itertools.combinations(range(len(released)), s):
             if clock() > deadline:
@@ -435,6 +455,8 @@ def combined_determinations(dataset: Dataset, threshold: float = NEAR_EXACT, bud
                         break
         if stopped:
             break
+    # a formula of two or three columns found before a smaller combination's dependency: not reported
+    relations = [r for r in relations if bound(r.columns, r.quasi_identifier, proper=True) > r.level]
     return CombinedSearch(tuple(relations), tuple(checked), total, round(clock() - start, 6), budget)
 
 
