@@ -371,8 +371,9 @@ def combined_determinations(dataset: Dataset, threshold: float = NEAR_EXACT, bud
                             clock: Callable[[], float] = time.perf_counter) -> CombinedSearch:
     """The combinations of up to ``max_columns`` released columns that give a quasi-identifier back in at least
     ``threshold`` of the rows (see the module's docstring), until ``budget`` seconds have passed: first the
-    formulas (cheap: screened on a sample, all candidates of one size at once) of one, two, then three columns,
-    then the near-exact dependencies of single columns, pairs, then triples. ``known``: the exact single-column
+    formulas (cheap: screened on a sample, all candidates of one size at once) of one and two columns, the
+    near-exact dependencies of single columns, the formulas of three columns, then the dependencies of pairs
+    and of triples. ``known``: the exact single-column
     ``determinations`` (computed when not given), which are not reported again. Nothing is reported that a
     smaller combination gives back at the same or a lower level."""
     if not 0.5 < threshold <= 1:
@@ -403,26 +404,27 @@ def combined_determinations(dataset: Dataset, threshold: float = NEAR_EXACT, bud
 
     relations: list[Relation] = []
     numeric = [c for c in released if c.number is not None]
-    formulas_done = 0
-    for s in (sizes if prepared else ()):
-        formulas, finished = _formulas(s, numeric, quasi, sample, need, n, threshold, lambda: clock() > deadline)
-        for idx, qi, coefficients, constant, rows in formulas:
+
+    def formulas(s: int) -> bool:
+        """The formulas of ``s`` columns; False when the deadline passed before every one was checked."""
+        found_here, finished = _formulas(s, numeric, quasi, sample, need, n, threshold, lambda: clock() > deadline)
+        for idx, qi, coefficients, constant, rows in found_here:
             columns = tuple(numeric[i].name for i in idx)
-            if bound(columns, qi.name) == 0:
-                continue
-            found[(frozenset(columns), qi.name)] = 0
-            relations.append(Relation("formula", columns, tuple(numeric[i].role for i in idx), qi.name, 0,
-                                      qi.levels[0][2], qi.levels[0][3], rows, n, coefficients, constant))
-        if not finished:
-            break
-        formulas_done = s
+            if bound(columns, qi.name) > 0:
+                found[(frozenset(columns), qi.name)] = 0
+                relations.append(Relation("formula", columns, tuple(numeric[i].role for i in idx), qi.name, 0,
+                                          qi.levels[0][2], qi.levels[0][3], rows, n, coefficients, constant))
+        return finished
+
     last: tuple[tuple[int, ...], np.ndarray, int] = ((), np.zeros(0, dtype=np.int64), 0)  # reused by its triples
-    for s in sizes[:formulas_done]:
-        stopped = False
+
+    def dependencies(s: int) -> bool:
+        """The near-exact dependencies of ``s`` columns, counted in ``checked``; False when the deadline passed
+        before every combination was checked."""
+        nonlocal last
         for combo in itertools.combinations(range(len(released)), s):
             if clock() > deadline:
-                stopped = True
-                break
+                return False
             checked[s - 1] += 1
             members = [released[i] for i in combo]
             if any(c.unique_rows > n - need for c in members):
@@ -453,7 +455,13 @@ def combined_determinations(dataset: Dataset, threshold: float = NEAR_EXACT, bud
                         relations.append(Relation("determines", names, tuple(c.role for c in members), qi.name,
                                                   level, distinct, example, rows, n))
                         break
-        if stopped:
+        return True
+
+    # cheap first: the formulas of one and two columns, then per size the dependencies and the formulas two
+    # columns larger (three columns' formulas, all screened at once, before the many pairs' dependencies)
+    steps = [(formulas, 1), (formulas, 2)] + [step for s in sizes for step in ((dependencies, s), (formulas, s + 2))]
+    for step, s in steps if prepared else ():
+        if s <= max_columns and not step(s):
             break
     # a formula of two or three columns found before a smaller combination's dependency: not reported
     relations = [r for r in relations if bound(r.columns, r.quasi_identifier, proper=True) > r.level]
