@@ -23,20 +23,23 @@ combinations of released columns (one, two, three) that give a quasi-identifier 
   the sense of Kivinen and Mannila 1995, "Approximate inference of functional dependencies from
   relations", with their g3 error at most 1 - threshold): the rows whose combination of values occurs in
   more than one row and carries that combination's most common level-l value. A combination seen in one
-  row only determines anything, so its rows are no evidence: a near-unique column or pair (more than
-  1 - threshold of its rows unique) is never flagged, the counterpart of the exact guard leaving out a
-  column whose values are all distinct;
-- a *linear formula* of whole-number columns: Q = a·x + b·y + c·z + k with a, b in {±1, ±2} for one or two
-  columns, ±1 for three, and a whole constant k, holding in at least ``threshold`` of the rows. Each
-  candidate is screened on a fixed sample of ``SAMPLE_ROWS`` rows (since threshold > 1/2, the constant of
-  a relation is the median of Q - a·x - b·y; by Hoeffding's inequality a relation that holds in a share
-  ``threshold`` of all rows passes the screen with probability at least 1 - 1e-9), then verified on every
-  row.
+  row only determines anything, so its rows are no evidence: a near-unique column or combination (more
+  than 1 - threshold of its rows unique) is never flagged as a dependency, the counterpart of the exact
+  guard leaving out a column whose values are all distinct;
+- a *linear formula* of whole-number columns: Q = a·x + b·y + k (a, b in {±1, ±2}; one or two columns) or
+  ±x ± y ± z + k, with a whole constant k, holding in at least ``threshold`` of the rows. A near-unique
+  column may take part (total = wage + bonus is no trivial relation). Each candidate is screened on a fixed
+  sample of ``SAMPLE_ROWS`` rows (since threshold > 1/2, the constant of a relation is the median of
+  Q - a·x - b·y; by Hoeffding's inequality (1963) a relation that holds in a share ``threshold`` of all rows
+  passes the screen but with probability under 1e-9), then verified on every row. A formula gives Q's
+  original values back (level 0).
 
-A level whose most common value covers ``threshold`` of the rows, and a released column that is that
-constant, are left out (anything determines a near-constant). Only combinations that add something are
-reported: none holding a column or smaller combination that already gives the same quasi-identifier back
-at the same or a lower level.
+A level whose most common value covers ``threshold`` of the rows, and a released column whose most common
+value does, are left out (anything determines a near-constant, and a near-constant column adds nothing to a
+combination). Only combinations that add something are reported: none holding a column or smaller
+combination that already gives the same quasi-identifier back at the same or a lower level. The search runs
+the cheap checks first and stops at its budget (``BUDGET_SECONDS``), saying how far it got
+(``CombinedSearch.note``).
 """
 
 from __future__ import annotations
