@@ -150,7 +150,9 @@ def _risk(result: RunResult) -> dict[str, Any]:
             "records": histogram, "chart": svg(risk_histogram(histogram)), "threshold": risk.DEFAULT_THRESHOLD}
 
 
-def _release(result: RunResult) -> dict[str, Any]:
+def _release(result: RunResult, gives_back: Sequence[str] = ()) -> dict[str, Any]:
+    """The release's guarantee and shape; ``gives_back``: the warnings about released columns that give a
+    quasi-identifier back (``dependencies.dependency_warnings``), shown beside the verified guarantee."""
     from workbench.guarantees import guarantee_text, suppression_note, suppression_warning
 
     release, study = result.release, result.study
@@ -177,6 +179,7 @@ def _release(result: RunResult) -> dict[str, Any]:
         "suppressed_warning": suppression_warning(suppressed, release.n), "policy": study.suppressed,
         "classes": release.classes, "smallest_class": release.smallest_class(), "levels": levels,
         "sample": sample.reset_index(drop=True), "shown_rows": len(sample), "released_rows": len(table),
+        "gives_back": list(gives_back),
     }
 
 
@@ -211,10 +214,11 @@ def _alternatives(result: RunResult, progress: Progress | None) -> dict[str, Any
     return out
 
 
-def _checks(result: RunResult) -> list[dict[str, str]]:
+def _checks(result: RunResult, warnings: Sequence[str]) -> list[dict[str, str]]:
     """The checks done on the release: its verification from the released table, the privacy models, the
-    columns that could give a quasi-identifier back, and how the written files are protected."""
-    from workbench.dependencies import dependency_warnings
+    columns that could give a quasi-identifier back (``warnings``: ``dependencies.dependency_warnings``), and
+    how the written files are protected."""
+    from workbench.dependencies import NEAR_EXACT
 
     release, study = result.release, result.study
     out = []
@@ -234,9 +238,9 @@ def _checks(result: RunResult) -> list[dict[str, str]]:
         ]
         for model, holds in g.models.items():
             out.append({"check": f"privacy model: {model}", "result": "passed" if holds else "FAILED"})
-    warnings = dependency_warnings(result.dataset)
-    out.append({"check": "no released column gives a quasi-identifier back (a column whose every value occurs "
-                         "with one generalized value)",
+    out.append({"check": "no released column, alone or with one or two others, gives a quasi-identifier back (a "
+                         "column whose every value occurs with one generalized value; columns that determine one "
+                         f"or recompute it by a sum or difference in {NEAR_EXACT:.0%} of the rows)",
                 "result": "passed" if not warnings else "WARNING: " + " | ".join(warnings)})
     out.append({"check": "released rows are shuffled with the recorded seed before they are written, so their "
                          "order cannot be matched to the input's (Sweeney's unsorted-matching attack)",
@@ -274,13 +278,16 @@ def gather(study: Study, result: RunResult, command: str, progress: Progress | N
     facts.hierarchies = _hierarchies(study, result.dataset)
     report(0.25, "assessing the risk")
     facts.risk = _risk(result)
-    facts.release = _release(result)
+    from workbench.dependencies import dependency_warnings
+
+    gives_back = dependency_warnings(result.dataset)
+    facts.release = _release(result, gives_back)
     report(0.35, "scoring the release under every measure")
     facts.costs = _costs(result)
     report(0.45, "comparing the alternatives")
     facts.alternatives = _alternatives(result, lambda f, text: report(0.45 + 0.45 * f, text))
     report(0.9, "listing the checks")
-    facts.checks = _checks(result)
+    facts.checks = _checks(result, gives_back)
     report(0.93, "attacking the release")
     facts.attacks = _attacks(result)
     facts.provenance = provenance_facts(result, command)

@@ -145,6 +145,9 @@ def _release(f: Facts) -> str:
              else '<span class="bad">DOES NOT hold</span>')
     parts = [f"<p>Guarantee: {esc(r['guarantee']['kind'])}, {state}, re-checked from the released table itself. "
              f"It means: {esc(r['meaning'])}.</p>",
+             *([_p("Beside this guarantee, the check of the released columns that could give a quasi-identifier "
+                   "back warns (Checks done): " + " | ".join(r["gives_back"]), "warn")]
+               if r.get("gives_back") else []),
              _p(r["describe"]),
              _p(f"Suppressed: {r['suppressed_note']}; they are "
                 + ("released with * in every quasi-identifier." if r["policy"] == "mark"

@@ -33,6 +33,7 @@ from workbench.samples import RESEARCH_SUBSETS
 from workbench.ui import format, guarantee, long_work, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
 from workbench.ui.source import Source
+from workbench.ui.upload import dependency_warnings
 
 DEFAULTS = {state.AN_ENGINE: "lattice", state.AN_ALG: "flash", state.AN_OBJ: "entropy", state.AN_LOCAL_ALG: "greedy",
             state.AN_LOCAL_OBJ: "vinterbo"}
@@ -260,6 +261,7 @@ def page(source: Source) -> None:
         return
     summary = result["summary"]
     guarantee.show(result["guarantee_kind"], result["holds"], result["guarantee"])
+    dependency_warnings(source)  # beside the guarantee: released columns that give a quasi-identifier back
     cols = st.columns([2, 1.4, 1, 1])
     cols[0].metric("suppressed records", format.count_share(summary["suppressed"], result["records"]),
                    help=f"{suppression_note(summary['suppressed'], result['records'])}, released with * in every "
