@@ -32,6 +32,7 @@ from workbench.policy import (
 from workbench.samples import RESEARCH_SUBSETS
 from workbench.ui import format, guarantee, long_work, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
+from workbench.ui.format import md
 from workbench.ui.source import Source
 from workbench.ui.upload import dependency_warnings
 
@@ -157,7 +158,7 @@ def _show_models(models: dict[str, dict[str, object]]) -> None:
         return
     st.subheader("Privacy models")
     for name, model in models.items():
-        text = f"{name}: {model['description']}"
+        text = md(f"{name}: {model['description']}")
         if model["holds"]:
             st.success(f"Holds: {text}")
         else:
@@ -166,7 +167,7 @@ def _show_models(models: dict[str, dict[str, object]]) -> None:
 
 def page(source: Source) -> None:
     st.header("Anonymize")
-    st.caption(f"Dataset: {source.label}")
+    st.caption(f"Dataset: {md(source.label)}")
     pending = state.AN_ALG_PENDING.pop()  # steered by the privacy models (before the widget)
     if pending is not None:
         state.AN_ALG.set(pending)
@@ -201,7 +202,7 @@ def page(source: Source) -> None:
                      "not proven optimal"))
         refusal = search_refusal(algorithm, extra.get("time_limit"), size)  # as `workbench run` refuses it
         if refusal:
-            st.error(refusal)
+            st.error(md(refusal))
             return
         st.caption(f"The generalization lattice has {size:,} nodes.")
     models: dict[str, dict[str, object]] = {}
@@ -221,7 +222,7 @@ def page(source: Source) -> None:
     if models and engine == "local":  # only Mondrian enforces models, and only ℓ-diversity and t-closeness
         refusal = privacy_check(config_json, dataset_key=source.dataset_key).get("refusal")
         if refusal:  # as `workbench run` refuses it (policy.local_refusal)
-            st.error(refusal)
+            st.error(md(refusal))
             return
     if models and engine == "lattice" and algorithm in PRUNING_SEARCHES:
         check = privacy_check(config_json, dataset_key=source.dataset_key)
@@ -232,7 +233,7 @@ def page(source: Source) -> None:
     model_steered = state.AN_MODEL_STEERED.get()
     if models and model_steered and algorithm == OPTIMAL_FOR_ANY:
         st.info(f"Search switched from {model_steered[0]} to {OPTIMAL_FOR_ANY}: {model_steered[0]} prunes the "
-                f"lattice assuming admissibility is monotone, and the library refuses it here: {model_steered[1]}.")
+                f"lattice assuming admissibility is monotone, and the library refuses it here: {md(model_steered[1])}.")
     clicked = st.button("Run", type="primary")
     here = {"config": config_json, "dataset_key": source.dataset_key}
     if clicked:
@@ -257,7 +258,7 @@ def page(source: Source) -> None:
         result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
     state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
     if "error" in result:
-        st.error(result["error"])
+        st.error(md(result["error"]))
         return
     summary = result["summary"]
     guarantee.show(result["guarantee_kind"], result["holds"], result["guarantee"])
@@ -278,7 +279,7 @@ def page(source: Source) -> None:
         st.subheader("Transformation (hierarchy level per quasi-identifier)")
         format.show(pd.DataFrame([summary["transformation"]]), width="content")
         st.caption("proven optimal" if result["proven_optimal"] else "not proven optimal "
-                   + (f"({result['note']})" if result["note"] else ""))
+                   + (f"({md(result['note'])})" if result["note"] else ""))
     if result["clusters"] is not None:
         sizes = result["clusters"]
         st.subheader(f"Clustering: {int(sizes.clusters.sum()):,} clusters")

@@ -77,12 +77,12 @@ def page(source: Source) -> None:
 
     refusal = too_large_for_tables(source)
     if refusal:
-        st.error(refusal)
+        st.error(format.md(refusal))
         return
     with st.spinner("Scoring the lattice candidates…"):
         lattice = lattice_rows(config_json, candidates, dataset_key=key)
     if "error" in lattice:
-        st.error(lattice["error"])
+        st.error(format.md(lattice["error"]))
         return
     if local_json is not None:
         early = st.empty()
@@ -92,13 +92,13 @@ def page(source: Source) -> None:
                 local = local_rows(local_json, dataset_key=key)
         early.empty()
         if "error" in local:
-            st.error(f"local engine: {local['error']}")
+            st.error(f"local engine: {format.md(local['error'])}")
             local_json = None
         for reason in local.get("left_out", {}).values():
-            st.caption(f"Left out of the comparison: {reason}.")
+            st.caption(f"Left out of the comparison: {format.md(reason)}.")
     data = analysis(config_json, local_json, candidates, dataset_key=key)
     if "error" in data:
-        st.error(data["error"])
+        st.error(format.md(data["error"]))
         return
     table = data["table"]
     if not (table.engine == "lattice").any():
@@ -138,10 +138,10 @@ def page(source: Source) -> None:
                                  if "entropy" in ids else 0, key=state.CMP_OBJECTIVE, format_func=format.measure_label)
         pair = side_by_side(config_json, local_json, candidates, objective, dataset_key=key)
         if "error" in pair:
-            st.error(pair["error"])
+            st.error(format.md(pair["error"]))
         else:
             records, pct = pair["lattice_suppressed"]
-            st.caption(f"lattice = {pair['lattice_solution']}: the best full-domain generalization under "
+            st.caption(f"lattice = {format.md(pair['lattice_solution'])}: the best full-domain generalization under "
                        f"{format.measure_label(objective)} over every {k}-anonymous node (within the suppression "
                        f"limit), not only the candidates; it suppresses {format.number(records)} records "
                        f"({pct:.1f} %), the local releases none. Normalized over the candidates and the optima.")
@@ -172,7 +172,7 @@ def page(source: Source) -> None:
                           source.config_json(k=k, privacy_models=models) if sweep_local else None, candidates,
                           json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
         if "error" in lines:
-            st.error(lines["error"])
+            st.error(format.md(lines["error"]))
         else:
             st.altair_chart(sweep_chart(lines["table"], data["ids"]), width="content")
             st.caption("Per algorithm, the best value of each measure among its candidates at each k.")
@@ -199,7 +199,7 @@ def page(source: Source) -> None:
         st.caption("Choose at least one solution above to run model degradation.")
         return
     if state.CMP_DEG_REQUEST.get() != request:
-        st.caption(f"Stratified 5-fold cross-validation on the original and each release ({source.target} "
+        st.caption(f"Stratified 5-fold cross-validation on the original and each release ({format.md(source.target)} "
                    "as the target): accuracy and AUC drops, and how often both models agree.")
         return
     result = long_work.follow(degradation, *request, dataset_key=key, name="cmp_deg",
@@ -211,7 +211,7 @@ def page(source: Source) -> None:
         st.info("Model degradation cancelled. Run it again to start over.")
         return
     if "error" in result:
-        st.error(result["error"])
+        st.error(format.md(result["error"]))
         return
     summary = result["summary"]
     format.show(summary, labels=LABELS)

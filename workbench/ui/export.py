@@ -20,6 +20,7 @@ from workbench.guarantees import guarantee_text, suppression_note
 from workbench.output import download_name
 from workbench.ui import guarantee, state
 from workbench.ui.cached import export_files, run_config
+from workbench.ui.format import md
 from workbench.ui.report_section import report_section
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -67,14 +68,14 @@ def page() -> None:
         st.info("Run an anonymization on the Anonymize page first; its release is exported here.")
         return
     raw = json.loads(last["config"])
-    st.write(f"Release of the last run on {last['label']}: {raw['engine']['kind']} / {raw['engine']['algorithm']}, "
+    st.write(f"Release of the last run on {md(last['label'])}: {raw['engine']['kind']} / {raw['engine']['algorithm']}, "
              f"k = {raw['privacy']['k']}.")
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
     raw["release"] = {"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)}
     files = export_files(json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
     if "error" in files:
-        st.error(files["error"])
+        st.error(md(files["error"]))
         return
     kind = json.loads(files["provenance"])["guarantee"]["kind"]
     if not guarantee.acknowledged(kind, key=f"ack:{kind}:{last['config']}"):
@@ -93,7 +94,7 @@ def page() -> None:
     if files.get("bundle"):
         download("Config with hierarchy files (zip)", files["bundle"], "config-bundle.zip", "application/zip",
                  help="config.toml and hierarchies/*.csv: unpack next to "
-                      f"{raw['data'].get('path', 'the data')} and run `workbench run config.toml`")
+                      f"{md(raw['data'].get('path', 'the data'))} and run `workbench run config.toml`")
     if fmt == "csv":
         st.caption("Text cells that a spreadsheet would read as a formula (beginning with =, +, -, @, tab or carriage "
                    "return) carry a leading ' in the CSV release; the provenance records it.")

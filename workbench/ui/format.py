@@ -5,11 +5,15 @@ measure by its full name with its direction ("lower is better"), and a missing v
 
 ``number`` formats one figure (metrics, captions); ``table`` prepares a DataFrame for ``st.dataframe`` and
 ``column_config`` gives each numeric column a printf format chosen from its values by the same rule, so the
-numbers stay numbers (sortable) and read the same as elsewhere."""
+numbers stay numbers (sortable) and read the same as elsewhere.
+
+``md`` escapes user text (a column name, a value, a file name, a message that quotes them) for the Markdown that
+Streamlit renders in captions, alerts, labels, tooltips and metrics: the one escaping function of the app."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,6 +28,21 @@ SIGNIFICANT = 3  # digits of a figure below 100
 TINY = 1e-6  # below this a fraction is written in scientific notation rather than as 0.000000
 PERCENT_FORMAT = "%.1f %%"  # a column of percentages, as ``percent`` writes one
 SUFFIXES = {"min": "minimum", "median": "median", "norm": "normalized"}  # per-measure columns of the pages' tables
+
+
+# CommonMark lets a backslash escape any ASCII punctuation; these are the characters that open Markdown (a link or an
+# image needs "[", so "(" and ")" can stay; raw HTML and autolinks "<"; emphasis * _ ~; code `; headings #; quotes >;
+# tables |; math $; Streamlit's directives :color[...]), an HTML entity (&), and the backslash itself
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]<>#|~$&!])")
+
+
+def md(text: object) -> str:
+    """``text`` as it reads, inside a Markdown string the app renders (``st.markdown``, ``st.caption``, an alert,
+    a widget's label or ``help``, a metric, an expander or tab label): every Markdown special and HTML's ``<``,
+    ``>`` and ``&`` behind a backslash. User text enters Markdown only through it, so a column named
+    ``![m](http://host/x.png)`` shows as typed instead of making the browser fetch an address the file's author
+    chose."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
 
 
 def _decimals(smallest: float) -> int:
@@ -146,5 +165,5 @@ def show(frame: pd.DataFrame, container: Any = None, labels: dict[str, str] | No
     target.dataframe(shown, column_config=column_config(shown, labels), **kwargs)
 
 
-__all__ = ["MISSING_TOKEN", "column_config", "column_format", "count_share", "measure_label", "number", "percent",
-           "show", "table", "with_measure_names", "yes_no"]
+__all__ = ["MISSING_TOKEN", "column_config", "column_format", "count_share", "md", "measure_label", "number",
+           "percent", "show", "table", "with_measure_names", "yes_no"]

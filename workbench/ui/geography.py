@@ -13,6 +13,7 @@ import streamlit as st
 from workbench import geography
 from workbench.errors import WorkbenchError
 from workbench.ui import geography_data, state
+from workbench.ui.format import md
 
 MAP_WIDTH, MAP_HEIGHT = 400, 340  # pixels of a map's plot (the legend below it)
 SWEEP_WIDTH = 330  # pixels of each of the sweep's two charts
@@ -79,7 +80,7 @@ def page(source: object = None) -> None:
         return
     problem = data.problem
     total = float(problem.population.sum())
-    st.caption(f"{data.label}: {problem.regions:,} fine regions, {problem.dataset.n:,} records, population "
+    st.caption(f"{md(data.label)}: {problem.regions:,} fine regions, {problem.dataset.n:,} records, population "
                f"{total:,.0f}")
     if problem.regions < 2:
         st.warning("There is a single region: nothing to aggregate.")
@@ -97,11 +98,11 @@ def page(source: object = None) -> None:
         try:
             summary, regions, cells = geography_data.run(data, method, value, k)
         except WorkbenchError as exc:
-            column.error(str(exc).splitlines()[0])
+            column.error(md(str(exc).splitlines()[0]))
             continue
         with column:
             st.subheader(geography.METHOD_LABELS[method])
-            st.write(summary["guarantee"])
+            st.write(md(summary["guarantee"]))
             metrics = st.columns(3)
             asked = f"of {summary['sites']} sites asked for" if summary["sites"] is not None else None
             metrics[0].metric("regions", summary["regions"], help=asked)
@@ -110,7 +111,7 @@ def page(source: object = None) -> None:
             if asked:
                 st.caption(f"{summary['regions']} aggregated regions {asked}")
             for warning in summary.get("warnings", []):
-                st.warning(warning)
+                st.warning(md(warning))
             st.altair_chart(_map(regions, cells), width="content")
             measures = geography.GEO_MEASURES
             st.dataframe(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,

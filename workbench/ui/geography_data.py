@@ -24,6 +24,7 @@ from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.samples import GEO_POINTS, load_sample
 from workbench.ui import state, upload
+from workbench.ui.format import md
 from workbench.ui.upload import oversized
 
 MAX_POINTS_MB = 16  # a points table: one row per fine region
@@ -172,20 +173,20 @@ def choose() -> GeoData | None:
         try:
             problem = _shared_problem(*key)
         except WorkbenchError as exc:
-            st.error(str(exc).splitlines()[0])
+            st.error(md(str(exc).splitlines()[0]))
             return None
         return GeoData(problem, f"{dataset} sample, its own points", key, True, f"{dataset}:{column}:own")
     points = _uploaded_points()
     if points is None:
-        st.info(f"Upload a points table with one row per value of {column!r}: region, x, y and optionally "
+        st.info(f"Upload a points table with one row per value of {md(repr(column))}: region, x, y and optionally "
                 "population (without it, a region's population is its records).")
         return None
     file_name, sha, parsed = points
     if isinstance(parsed, str):
-        st.error(parsed)
+        st.error(md(parsed))
         return None
     if len(parsed) > MAX_REGIONS:
-        st.error(f"{file_name}: {len(parsed):,} regions; this page takes at most {MAX_REGIONS:,} "
+        st.error(f"{md(file_name)}: {len(parsed):,} regions; this page takes at most {MAX_REGIONS:,} "
                  "(`workbench geo` runs the same engine on any number)")
         return None
     key = (identity, column, others, sha)
@@ -198,8 +199,8 @@ def choose() -> GeoData | None:
         stored = (key, made)
         state.GEO_PROBLEM.set(stored)
     if isinstance(stored[1], str):
-        st.error(stored[1])
+        st.error(md(stored[1]))
         return None
     problem = stored[1]
-    st.caption(f"Points: {file_name} ({len(parsed):,} regions)")
+    st.caption(f"Points: {md(file_name)} ({len(parsed):,} regions)")
     return GeoData(problem, f"{name}, points from {file_name}", key, False, f"{identity[:12]}:{column}:{sha[:12]}")

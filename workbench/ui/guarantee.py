@@ -6,11 +6,13 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.guarantees import DOCS, guarantee_text
+from workbench.ui.format import md
 
 
 def show(kind: str, holds: bool, described: str) -> None:
     """The guarantee of a release as a coloured box: success (k-anonymity), warning (weaker), error (fails)."""
     text = guarantee_text(kind)
+    described = md(described)
     if not holds:
         st.error(f"Guarantee: {described}")
     elif text.k_anonymous:

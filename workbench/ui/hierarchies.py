@@ -26,6 +26,7 @@ from workbench.ui import state, upload
 from workbench.ui import state_upload as S
 from workbench.ui.charts import hierarchy_tree_chart
 from workbench.ui.export import download
+from workbench.ui.format import md
 from workbench.ui.source import Source
 from workbench.ui.suggestions import accept_suggested
 
@@ -34,16 +35,16 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
     """Validation report, level table and what a chosen level makes of the data; ARX download."""
     report = h.validate(values.unique().tolist())
     for e in report.errors:
-        st.error(e)
+        st.error(md(e))
     for w in report.warnings:
-        st.warning(w)
+        st.warning(md(w))
     if report.ok:
         st.success(f"Valid: height {h.height}, {len(h.rows):,} values, every value of the data covered.")
         blank = int((values.astype(str) == "").sum())
         placement = missing_placement(h)
         if blank and placement:
-            st.caption(f"{blank:,} record(s) with a missing value (an empty cell): {placement}. Exports write them "
-                       f"as {MISSING!r}.")
+            st.caption(f"{blank:,} record(s) with a missing value (an empty cell): {md(placement)}. Exports write "
+                       f"them as {MISSING!r}.")
         _tree(h, values)
     left, right = st.columns(2)
     left.caption(f"Level table (one row per original value; the last column is the root; {MISSING} is an empty "
@@ -67,7 +68,7 @@ def _tree(h: Hierarchy, values: pd.Series) -> None:
     try:
         nodes, edges, lowest = h.tree_layout(values)
     except WorkbenchError as exc:
-        st.error(str(exc).splitlines()[0])
+        st.error(md(str(exc).splitlines()[0]))
         return
     cut = f", from level {lowest} up (the levels below have over 60 values; the level table shows them)" \
         if lowest else ""
@@ -133,8 +134,8 @@ def _text_in_numbers(column: str, values: pd.Series, spec: dict[str, Any]) -> di
     profile = numeric_profile(values, out.get("decimal_comma", False))
     if not profile.not_numbers:
         return out
-    st.warning(f"{len(profile.not_numbers)} value(s) of {column!r} are not numbers: {profile.listing(10)}. Choose "
-               "what they become, or correct the data and upload it again.")
+    st.warning(f"{len(profile.not_numbers)} value(s) of {md(repr(column))} are not numbers: "
+               f"{md(profile.listing(10))}. Choose what they become, or correct the data and upload it again.")
     choices = list(NON_NUMERIC_CHOICES)
     before = spec.get("non_numeric")
     chosen = st.radio("Values that are not numbers become", choices, key=f"nonnum:{column}",
@@ -172,14 +173,14 @@ def _edit(ws: dict[str, Any], column: str) -> None:
         if isinstance(spec, str):  # recorded, so the column's status is not a tick next to this error
             ws["hierarchies"][column] = {"mode": "builder", "error": spec,
                                          "spec": current.get("spec", {}) if current else {}}
-            st.error(spec)
+            st.error(md(spec))
             return
         ws["hierarchies"][column] = {"mode": "builder", "spec": spec}
     else:
         file = st.file_uploader("ARX hierarchy file (';'-separated, one row per value, no header)",
                                 type=["csv", "txt"], key=f"arxfile:{column}", max_upload_size=upload.MAX_HIERARCHY_MB)
         if file is not None and upload.oversized(file, upload.MAX_HIERARCHY_MB):
-            st.error(upload.oversized(file, upload.MAX_HIERARCHY_MB))
+            st.error(md(upload.oversized(file, upload.MAX_HIERARCHY_MB)))
             return
         if file is not None:
             try:
@@ -187,7 +188,7 @@ def _edit(ws: dict[str, Any], column: str) -> None:
             except UnicodeDecodeError as exc:  # recorded, so the column is not ready (no earlier file is used)
                 error = f"{file.name}: not UTF-8 text (byte {exc.start} cannot be decoded)"
                 ws["hierarchies"][column] = {"mode": "arx", "error": error, "file": file.name}
-                st.error(error)
+                st.error(md(error))
                 return
             ws["hierarchies"][column] = {"mode": "arx", "text": text, "file": file.name}
         elif not current or current["mode"] != "arx":
@@ -195,7 +196,7 @@ def _edit(ws: dict[str, Any], column: str) -> None:
             return
     h, error = upload.hierarchy_of(ws, column)
     if h is None:
-        st.error(error)
+        st.error(md(error))
         return
     _preview(h, values, column)
     kinds = list(upload.POSETS)
@@ -207,7 +208,7 @@ def _edit(ws: dict[str, Any], column: str) -> None:
 
 def _own_data(ws: dict[str, Any]) -> None:
     quasi = [c for c, r in ws["roles"].items() if r == "quasi"]
-    st.caption(f"Your data: {ws['name']}")
+    st.caption(f"Your data: {md(ws['name'])}")
     if not quasi:
         st.info("Mark the quasi-identifiers on the Data page first (role 'quasi').")
         return
@@ -218,9 +219,9 @@ def _own_data(ws: dict[str, Any]) -> None:
     _edit(ws, column)
     upload.select_when_ready(S.OWN_READY.get_or(False))
     todo = upload.problems(ws)
-    st.caption("Status: " + ", ".join(f"{c} {'✗' if upload.column_problems(ws, c) else '✓'}" for c in quasi))
+    st.caption("Status: " + ", ".join(f"{md(c)} {'✗' if upload.column_problems(ws, c) else '✓'}" for c in quasi))
     if todo:
-        st.info("Still to do before anonymizing: " + "; ".join(todo[:3]) + (" …" if len(todo) > 3 else ""))
+        st.info("Still to do before anonymizing: " + "; ".join(map(md, todo[:3])) + (" …" if len(todo) > 3 else ""))
     elif upload.session_source() is not None:
         st.success("Every quasi-identifier has a valid hierarchy: \"your data\" is chosen in the Dataset box, and "
                    "the other pages work on it.")

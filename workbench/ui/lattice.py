@@ -19,6 +19,7 @@ from workbench.policy import needs_monotone_waiver, non_monotone_warning, suppre
 from workbench.ui import format, lattice_marks, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
+from workbench.ui.format import md
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
 
@@ -115,7 +116,7 @@ def page(source: Source) -> None:
     st.header("Lattice")
     refusal = too_large_for_tables(source)
     if refusal:
-        st.error(refusal)
+        st.error(md(refusal))
         return
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
@@ -138,7 +139,7 @@ def page(source: Source) -> None:
     with st.spinner("Evaluating the lattice…"):
         data = lattice_overview_cached(config, table_config, dataset_key=source.dataset_key)
     if "error" in data:
-        st.error(data["error"])
+        st.error(md(data["error"]))
         return
     nodes = data["nodes"]
     subsets = f" (and {data['subset_checks']:,} nodes of subset lattices)" if data["subset_checks"] else ""
@@ -173,16 +174,16 @@ def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
         st.info("No node meets the rule (k, every privacy model and the suppression limit).")
         return
     text = (f"Optimum under {M.MEASURES[objective].name} over every node that meets the rule (k, every privacy "
-            f"model and the suppression limit): **{data['optimum']}** (the "
+            f"model and the suppression limit): **{md(data['optimum'])}** (the "
             "red diamond).")
     found = data["search_optimum"]
     chosen = data["nodes"].loc[data["nodes"].status == SEARCH_RESULT, "node"]
     if len(chosen):
-        st.warning(f"{text} {algorithm} returned **{chosen.iloc[0]}** (the orange diamond), "
+        st.warning(f"{text} {algorithm} returned **{md(chosen.iloc[0])}** (the orange diamond), "
                    f"{'proven optimal' if data['proven_optimal'] else 'not proven optimal'}"
-                   f"{': ' + data['note'] if data['note'] else ''}.")
+                   f"{': ' + md(data['note']) if data['note'] else ''}.")
     elif found is None:
-        st.caption(f"{text} {algorithm} found no k-anonymous node ({data['note'] or 'none'}).")
+        st.caption(f"{text} {algorithm} found no k-anonymous node ({md(data['note'] or 'none')}).")
     else:
         st.caption(f"{text} {algorithm} returned it.")
 
@@ -228,7 +229,7 @@ def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]
 def _by_height(config: str, table_config: str, color: str, source: Source) -> None:
     summary = by_height_cached(config, table_config, color, dataset_key=source.dataset_key)
     if "error" in summary:
-        st.error(summary["error"])
+        st.error(md(summary["error"]))
         return
     frame = summary["summary"]
     measure = None if color == "status" else color
@@ -239,7 +240,7 @@ def _by_height(config: str, table_config: str, color: str, source: Source) -> No
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
     result = node_details_cached(config, label, dataset_key=source.dataset_key)
     if "error" in result:
-        st.error(result["error"])
+        st.error(md(result["error"]))
         return
     d = result["details"]
     a, b, c, e = st.columns([1.2, 2, 1, 1])
@@ -275,7 +276,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
             format.show(d.contributions.pivot(index="attribute", columns="measure", values="contribution")
                         .loc[list(dict.fromkeys(d.contributions["attribute"])), measures].reset_index())
         for measure, why in d.not_decomposable.items():
-            st.caption(f"**{M.MEASURES[measure].name}** ({measure}) = {format.number(d.measures[measure])}: {why}.")
+            st.caption(f"**{M.MEASURES[measure].name}** ({measure}) = {format.number(d.measures[measure])}: {md(why)}.")
     with compare:
         other = st.selectbox("Compare with node", labels, index=None, key=state.LAT_COMPARE,
                              placeholder="choose a node to compare with")
@@ -283,10 +284,10 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
             return
         result = node_diff_cached(config, label, other, dataset_key=source.dataset_key)
         if "error" in result:
-            st.error(result["error"])
+            st.error(md(result["error"]))
             return
         diff = result["diff"]
-        st.caption(f"a = {diff.label_a}; b = {diff.label_b}; difference = b − a")
+        st.caption(f"a = {md(diff.label_a)}; b = {md(diff.label_b)}; difference = b − a")
         format.show(diff.levels)
         format.show(diff.summary)
         st.write("Records released with a different value (a suppressed record reads *):")

@@ -160,13 +160,13 @@ def satisfaction_levels_chart(summary: pd.DataFrame, rule: str, title: str) -> a
 def _satisfaction(marks: Marks, rule: str) -> dict[str, Any] | None:
     data = satisfaction_cached(marks.model_config(), rule, dataset_key=marks.source.dataset_key)
     if "error" in data:
-        st.error(data["error"])
+        st.error(format.md(data["error"]))
         return None
     sat = data["satisfaction"]
     held = int(sat.table[rule].sum())
     alone = "" if rule == ALL_MODELS else " This model alone, without k: a node may satisfy every rule alone and " \
                                         "still fail them together, which share one suppression limit."
-    st.caption(f"Green: the node satisfies {sat.rules[rule]} ({held:,} of {len(sat.table):,} nodes): the classes "
+    st.caption(f"Green: the node satisfies {format.md(sat.rules[rule])} ({held:,} of {len(sat.table):,} nodes): the classes "
                f"that break it are suppressed and the suppressed records stay within the limit.{alone} The models "
                "are those chosen on the Anonymize page; the search, the optimum and the drill-down are "
                "k-anonymity's.")
@@ -219,7 +219,7 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
     with st.spinner("Scoring every k-anonymous node under every measure…"):
         data = exploration(marks.explore_config(), dataset_key=marks.source.dataset_key)
     if "error" in data:
-        st.error(data["error"])
+        st.error(format.md(data["error"]))
         return []
     e = data["exploration"]
     if e.sample:
@@ -230,7 +230,7 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
     layers = choice_layers(shown, optima)
     missing = sorted({n for n in optima.values() if n is not None} - set(shown["node"]))
     if missing:
-        st.caption(f"Outside the heights shown: {', '.join(missing)}.")
+        st.caption(f"Outside the heights shown: {format.md(', '.join(missing))}.")
     if worst:
         edge = e.measures.get(marks.objective, {}).get("worst")
         if edge is None:
@@ -239,7 +239,7 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
         else:
             drawn = worst_edge_layers(shown, marks.objective, edge)
             layers += drawn
-            st.caption(f"Worst edge of {marks.objective}: {edge['child']} → {edge['parent']}, "
+            st.caption(f"Worst edge of {marks.objective}: {format.md(edge['child'])} → {format.md(edge['parent'])}, "
                        f"{format.number(edge['delta'])} (parent − child)"
                        + ("" if drawn else "; outside the heights shown") + ".")
     return layers

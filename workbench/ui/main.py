@@ -9,6 +9,7 @@ import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
 from workbench.ui import prefetch, state, upload
+from workbench.ui.format import md
 from workbench.ui import state_upload as S
 from workbench.ui.source import Source
 
@@ -62,7 +63,7 @@ def main() -> None:
                         for title in PAGES])
     if name == UPLOADED and own is None:  # chosen, but some quasi-identifier has no usable hierarchy yet
         if pg.title in NEEDS_READY:
-            st.warning(upload.not_ready_message(ws))
+            st.warning(md(upload.not_ready_message(ws)))
             return
         source = Source(label=pending_label)
     else:

@@ -18,6 +18,7 @@ from workbench.policy import suppression_share
 from workbench.ui import state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset
 from workbench.ui.charts import rank_heatmap
+from workbench.ui.format import md
 from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
 from workbench.ui.source import Source
 
@@ -79,7 +80,7 @@ def page(source: Source) -> None:
     with st.spinner("Scoring every admissible node under every measure…"):
         data = exploration(config_json, dataset_key=source.dataset_key)
     if "error" in data:
-        st.error(data["error"])
+        st.error(md(data["error"]))
         return
     e = data["exploration"]
     if e.sample:
@@ -92,7 +93,7 @@ def page(source: Source) -> None:
     for m in e.flagged():
         f = e.measures[m]
         st.error(f"**{m}** is declared monotone but gets better on {f['violations']:,} of {e.edges:,} edges of "
-                 f"this lattice (e.g. {f['worst']['child']} → {f['worst']['parent']}): Flash and OLA would miss "
+                 f"this lattice (e.g. {md(f['worst']['child'])} → {md(f['worst']['parent'])}): Flash and OLA would miss "
                  "its optimum.")
     st.caption(f"{e.nodes:,} admissible nodes, {e.edges:,} edges between them (a parent is one level more "
                "general in one attribute).")
@@ -108,8 +109,8 @@ def page(source: Source) -> None:
     if "front" in mask:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}
         st.altair_chart(measure_scatter(e.table, x, y, mask["front"], chosen), width="stretch")
-        st.caption(f"Lower-left is better when both are losses. Optimum of {x}: {e.optima.get(x)}; of {y}: "
-                   f"{e.optima.get(y)}. The dashed line joins the {int(mask['front'].sum())} nodes of the Pareto "
+        st.caption(f"Lower-left is better when both are losses. Optimum of {x}: {md(e.optima.get(x))}; of {y}: "
+                   f"{md(e.optima.get(y))}. The dashed line joins the {int(mask['front'].sum())} nodes of the Pareto "
                    "front: no other admissible node is at least as good under both and better under one.")
 
     st.subheader("Monotonicity on this lattice")
@@ -133,7 +134,7 @@ def page(source: Source) -> None:
     st.subheader("Measures of your own")
     problems = wb.load_server_measures()
     for problem in problems:
-        st.warning(problem)
+        st.warning(md(problem))
     own = pd.DataFrame(wb.user_measures())
     if len(own):
         st.dataframe(own, hide_index=True, key="mea_own")

@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from workbench.ui import state
+from workbench.ui.format import md
 
 
 def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
@@ -39,7 +40,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
             except WorkbenchError as exc:
                 outcome = error_result(exc)
         if "error" in outcome:
-            st.error(outcome["error"])
+            st.error(md(outcome["error"]))
             return
     if held is not None and held[0] == key:
         download("Report (HTML)", held[1], "report.html", "text/html",

@@ -16,6 +16,7 @@ from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import state
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
+from workbench.ui.format import md
 from workbench.ui.risk_sections import attacks_section, risk_utility_section, unique_combinations_section
 from workbench.ui.source import Source
 
@@ -50,7 +51,7 @@ def _figures(col: Any, title: str, table: dict[str, Any], population: int | None
     """One table's figures as metrics (an error as a message)."""
     col.subheader(title)
     if "error" in table:
-        col.error(table["error"])
+        col.error(md(table["error"]))
         return
     risk = table["risk"]
     p = risk["prosecutor"]
@@ -89,7 +90,7 @@ def _figures(col: Any, title: str, table: dict[str, Any], population: int | None
 
 def page(source: Source) -> None:
     st.header("Risk")
-    st.caption(f"Dataset: {source.label}")
+    st.caption(f"Dataset: {md(source.label)}")
     st.write("How likely is it that someone is re-identified? A record's prosecutor risk is 1 / the size of its "
              "equivalence class (records sharing its quasi-identifier values): the attacker knows the person is in "
              "the table (El Emam & Dankar 2008). The release's suppressed records (`*` in every quasi-identifier) "

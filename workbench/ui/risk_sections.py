@@ -11,6 +11,7 @@ import streamlit as st
 from workbench.attack_checks import attack_table
 from workbench.compare import RISK_COLUMNS
 from workbench.ui import state
+from workbench.ui.format import md
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart
 from workbench.ui.source import Source
@@ -47,7 +48,7 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     with st.spinner("Scoring the candidate solutions…"):
         data = risk_utility_points(config, utility, risk, with_local, dataset_key=source.dataset_key)
     if "error" in data:
-        st.error(data["error"])
+        st.error(md(data["error"]))
         return
     points = data["points"]
     if not len(points):
@@ -68,7 +69,7 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     k = state.privacy().k if release_config is None else int(json.loads(release_config)["privacy"]["k"])
     rare = rare_values(source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
     if "error" in rare:
-        st.error(rare["error"])
+        st.error(md(rare["error"]))
     else:
         st.markdown(f"**Values rarer than k = {k} in the input** (Sweeney 2002): a record holding one cannot be "
                     f"{k}-anonymous unless that value is generalized or the record suppressed. {rare['records']:,} of "
@@ -88,7 +89,7 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     with st.spinner("Attacking the release…"):
         data = attack_checks(release_config, dataset_key=source.dataset_key)
     if "error" in data:
-        st.error(data["error"])
+        st.error(md(data["error"]))
         return
     st.markdown("**Attacks on the last run's release.** A second release of the same table (the first other "
                 "k-minimal node) stands for another recipient's copy.")
@@ -103,7 +104,7 @@ def unique_combinations_section(source: Source, release_config: str | None) -> N
     st.subheader("Which quasi-identifier combinations make records unique")
     data = unique_combinations(source.config_json(k=2, compare=[]), release_config, dataset_key=source.dataset_key)
     if "error" in data:
-        st.error(data["error"])
+        st.error(md(data["error"]))
         return
     st.caption("unique records: records alone in their class on these attributes only; only here: unique on the "
                "combination but on none of its parts, so the combination itself singles them out (Sweeney 2000).")

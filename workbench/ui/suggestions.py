@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.hierarchy import numeric_profile, suggest_spec
+from workbench.ui.format import md
 
 
 def describe(spec: dict[str, Any], values: pd.Series) -> str:
@@ -37,7 +38,7 @@ def accept_suggested(ws: dict[str, Any], quasi: list[str], key: str) -> None:
         return
     suggested = {c: suggest_spec(ws["frame"][c].tolist()) for c in open_columns}
     text = "; ".join(f"{c}: {describe(spec, ws['frame'][c])}" for c, spec in suggested.items())
-    st.caption(f"Suggested hierarchies: {text}. The Hierarchies page shows and edits them.".replace("*", "\\*"))
+    st.caption(f"Suggested hierarchies: {md(text)}. The Hierarchies page shows and edits them.")
     if st.button(f"Accept the suggested hierarchies ({len(open_columns)} column(s) without one)", key=key,
                  type="primary"):
         for column, spec in suggested.items():

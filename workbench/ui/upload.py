@@ -17,6 +17,7 @@ from workbench.hierarchy import Hierarchy, build_hierarchy
 from workbench.ui import cached
 from workbench.ui import state_upload as S
 from workbench.ui.cached import register_dataset
+from workbench.ui.format import md
 from workbench.ui.source import Source
 from workbench.ui.suggestions import accept_suggested
 
@@ -174,7 +175,7 @@ def dependency_warnings(source: Source) -> None:
     """Warn about every released column that determines a quasi-identifier or its generalization."""
     outcome = cached.dependency_warnings(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
     for w in outcome.get("warnings", []):
-        st.warning(w)
+        st.warning(md(w))
 
 
 def select_when_ready(was_ready: bool) -> None:
@@ -210,7 +211,7 @@ def _roles(ws: dict[str, Any]) -> dict[str, str] | None:
     for role, picked in chosen.items():
         for column in picked:
             if column in roles:
-                st.error(f"column {column!r} is both {roles[column]} and {role}: give it one role")
+                st.error(md(f"column {column!r} is both {roles[column]} and {role}: give it one role"))
                 return None
             roles[column] = role
     return roles | {c: "insensitive" for c in columns if c not in roles}
@@ -254,20 +255,20 @@ def section() -> None:
                      type=["csv", "tsv", "txt", "xlsx", "parquet"], key=S.UPLOAD.key, max_upload_size=MAX_MB)
     error = take_upload()
     if error is not None:
-        st.error(error)
+        st.error(md(error))
         return
     ws = workspace()
     if ws is None:
         config_load.load_config(None)
         return
     frame = ws["frame"]
-    st.caption(f"{ws['name']}: {len(frame):,} rows, {len(frame.columns)} columns (held in this session only)")
+    st.caption(f"{md(ws['name'])}: {len(frame):,} rows, {len(frame.columns)} columns (held in this session only)")
     if S.RESTORED.get() == ws["name"]:
-        st.info(f"{ws['name']} was uploaded before in this session: its roles, hierarchies and posets are as you "
+        st.info(f"{md(ws['name'])} was uploaded before in this session: its roles, hierarchies and posets are as you "
                 "left them.")
     for note in (encoding_note(frame, ws["name"]), row_names_note(frame, ws["name"])):
         if note:
-            st.info(note)
+            st.info(md(note))
     config_load.load_config(ws)
     if S.RESTORED.get() != ws["name"]:
         st.caption("Roles suggested for a new table: a column with a different value in every record is "
@@ -282,7 +283,7 @@ def section() -> None:
     table, warnings = profile(frame, ws["roles"], int(k))
     st.dataframe(table, hide_index=True)
     for w in warnings:
-        st.warning(w)
+        st.warning(md(w))
     own = session_source()
     if own is not None:  # every quasi-identifier has its hierarchy: released columns that give one back
         dependency_warnings(own)
@@ -290,10 +291,10 @@ def section() -> None:
     select_when_ready(S.OWN_READY.get_or(False))
     todo = problems(ws)
     if todo:
-        st.info("Before this table can be anonymized: " + "; ".join(todo[:4])
+        st.info("Before this table can be anonymized: " + "; ".join(map(md, todo[:4]))
                 + (f"; and {len(todo) - 4} more" if len(todo) > 4 else "")
                 + ". Give each quasi-identifier a hierarchy on the Hierarchies page.")
     elif session_source() is not None:
         st.success("Ready: \"your data\" is chosen in the Dataset box above; the other pages work on it.")
     else:
-        st.error(S.PROBLEM.get_or("the table cannot be used"))
+        st.error(md(S.PROBLEM.get_or("the table cannot be used")))
