@@ -165,7 +165,7 @@ def write_release_frames(source: Source, out: Path, frames: Iterator[pd.DataFram
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from workbench.output import csv_bytes
+    from workbench.output import table_csv
 
     writer = None
     with open(out, "wb") as handle:
@@ -175,7 +175,7 @@ def write_release_frames(source: Source, out: Path, frames: Iterator[pd.DataFram
                 writer = writer or pq.ParquetWriter(handle, table.schema)
                 writer.write_table(table)
             else:
-                data = csv_bytes(part.astype(str)) if len(part.columns) > 1 else part.to_csv(index=False).encode()
+                data = table_csv(part.astype(str) if len(part.columns) > 1 else part, escape=False)  # escaped upstream
                 handle.write(data if i == 0 else data.split(b"\n", 1)[1])
         if writer is not None:
             writer.close()

@@ -148,6 +148,12 @@ def _render(label: str, escape: bool) -> str:
     return "'" + label if escape and _formula_like(label) else label
 
 
+def _header(name: str, escape: bool) -> str:
+    """A column's name as the file's header holds it: formula-like names escaped, as ``output.escape_formulas``
+    escapes an in-memory release's header (the Dask path escapes its frames with it)."""
+    return "'" + name if escape and _formula_like(name) else name
+
+
 def _plan(study: Study, dataset: Dataset, native: pd.DataFrame, counts: np.ndarray,
           node: tuple[int, ...]) -> pd.DataFrame:
     """Per distinct quasi-identifier row: its original values (``q_j``, as the backend read them), its released
@@ -206,7 +212,8 @@ def _write(study: Study, source: backends.Source, dataset: Dataset, plan: pd.Dat
         path = staging / name
         if study.backend == "duckdb":
             kinds = _duckdb_types(source)
-            select = [(c, f"p.l_{qis.index(c)}" if c in qis else _text_sql(c, kinds[c], escape)) for c in names]
+            select = [(_header(c, escape), f"p.l_{qis.index(c)}" if c in qis else _text_sql(c, kinds[c], escape))
+                      for c in names]
             backends.write_release_duckdb(source, path, select, plan, qis, shuffle, drop,
                                           study.release_format == "parquet")
         else:
@@ -249,7 +256,8 @@ def verify_file(study: Study, dataset: Dataset, counts: np.ndarray, node: tuple[
     docstring); the input enters only through its per-value record counts and the hierarchies."""
     columns = dataset.encoded
     qis = [c.name for c in columns]
-    rows, sizes = backends.group_counts(written, qis, study.backend, study.scheduler)
+    escape = study.escape_formulas and study.release_format == "csv"
+    rows, sizes = backends.group_counts(written, [_header(q, escape) for q in qis], study.backend, study.scheduler)
     text = rows.apply(_as_text_column).to_numpy(dtype=object)
     n = int(counts.sum())
     suppressed_rows = (text == SUPPRESSED).all(axis=1)  # a suppressed record is '*' in every quasi-identifier
@@ -266,7 +274,6 @@ def verify_file(study: Study, dataset: Dataset, counts: np.ndarray, node: tuple[
     if study.suppressed == "drop" and starred > legit:
         raise VerificationError("a suppressed record was written although suppressed records are dropped")
     n_suppressed = n - int(sizes[~suppressed_rows].sum()) - min(starred, legit)
-    escape = study.escape_formulas and study.release_format == "csv"
     for j, (c, v) in enumerate(zip(columns, node, strict=True)):
         expected: Counter[str] = Counter()
         under = np.bincount(c.level_codes[:, v][c.codes], weights=counts, minlength=c.cardinality(v))

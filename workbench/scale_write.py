@@ -51,7 +51,7 @@ def release_frames(study: Study, source: backends.Source, plan: pd.DataFrame, qi
 
     meta = frame._meta.assign(**{backends.ROW: np.uint64(0)})
     keyed = frame.map_partitions(positions, meta=meta)
-    released_meta = _released(meta.iloc[:0], plan.iloc[:0], qis, names, False, False)
+    released_meta = _released(meta.iloc[:0], plan.iloc[:0], qis, names, escape, False)  # escaped names too
     released = keyed.map_partitions(_released, plan, qis, names, escape, study.suppressed == "drop",
                                     meta=released_meta)
     buckets = max(1, released.npartitions)
@@ -61,8 +61,9 @@ def release_frames(study: Study, source: backends.Source, plan: pd.DataFrame, qi
         for part in released.to_delayed():
             done = part.compute()
             bucket = (done[backends.ROW].to_numpy() % np.uint64(buckets)).astype(np.int64)
+            text = {c: object for c in done.columns if c != backends.ROW}  # the header as written (escaped)
             for b in np.unique(bucket):
-                table = pa.Table.from_pandas(done[bucket == b].astype({c: object for c in names}),
+                table = pa.Table.from_pandas(done[bucket == b].astype(text),
                                              preserve_index=False).replace_schema_metadata(None)
                 if b not in writers:
                     writers[b] = pq.ParquetWriter(spill / f"bucket-{b}.parquet", table.schema)
