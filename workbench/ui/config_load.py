@@ -86,8 +86,8 @@ def load_config(ws: dict[str, Any] | None) -> None:
     if study.objective in offered:
         (state.AN_LOCAL_OBJ if local else state.AN_OBJ).set(study.objective)
     else:
-        notes.append(f"{md(loaded.name)}: objective {md(repr(study.objective))} is not offered on the Anonymize page (it has "
-                     f"no fast path there); choose one of {', '.join(offered)}, or run the config with "
+        notes.append(f"{md(loaded.name)}: objective {md(repr(study.objective))} is not offered on the Anonymize "
+                     f"page (it has no fast path there); choose one of {', '.join(offered)}, or run the config with "
                      "`workbench run`.")
     S.CONFIG_NOTES.set(notes)
     for note in notes:
@@ -122,9 +122,9 @@ def load_config(ws: dict[str, Any] | None) -> None:
         if spec.poset in upload.POSETS:
             ws["posets"][spec.name] = spec.poset
         elif spec.poset:
-            notes.append(f"{md(loaded.name)}: poset {md(repr(spec.poset))} of {md(repr(spec.name))} needs a poset file, "
-                         f"which the app does not take; {md(repr(spec.name))} uses the tree poset here (`workbench run` runs the config "
-                         "as written).")
+            notes.append(f"{md(loaded.name)}: poset {md(repr(spec.poset))} of {md(repr(spec.name))} needs a poset "
+                         f"file, which the app does not take; {md(repr(spec.name))} uses the tree poset here "
+                         "(`workbench run` runs the config as written).")
             st.warning(notes[-1])
     upload.set_role_widgets(ws)
     S.CONFIG_LOADED.set(marker)

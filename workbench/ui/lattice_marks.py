@@ -166,9 +166,9 @@ def _satisfaction(marks: Marks, rule: str) -> dict[str, Any] | None:
     held = int(sat.table[rule].sum())
     alone = "" if rule == ALL_MODELS else " This model alone, without k: a node may satisfy every rule alone and " \
                                         "still fail them together, which share one suppression limit."
-    st.caption(f"Green: the node satisfies {format.md(sat.rules[rule])} ({held:,} of {len(sat.table):,} nodes): the classes "
-               f"that break it are suppressed and the suppressed records stay within the limit.{alone} The models "
-               "are those chosen on the Anonymize page; the search, the optimum and the drill-down are "
+    st.caption(f"Green: the node satisfies {format.md(sat.rules[rule])} ({held:,} of {len(sat.table):,} nodes): the "
+               f"classes that break it are suppressed and the suppressed records stay within the limit.{alone} The "
+               "models are those chosen on the Anonymize page; the search, the optimum and the drill-down are "
                "k-anonymity's.")
     return data
 

@@ -9,8 +9,8 @@ import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
 from workbench.ui import prefetch, state, upload
-from workbench.ui.format import md
 from workbench.ui import state_upload as S
+from workbench.ui.format import md
 from workbench.ui.source import Source
 
 UPLOADED = "uploaded"

@@ -93,8 +93,8 @@ def page(source: Source) -> None:
     for m in e.flagged():
         f = e.measures[m]
         st.error(f"**{m}** is declared monotone but gets better on {f['violations']:,} of {e.edges:,} edges of "
-                 f"this lattice (e.g. {md(f['worst']['child'])} → {md(f['worst']['parent'])}): Flash and OLA would miss "
-                 "its optimum.")
+                 f"this lattice (e.g. {md(f['worst']['child'])} → {md(f['worst']['parent'])}): Flash and OLA would "
+                 "miss its optimum.")
     st.caption(f"{e.nodes:,} admissible nodes, {e.edges:,} edges between them (a parent is one level more "
                "general in one attribute).")
 
