@@ -165,6 +165,58 @@ def test_an_out_folder_holding_a_release_is_refused_without_force_and_replaced_w
     assert json.loads((out / "provenance.json").read_text())["guarantee"]["k"] == 3
 
 
+def test_force_that_cannot_remove_the_earlier_release_changes_nothing(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The earlier release's files may not be removed (another user's files): write_folder fails with one line,
+    the earlier release stays in place as it was (the same files, not a copy) and nothing is left beside it."""
+    out = tmp_path / "out"
+    write_folder(out, {"release.csv": b"a\n1\n", "provenance.json": b"{}\n"})
+    before, inode = fingerprint(out), out.stat().st_ino
+    real_rename = os.rename
+
+    def rename(src, dst):
+        if Path(src).parent.name.endswith(".old"):  # a file of the earlier release, on its way out
+            raise PermissionError(1, "Operation not permitted")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", rename)
+    with pytest.raises(OutputError, match="cannot remove the earlier release") as raised:
+        write_folder(out, {"release.xlsx": b"x", "provenance.json": b"{}\n"}, force=True)
+    assert len(str(raised.value).splitlines()) == 1
+    assert fingerprint(out) == before and out.stat().st_ino == inode and leftovers(tmp_path, "out") == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a folder of another user's files")
+@pytest.mark.parametrize("mode", [0o1777, 0o755], ids=["sticky folder", "read-only folder"])
+def test_force_by_a_user_who_may_not_delete_the_earlier_release_fails_and_keeps_it(public_tmp: Path,
+                                                                                   mode: int) -> None:
+    """The case reported: user nobody runs ``--force`` on root's release in a folder nobody may write into but not
+    delete from (sticky, world-writable), or may not write at all; the command used to print "wrote", exit 0 and
+    leave root's release behind as a hidden ``.out.*.old`` folder."""
+    out = public_tmp / "out"
+    assert call("run", TEACHING, "--set", "privacy.k=2", "--out", out)[0] == 0
+    out.chmod(mode)
+    before = fingerprint(out)
+    proc = run_cli_subprocess(["run", str(TEACHING), "--force", "--out", str(out)], as_nobody=True, cwd=public_tmp)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and "earlier release" in proc.stderr, proc.stderr
+    assert fingerprint(out) == before and leftovers(public_tmp, "out") == []
+
+
+def test_compare_out_is_written_whole_and_replaced_only_with_force(tmp_path: Path) -> None:
+    out = tmp_path / "cmp"
+    status, _, err = call("compare", TEACHING, "--k", "3", "--out", out)
+    assert status == 0, err
+    before = fingerprint(out)
+    assert {"solutions.csv", "optimal_under.csv", "sweep.html"} <= set(before)
+    status, stdout, err = call("compare", TEACHING, "--k", "4", "--out", out)
+    assert status == 2 and len(err.splitlines()) == 1 and "--force" in err, err
+    assert "k " not in stdout and fingerprint(out) == before  # refused before the sweep
+    status, _, err = call("compare", TEACHING, "--k", "4", "--force", "--out", out)
+    assert status == 0, err
+    assert set(pd.read_csv(out / "solutions.csv")["k"]) == {4} and leftovers(tmp_path, "cmp") == []
+
+
 def test_force_never_deletes_files_that_are_not_a_release(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()

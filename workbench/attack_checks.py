@@ -96,12 +96,12 @@ def without_rare_dataset(dataset: Dataset, k: int, remove: str = "rows") -> Data
 
 
 def without_rare_csv(dataset: Dataset, k: int, remove: str = "rows") -> bytes:
-    """``without_rare_dataset``'s table as CSV bytes (formula-like cells neutralized, ``workbench.output``), to load
-    back as the data before anonymizing."""
-    from workbench.output import escape_formulas
+    """``without_rare_dataset``'s table as CSV bytes (formula-like cells neutralized, ``workbench.output.table_csv``),
+    to load back as the data before anonymizing."""
+    from workbench.output import table_csv
 
     frame, _ = attacks.without_rare(dataset.frame, dataset.quasi_identifiers, k, remove)
-    return escape_formulas(frame)[0].to_csv(index=False).encode("utf-8")
+    return table_csv(frame)
 
 
 def attack_table(c: dict[str, Any]) -> pd.DataFrame:

@@ -62,7 +62,9 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         cmp_.add_argument("--max-suppression", default=None, metavar="S1,S2,...",
                           help="a sweep over suppression limits too (fractions; default: privacy.max_suppression)")
         cmp_.add_argument("--candidates", choices=CANDIDATE_SETS, default="k_minimal")
-        cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts into DIR")
+        cmp_.add_argument("--out", type=Path, metavar="DIR", help="write the tables and charts as the folder DIR")
+        cmp_.add_argument("--force", action="store_true",
+                          help="replace the tables and charts an --out folder already holds (as a whole)")
         cmp_.add_argument("--classifiers", default="zeror,random_forest,bayes_net", metavar="A,B,...",
                           help="model degradation classifiers (when [measures].compare lists degradation)")
         cmp_.add_argument("--jobs", type=int, default=None, metavar="N",

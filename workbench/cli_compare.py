@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
@@ -45,6 +46,14 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
             study = replace(study, jobs=args.jobs)
         except ConfigError as exc:
             raise WorkbenchError(f"--jobs {args.jobs}: {str(exc).removeprefix(f'{study.source}: ')}") from None
+    if args.out:  # before the sweep, which may take long
+        from workbench.errors import OutputError
+        from workbench.output import check_folder
+
+        try:
+            check_folder(args.out, force=args.force)
+        except OutputError as exc:
+            raise WorkbenchError(f"--out {exc}") from None
     dataset = load_dataset(study)
     for reason in compare.local_refusals(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS).values():
         print(f"workbench: note: left out of the comparison: {reason}", file=sys.stderr)
@@ -84,27 +93,40 @@ def _report(study: Study, args: argparse.Namespace, dataset: Dataset, table: pd.
           "is the best of")
     print(chosen.to_string(index=False, float_format=lambda v: f"{v:.10g}"))
     if args.out:
-        from workbench.ui import charts
-        from workbench.ui.risk_utility import risk_utility_chart
-
-        out = args.out
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-            table.to_csv(out / "solutions.csv", index=False)
-            front = compare.pareto_front(last, ranked)
-            compare.normalized(last, ranked).assign(pareto=front).to_csv(out / "normalized.csv", index=False)
-            compare.rank_agreement(last, ranked).to_csv(out / "rank_agreement.csv")
-            chosen.to_csv(out / "optimal_under.csv", index=False)
-            if len(ids) >= 2:
-                charts.pareto_chart(last, ids[0], ids[1], compare.pareto_front(last, ids)).save(
-                    str(out / "pareto.html"))
-            if ids:
-                points = compare.risk_utility(last, ids[0])
-                points.to_csv(out / "risk_utility.csv", index=False)
-                risk_utility_chart(points, ids[0]).save(str(out / "risk_utility.html"))
-            charts.rank_heatmap(compare.rank_agreement(last, ranked)).save(str(out / "rank_agreement.html"))
-            charts.sweep_chart(table, ids).save(str(out / "sweep.html"))
-        except OSError as exc:
-            raise WorkbenchError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
-        print(f"wrote        {out}/solutions.csv and the tables and charts beside it")
+        _write_out(args.out, args.force, table, last, ranked, ids, chosen)
+        print(f"wrote        {args.out}/solutions.csv and the tables and charts beside it")
     return 0
+
+
+def _write_out(out: Path, force: bool, table: pd.DataFrame, last: pd.DataFrame, ranked: list[str], ids: list[str],
+               chosen: pd.DataFrame) -> None:
+    """The tables (CSV, through ``workbench.output.table_csv``: formula-like cells neutralized) and the charts
+    (HTML) as the folder ``out``, whole or not at all (``workbench.output.write_folder``; ``force`` replaces an
+    earlier one)."""
+    from workbench import compare
+    from workbench.errors import OutputError
+    from workbench.output import table_csv, write_folder
+    from workbench.ui import charts
+    from workbench.ui.risk_utility import risk_utility_chart
+
+    front = compare.pareto_front(last, ranked)
+    agreement = compare.rank_agreement(last, ranked)
+    files = {"solutions.csv": table_csv(table),
+             "normalized.csv": table_csv(compare.normalized(last, ranked).assign(pareto=front)),
+             "rank_agreement.csv": table_csv(agreement, index=True),
+             "optimal_under.csv": table_csv(chosen)}
+    if len(ids) >= 2:
+        pareto = charts.pareto_chart(last, ids[0], ids[1], compare.pareto_front(last, ids))
+        files["pareto.html"] = pareto.to_html().encode("utf-8")
+    if ids:
+        points = compare.risk_utility(last, ids[0])
+        files["risk_utility.csv"] = table_csv(points)
+        files["risk_utility.html"] = risk_utility_chart(points, ids[0]).to_html().encode("utf-8")
+    files["rank_agreement.html"] = charts.rank_heatmap(agreement).to_html().encode("utf-8")
+    files["sweep.html"] = charts.sweep_chart(table, ids).to_html().encode("utf-8")
+    try:
+        write_folder(out, files, force=force)
+    except OutputError as exc:
+        raise WorkbenchError(f"--out {exc}") from None
+    except OSError as exc:
+        raise WorkbenchError(f"--out {out}: cannot write: {exc.strerror or exc}") from None

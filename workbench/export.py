@@ -17,7 +17,15 @@ import pandas as pd
 
 from workbench.errors import ConfigError, VerificationError
 from workbench.grouping import distinct_rows
-from workbench.output import FORMULA_RULE, MISSING_TOKEN, check_folder, csv_bytes, mark_missing, write_folder
+from workbench.output import (
+    FORMULA_RULE,
+    MISSING_TOKEN,
+    check_folder,
+    csv_bytes,
+    mark_missing,
+    table_csv,
+    write_folder,
+)
 from workbench.output import escape_formulas as escape_formula_cells
 from workbench.verify import Guarantee
 
@@ -50,9 +58,9 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
                  escape_formulas: bool = True, mappings: bool = True) -> dict[str, bytes]:
     """The release file (rows shuffled with ``seed``, re-verified first), ``provenance.json`` and (with
     ``mappings``) the value mappings (CSV) as bytes, built in memory (nothing touches the disk); ``write`` puts
-    the first two on disk. Raises VerificationError when the guarantee does not hold. A CSV release has its
-    formula-like text cells neutralized (``workbench.output.escape_formulas``) unless ``escape_formulas`` is False; the
-    provenance says which."""
+    the first two on disk. Raises VerificationError when the guarantee does not hold. A CSV release and the value
+    mappings (original and released values alike) have their formula-like text cells neutralized
+    (``workbench.output.escape_formulas``) unless ``escape_formulas`` is False; the provenance says which."""
     if f".{fmt}" not in EXPORT_SUFFIXES:
         raise ConfigError(f"cannot export as {fmt!r}: use one of {', '.join(s[1:] for s in EXPORT_SUFFIXES)}")
     table = release.table(suppressed_policy, categorical=True)
@@ -80,7 +88,7 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
     files = {"release": buffer.getvalue(),
              "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8")}
     if mappings:
-        files["mappings"] = mark_missing(value_mappings(release))[0].to_csv(index=False).encode("utf-8")
+        files["mappings"] = table_csv(mark_missing(value_mappings(release))[0], escape=escape_formulas)
     return files
 
 

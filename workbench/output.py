@@ -3,11 +3,16 @@
 ``write_folder`` writes every file of a release into a temporary folder beside the target, checks that what is on
 disk is byte for byte what was verified, and only then moves the folder into place: on any failure (a full disk,
 a file-size limit, a file it may not write) the target is left as it was. A folder that already holds a release is
-replaced as a whole (``force``), never file by file, so no stale file of an earlier release stays beside the new one.
+replaced as a whole (``force``), never file by file, so no stale file of an earlier release stays beside the new one;
+and the replacement is whole too: when the earlier release's files cannot be removed (a folder of another user's
+files), they are put back, the new release is withdrawn and the write fails, so no earlier release lingers in a
+hidden folder beside a command that said it succeeded.
 
 ``escape_formulas`` applies OWASP's rule for CSV injection: a text cell beginning with ``=``, ``+``, ``-``, ``@``,
 tab or carriage return gets a leading apostrophe, so a spreadsheet shows it as text instead of evaluating it;
-numbers such as ``-3`` or ``+1.5`` stay numbers.
+numbers such as ``-3`` or ``+1.5`` stay numbers. ``table_csv`` is the one writer of every CSV file the workbench
+produces (the release, the value mappings, the tables of ``workbench compare``, the region map, the tables the Risk
+page offers), escaping by default.
 
 ``mark_missing`` writes every missing value (an empty cell) as the token ``(missing)``, the label the hierarchy
 builders give it, so a reader such as ``pandas.read_csv`` keeps it as a value instead of NaN (which a group-by
@@ -38,6 +43,9 @@ MISSING_TOKEN = MISSING  # how an exported file writes a missing value (an empty
 
 RELEASE_FILES = frozenset({"release.csv", "release.parquet", "release.xlsx", "provenance.json", "mappings.csv",
                            "region_map.csv", "report.html", "report.pdf"})  # geo and report write the last three
+COMPARE_FILES = frozenset({"solutions.csv", "normalized.csv", "rank_agreement.csv", "optimal_under.csv",
+                           "risk_utility.csv", "pareto.html", "risk_utility.html", "rank_agreement.html",
+                           "sweep.html"})  # workbench compare --out
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 FORMULA_RULE = ("text cells beginning with =, +, -, @, tab or carriage return are prefixed with ' (OWASP CSV "
                 "injection); numbers such as -3 stay as they are")
@@ -52,7 +60,8 @@ def check_folder(out_dir: str | Path, *, force: bool = False) -> None:
         if out.exists() and not out.is_dir():
             raise OutputError(f"{out} is a file, not a folder")
         held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
-        foreign = [n for n in held if n not in RELEASE_FILES or (out / n).is_symlink() or not (out / n).is_file()]
+        foreign = [n for n in held if n not in RELEASE_FILES | COMPARE_FILES or (out / n).is_symlink()
+                   or not (out / n).is_file()]
     except OSError as exc:
         raise OutputError(f"{out}: cannot look into the folder: {exc.strerror or exc}") from None
     if not held:
@@ -63,6 +72,9 @@ def check_folder(out_dir: str | Path, *, force: bool = False) -> None:
     if not force:
         raise OutputError(f"{out} already holds a release ({', '.join(held)}); give --force to replace it as a "
                           "whole, or choose a new or empty folder")
+    if not os.access(out, os.W_OK | os.X_OK):  # a first look; staged_folder's removal is the proof
+        raise OutputError(f"{out}: may not remove the earlier release's files (the folder is not writable); "
+                          "nothing was replaced")
 
 
 def _umask() -> int:
@@ -122,13 +134,48 @@ def staged_folder(out_dir: str | Path, *, force: bool = False) -> Iterator[Path]
             except OSError:
                 os.rename(retired, target)
                 raise
-            shutil.rmtree(retired, ignore_errors=True)
+            try:
+                _remove_folder(retired, parent)
+            except OSError as exc:  # the earlier release stays where it was, whole; the new one is withdrawn
+                os.rename(target, staging)
+                os.rename(retired, target)
+                raise OutputError(f"{target}: cannot remove the earlier release ({exc.strerror or exc}); it is left "
+                                  "as it was and nothing was written") from None
         else:
             os.rename(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _fsync_dir(parent)
+
+
+def _remove_folder(folder: Path, parent: Path) -> None:
+    """Remove ``folder`` (a release: files only) or leave it as it was. Its entries are first moved into a new
+    folder of our own beside it, which needs the same permission as removing them (write access to ``folder``, and
+    ownership of each file in a sticky folder) but can be undone; only when every entry has moved and ``folder``
+    itself is gone is the moved content deleted. Raises OSError, with every entry back in ``folder``."""
+    trash = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".trash", dir=parent))
+    moved: list[str] = []
+    try:
+        for name in sorted(os.listdir(folder)):
+            os.rename(folder / name, trash / name)
+            moved.append(name)
+        os.rmdir(folder)
+    except OSError:
+        for name in reversed(moved):
+            os.rename(trash / name, folder / name)
+        os.rmdir(trash)
+        raise
+    shutil.rmtree(trash)
+
+
+def table_csv(table: pd.DataFrame, *, escape: bool = True, index: bool = False) -> bytes:
+    """The table as CSV bytes (``DataFrame.to_csv``'s format), the one way the workbench writes a CSV file: with
+    ``escape`` (the default; a release's ``release.escape_formulas`` may turn it off) every formula-like text cell and
+    column name is neutralized (``escape_formulas``); ``index`` writes the row labels as the first column."""
+    if index:
+        table = table.reset_index(names=table.index.name if table.index.name is not None else "")
+    return csv_bytes(escape_formulas(table)[0] if escape else table)
 
 
 def _distinct_texts(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:

@@ -14,7 +14,6 @@ User errors raise WorkbenchError (the CLI prints one line and exits with status 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from collections.abc import Sequence
@@ -67,7 +66,7 @@ def write(result: GeoResult | GeoLatticeResult, study: Study, out: Path, force: 
           warnings: Sequence[str] = ()) -> list[Path]:
     """Write the release, the region map and the provenance (with ``warnings``, when there are any) as the folder
     ``out``, all or nothing."""
-    from workbench.output import write_folder
+    from workbench.output import table_csv, write_folder
 
     config = dict(study.raw)
     files = result.release.export_bytes(seed=study.seed, fmt="csv", config=config,
@@ -76,9 +75,8 @@ def write(result: GeoResult | GeoLatticeResult, study: Study, out: Path, force: 
     if warnings:
         provenance = json.loads(files["provenance"])
         files["provenance"] = (json.dumps(provenance | {"warnings": list(warnings)}, indent=2) + "\n").encode()
-    buffer = io.StringIO()
-    result.region_map().to_csv(buffer, index=False, lineterminator="\n")
-    written = write_folder(out, {"release.csv": files["release"], "region_map.csv": buffer.getvalue().encode(),
+    region_map = table_csv(result.region_map(), escape=study.escape_formulas)
+    written = write_folder(out, {"release.csv": files["release"], "region_map.csv": region_map,
                                  "provenance.json": files["provenance"]}, force=force)
     return list(written.values())
 
