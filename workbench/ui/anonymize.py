@@ -158,7 +158,7 @@ def _show_models(models: dict[str, dict[str, object]]) -> None:
         return
     st.subheader("Privacy models")
     for name, model in models.items():
-        text = md(f"{name}: {model['description']}")
+        text = f"{name}: {md(model['description'])}"
         if model["holds"]:
             st.success(f"Holds: {text}")
         else:

@@ -32,8 +32,9 @@ SUFFIXES = {"min": "minimum", "median": "median", "norm": "normalized"}  # per-m
 
 # CommonMark lets a backslash escape any ASCII punctuation; these are the characters that open Markdown (a link or an
 # image needs "[", so "(" and ")" can stay; raw HTML and autolinks "<"; emphasis * _ ~; code `; headings #; quotes >;
-# tables |; math $; Streamlit's directives :color[...]), an HTML entity (&), and the backslash itself
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]<>#|~$&!])")
+# tables |; math $), an HTML entity (&), the backslash itself, and a colon before a letter (Streamlit's directives,
+# :red[...] or :name, which would swallow the text)
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]<>#|~$&!]|:(?=[A-Za-z]))")
 
 
 def md(text: object) -> str:
