@@ -54,7 +54,7 @@ _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 def check_folder(out_dir: str | Path, *, force: bool = False) -> None:
     """Raise OutputError unless ``out_dir`` can take a release: new, empty, or (with ``force``) holding only the
-    files of an earlier release."""
+    files of an earlier release (or of ``workbench compare --out``) in a folder the user may remove them from."""
     out = Path(out_dir)
     try:
         if out.exists() and not out.is_dir():
@@ -135,12 +135,17 @@ def staged_folder(out_dir: str | Path, *, force: bool = False) -> Iterator[Path]
                 os.rename(retired, target)
                 raise
             try:
-                _remove_folder(retired, parent)
+                trash = _empty_folder(retired, parent)
             except OSError as exc:  # the earlier release stays where it was, whole; the new one is withdrawn
                 os.rename(target, staging)
                 os.rename(retired, target)
                 raise OutputError(f"{target}: cannot remove the earlier release ({exc.strerror or exc}); it is left "
                                   "as it was and nothing was written") from None
+            try:
+                shutil.rmtree(trash)  # our own folder now: its entries are ours to delete
+            except OSError as exc:
+                raise OutputError(f"{target}: the release is written, but the earlier release's files could not be "
+                                  f"deleted from {trash} ({exc.strerror or exc})") from None
         else:
             os.rename(staging, target)
     except BaseException:
@@ -149,11 +154,11 @@ def staged_folder(out_dir: str | Path, *, force: bool = False) -> Iterator[Path]
     _fsync_dir(parent)
 
 
-def _remove_folder(folder: Path, parent: Path) -> None:
-    """Remove ``folder`` (a release: files only) or leave it as it was. Its entries are first moved into a new
-    folder of our own beside it, which needs the same permission as removing them (write access to ``folder``, and
-    ownership of each file in a sticky folder) but can be undone; only when every entry has moved and ``folder``
-    itself is gone is the moved content deleted. Raises OSError, with every entry back in ``folder``."""
+def _empty_folder(folder: Path, parent: Path) -> Path:
+    """Remove ``folder`` (a release: files only) by moving its entries into a new folder of our own beside it, and
+    return that folder, for the caller to delete. Moving an entry out needs the same permission as deleting it
+    (write access to ``folder``, and ownership of the file in a sticky folder) but can be undone: on a failure every
+    entry moved goes back and OSError is raised, ``folder`` as it was."""
     trash = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".trash", dir=parent))
     moved: list[str] = []
     try:
@@ -166,7 +171,7 @@ def _remove_folder(folder: Path, parent: Path) -> None:
             os.rename(trash / name, folder / name)
         os.rmdir(trash)
         raise
-    shutil.rmtree(trash)
+    return trash
 
 
 def table_csv(table: pd.DataFrame, *, escape: bool = True, index: bool = False) -> bytes:
