@@ -21,7 +21,6 @@ from workbench.output import (
     FORMULA_RULE,
     MISSING_TOKEN,
     check_folder,
-    csv_bytes,
     mark_missing,
     table_csv,
     write_folder,
@@ -75,7 +74,7 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
         written, cells = escape_formula_cells(out) if escape_formulas else (out, 0)
         escaping = {"applied": escape_formulas, "cells": cells,
                     "rule": FORMULA_RULE if escape_formulas else "off (release.escape_formulas = false)"}
-        buffer.write(csv_bytes(written))  # to_csv's bytes, each distinct text rendered once
+        buffer.write(table_csv(written, escape=False))  # escaped above, where the cells are counted
     elif fmt == "parquet":
         _write_parquet_as_text(out, buffer)
     else:
