@@ -17,6 +17,7 @@ from workbench.hierarchy import (
     NOT_A_NUMBER,
     Hierarchy,
     groupings_from_table,
+    missing_cells,
     missing_placement,
     numeric_profile,
     suggest_spec,
@@ -39,11 +40,12 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         st.warning(w)
     if report.ok:
         st.success(f"Valid: height {h.height}, {len(h.rows):,} values, every value of the data covered.")
-        blank = int((values.astype(str) == "").sum())
+        cells = missing_cells(values, h)
         placement = missing_placement(h)
-        if blank and placement:
-            st.caption(f"{blank:,} record(s) with a missing value (an empty cell): {placement}. Exports write them "
-                       f"as {MISSING!r}.")
+        if cells and placement:
+            read = ", ".join(f"{'empty cells' if t == '' else repr(t)}: {n:,}" for t, n in cells.items())
+            st.caption(f"{sum(cells.values()):,} record(s) with a missing value ({read}): {placement}. Exports "
+                       f"write them as {MISSING!r}.")
         _tree(h, values)
     left, right = st.columns(2)
     left.caption(f"Level table (one row per original value; the last column is the root; {MISSING} is an empty "
