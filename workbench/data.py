@@ -21,7 +21,7 @@ import pandas as pd
 
 from measures import ColumnDomain
 from workbench.errors import DataError, HierarchyError
-from workbench.hierarchy.missing import as_one_missing_value, canonical_hierarchy, missing_cells
+from workbench.hierarchy.missing import as_one_missing_value, canonical_hierarchy, read_missing
 from workbench.hierarchy.tree import Hierarchy
 from workbench.readers import (  # noqa: F401  (re-exported: workbench.data is where callers find the readers)
     ROW_NAMES,
@@ -155,6 +155,7 @@ class Dataset:
         warnings: list[str] = []
         problems: list[str] = []
         hierarchies = dict(hierarchies)
+        missing: dict[str, dict[str, int]] = {}  # per column, each text read as the missing value "" and its cells
         for a in (a for a, r in ordered.items() if r == "quasi"):
             if a not in hierarchies and a in without_hierarchy:
                 continue
@@ -170,22 +171,28 @@ class Dataset:
                     h = hierarchies[a] = canonical_hierarchy(h)
                 except HierarchyError as exc:
                     problems.append(f"column {a!r}: {exc}")
+            frame[a], missing[a] = read_missing(frame[a], h)
             if h.rows:  # coverage too, so that every problem is reported at once
-                problems.extend(coverage_problems(as_one_missing_value(frame[a], h), h, a))
+                problems.extend(coverage_problems(frame[a], h, a))
                 if population is not None and a in population.frame.columns:
                     problems.extend(f"population: {p}" for p in coverage_problems(
                         as_one_missing_value(population.frame[a].astype(str), h), h, a))
         for a, h in list(hierarchies.items()):  # another attribute's hierarchy (t-closeness) reads them so too
-            if ordered.get(a) not in (None, "quasi") and h.rows and h.validate().ok:
+            if a in frame.columns and a not in missing and h.rows and h.validate().ok:
                 try:
                     hierarchies[a] = canonical_hierarchy(h)
                 except HierarchyError as exc:
                     problems.append(f"column {a!r}: {exc}")
         if problems:
             raise HierarchyError("; ".join(problems), problems)
-        frame, missing, population = _one_missing_value(frame, hierarchies, population)
-        return cls(frame=frame, roles=ordered, hierarchies=hierarchies, source=source,
-                   warnings=tuple(warnings), population=population, missing=missing)
+        for c in (c for c in frame.columns if c not in missing):
+            frame[c], missing[c] = read_missing(frame[c], hierarchies.get(c))
+        if population is not None:
+            changed = {c: as_one_missing_value(population.frame[c], hierarchies.get(c))
+                       for c in population.frame.columns}
+            population = Population(population.frame.assign(**changed), population.rows, population.source)
+        return cls(frame=frame, roles=ordered, hierarchies=hierarchies, source=source, warnings=tuple(warnings),
+                   population=population, missing={c: m for c, m in missing.items() if m})
 
     @property
     def n(self) -> int:
@@ -233,21 +240,6 @@ class Dataset:
         )
 
 
-def _one_missing_value(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], population: Population | None,
-                       ) -> tuple[pd.DataFrame, dict[str, dict[str, int]], Population | None]:
-    """``frame`` (the Dataset's own copy) and the population with every missing text of every column
-    (``workbench.hierarchy.missing``: the empty cell, the token, the tokens its hierarchy places in ``(missing)``)
-    read as the one value ``""``, and per column what was read as missing, with its number of cells."""
-    missing = {c: m for c in frame.columns if (m := missing_cells(frame[c], hierarchies.get(c)))}
-    for c in missing:
-        frame[c] = as_one_missing_value(frame[c], hierarchies.get(c))
-    if population is not None:
-        changed = {c: as_one_missing_value(population.frame[c], hierarchies.get(c)) for c in population.frame.columns}
-        if any(changed[c] is not population.frame[c] for c in changed):
-            population = Population(population.frame.assign(**changed), population.rows, population.source)
-    return frame, missing, population
-
-
 def coverage_problems(column: pd.Series, h: Hierarchy, attribute: str) -> list[str]:
     """Rows whose value has no hierarchy row, named by value and 1-based data row."""
     covered = set(h.values)
@@ -293,8 +285,8 @@ def profile(frame: pd.DataFrame, roles: Mapping[str, str], k: int,
     rows, warnings = [], []
     for column in frame.columns:
         h = (hierarchies or {}).get(column)
-        missing = sum(missing_cells(frame[column], h).values())
-        counts = as_one_missing_value(frame[column], h).value_counts()
+        merged, read = read_missing(frame[column], h)
+        missing, counts = sum(read.values()), merged.value_counts()
         role = roles.get(column, "insensitive")
         rare = int((counts < k).sum())
         rows.append({"column": column, "role": role, "distinct values": int(counts.size),

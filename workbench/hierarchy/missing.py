@@ -13,11 +13,11 @@ A cell of a column is **missing** when its text is
 A column without a hierarchy (sensitive, insensitive, a quasi-identifier with a poset of its own) has no
 accepted token: only its empty cells and the token are missing, and any other text, ``NA`` too, is a value.
 
-Missing is one value of its own, which generalizes like any other (ARX treats null the same way): every missing
-text of a column is read as the one value ``""``, whose hierarchy row is the path the accepted tokens share
-(``canonical_hierarchy``; ``workbench.data.Dataset.create`` applies it), and every released or shown missing
-value reads ``(missing)``, never a blank cell and never ``*`` (which means suppressed, or generalized to the
-root).
+Missing is one value of its own, which generalizes like any other: every missing text of a column is read as the
+one value ``""``, whose hierarchy row is the path the accepted tokens share (``canonical_hierarchy``;
+``workbench.data.Dataset.create`` applies both), so an ``NA`` and a blank are one value in one equivalence class.
+Every released or shown missing value reads ``(missing)``, never a blank cell; it reads ``*`` only where any value
+would: generalized to the root together with other values, or in a suppressed record.
 """
 
 from __future__ import annotations
@@ -52,13 +52,25 @@ def token_as_empty(values: Iterable[object]) -> list[object]:
     return ["" if v == MISSING else v for v in values]
 
 
-def missing_cells(values: pd.Series | Iterable[object], hierarchy: Hierarchy | None = None) -> dict[str, int]:
-    """Each missing text of a column (``missing_texts``) with its number of cells, most frequent first (a
-    missing text that does not occur is left out); a null counts as ``""``."""
-    column = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
-    found = column[column.isin(list(missing_texts(hierarchy))) | column.isna()]
+def read_missing(column: pd.Series, hierarchy: Hierarchy | None = None) -> tuple[pd.Series, dict[str, int]]:
+    """The column with every missing text (``missing_texts``; a null too) read as the one missing value ``""``
+    (the column itself when it holds no other), and each missing text with its number of cells, most frequent
+    first (one that does not occur is left out); one pass over the column."""
+    mask = column.isin(list(missing_texts(hierarchy)))
+    if column.hasnans:
+        mask |= column.isna()
+    if not mask.any():
+        return column, {}
+    found = column[mask]
     counts = found.astype(object).where(found.notna(), "").astype(str).value_counts()
-    return {str(text): int(n) for text, n in sorted(counts.items(), key=lambda tn: (-tn[1], tn[0]))}
+    read = {str(t): int(n) for t, n in sorted(counts.items(), key=lambda tn: (-tn[1], tn[0]))}
+    return (column.where(~mask, "") if set(read) != {""} else column), read
+
+
+def missing_cells(values: pd.Series | Iterable[object], hierarchy: Hierarchy | None = None) -> dict[str, int]:
+    """Each missing text of a column (``missing_texts``) with its number of cells, most frequent first."""
+    column = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
+    return read_missing(column, hierarchy)[1]
 
 
 def count_missing(values: pd.Series | Iterable[object], hierarchy: Hierarchy | None = None) -> int:
@@ -67,19 +79,16 @@ def count_missing(values: pd.Series | Iterable[object], hierarchy: Hierarchy | N
 
 
 def as_one_missing_value(column: pd.Series, hierarchy: Hierarchy | None = None) -> pd.Series:
-    """The column with every missing text written as the one missing value ``""`` (the column itself when it
-    has no other missing text)."""
-    others = missing_texts(hierarchy) - {""}
-    mask = column.isin(list(others))
-    return column.where(~mask, "") if mask.any() else column
+    """The column with every missing text written as the one missing value ``""``."""
+    return read_missing(column, hierarchy)[0]
 
 
 def canonical_hierarchy(hierarchy: Hierarchy) -> Hierarchy:
     """The hierarchy with a row for the one missing value ``""``: itself when it has one (or no missing value at
     all), else with ``""`` added on the path its accepted tokens share. Every row is kept, so the hierarchy still
-    covers the data as written (its file and its domain shares are unchanged). Raises HierarchyError naming the
-    values when the missing values are placed on different paths (e.g. ``""`` in a group ``unknown`` and ``NA`` in
-    ``(missing)``): a missing value is one value."""
+    covers the data as written (a config bundle's hierarchy file reproduces the release). Raises HierarchyError
+    naming the values when the missing values are placed on different paths (e.g. ``""`` in a group ``unknown`` and
+    ``NA`` in ``(missing)``): a missing value is one value."""
     texts = missing_texts(hierarchy)
     rows = [row for row in hierarchy.rows if row[0] in texts]
     paths = {row[1:] for row in rows}
