@@ -91,13 +91,14 @@ def missing_record(release: Release, written: pd.DataFrame) -> dict[str, object]
     hierarchy places in ``(missing)``; ``workbench.hierarchy.missing``) and the file's cells that read the token
     (``written``: fewer than ``input`` where a missing value was generalized with others or suppressed)."""
     columns: dict[str, dict[str, object]] = {}
+    total = 0
     for column in written.columns:
         read = {text: int(n) for text, n in release.dataset.missing.get(column, {}).items()}
         cells = int((written[column].astype(object) == MISSING_TOKEN).sum())
+        total += cells
         if read or cells:
             columns[str(column)] = {"input": sum(read.values()), "read_as_missing": read, "written": cells}
-    return {"token": MISSING_TOKEN, "cells": sum(int(c["written"]) for c in columns.values()),  # type: ignore[call-overload]
-            "columns": columns}
+    return {"token": MISSING_TOKEN, "cells": total, "columns": columns}
 
 
 def row_order(table: pd.DataFrame, seed: int) -> np.ndarray:

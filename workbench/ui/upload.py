@@ -296,6 +296,9 @@ def section() -> None:
     k = st.number_input("k for the warnings", min_value=1, value=5, step=1, key="upload_k")
     table, warnings = profile(frame, ws["roles"], int(k), profile_hierarchies(ws))
     st.dataframe(table, hide_index=True)
+    st.caption("Missing values: empty cells, (missing), and text such as NA that a quasi-identifier's hierarchy (until "
+               "you choose one, its suggested hierarchy) places in the group (missing); they are one value, released "
+               "as (missing).")
     for w in warnings:
         st.warning(w)
     own = session_source()
