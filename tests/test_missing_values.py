@@ -268,3 +268,27 @@ def test_the_app_profile_and_export_provenance_agree_with_the_raw_text() -> None
         assert record["columns"][c] == {"input": sum(counts[c].values()),
                                         "read_as_missing": dict(counts[c].most_common()),
                                         "written": sum(r[c] == MISSING for r in written)}
+
+
+def test_a_range_poset_refuses_a_missing_value_in_one_line(tmp_path: Path) -> None:
+    """A missing value has no place among numbers: the local engine's range poset refuses the column, naming it."""
+    (tmp_path / "t.csv").write_text("age,sex\n30,F\nNA,M\n41,F\n,M\n35,F\n", encoding="utf-8")
+    (tmp_path / "t.toml").write_text("""[data]
+path = "t.csv"
+[attributes.age]
+role = "quasi"
+builder = { kind = "intervals", widths = [10], non_numeric = "missing" }
+poset = "range"
+[attributes.sex]
+role = "quasi"
+builder = { kind = "groupings", levels = [] }
+[privacy]
+k = 2
+[engine]
+kind = "local"
+algorithm = "mondrian"
+objective = "vinterbo"
+""", encoding="utf-8")
+    status, _, stderr = call("run", tmp_path / "t.toml")
+    assert status != 0 and len(stderr.strip().splitlines()) == 1
+    assert "column 'age': a range poset needs numbers, and a missing value has no place among them" in stderr
