@@ -2,7 +2,10 @@
 ``workbench.readers``, re-exported here).
 
 Every cell is read as text, and an empty cell is the value ``""``: a missing value is explicit, so the
-hierarchy of a quasi-identifier must have a row for it, or the error names the rows that lack one.
+hierarchy of a quasi-identifier must have a row for it, or the error names the rows that lack one. What is missing
+is defined once, in ``workbench.hierarchy.missing``: a Dataset reads every missing text of a column (the token
+``(missing)``, a token such as ``NA`` that the column's hierarchy places in the group ``(missing)``) as the one
+missing value ``""``, and records what it read so (``Dataset.missing``).
 The user's file and DataFrame are never modified: a Dataset keeps its own read-only copy.
 """
 
@@ -18,6 +21,7 @@ import pandas as pd
 
 from measures import ColumnDomain
 from workbench.errors import DataError, HierarchyError
+from workbench.hierarchy.missing import as_one_missing_value, canonical_hierarchy, read_missing
 from workbench.hierarchy.tree import Hierarchy
 from workbench.readers import (  # noqa: F401  (re-exported: workbench.data is where callers find the readers)
     ROW_NAMES,
@@ -104,7 +108,8 @@ class Dataset:
     """A table with attribute roles and one hierarchy per quasi-identifier.
 
     Build it with ``Dataset.create``, which validates everything and copies the frame. ``population``: when the
-    table is a research subset (δ-presence), the table it was drawn from.
+    table is a research subset (δ-presence), the table it was drawn from. ``missing``: per column, each text read
+    as the missing value ``""`` with its number of cells (``workbench.hierarchy.missing``).
     """
 
     frame: pd.DataFrame
@@ -113,6 +118,7 @@ class Dataset:
     source: str = "data"
     warnings: tuple[str, ...] = field(default=())
     population: Population | None = None
+    missing: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     @classmethod
     def create(
@@ -148,6 +154,8 @@ class Dataset:
         ordered = {a: full_roles[a] for a in roles} | {c: r for c, r in full_roles.items() if c not in roles}
         warnings: list[str] = []
         problems: list[str] = []
+        hierarchies = dict(hierarchies)
+        missing: dict[str, dict[str, int]] = {}  # per column, each text read as the missing value "" and its cells
         for a in (a for a, r in ordered.items() if r == "quasi"):
             if a not in hierarchies and a in without_hierarchy:
                 continue
@@ -158,15 +166,33 @@ class Dataset:
             report = h.validate()
             warnings.extend(report.warnings)
             problems.extend(report.errors)
+            if report.ok:  # a row for the one missing value "" (workbench.hierarchy.missing)
+                try:
+                    h = hierarchies[a] = canonical_hierarchy(h)
+                except HierarchyError as exc:
+                    problems.append(f"column {a!r}: {exc}")
+            frame[a], missing[a] = read_missing(frame[a], h)
             if h.rows:  # coverage too, so that every problem is reported at once
                 problems.extend(coverage_problems(frame[a], h, a))
                 if population is not None and a in population.frame.columns:
                     problems.extend(f"population: {p}" for p in coverage_problems(
-                        population.frame[a].astype(str), h, a))
+                        as_one_missing_value(population.frame[a].astype(str), h), h, a))
+        for a, h in list(hierarchies.items()):  # another attribute's hierarchy (t-closeness) reads them so too
+            if a in frame.columns and a not in missing and h.rows and h.validate().ok:
+                try:
+                    hierarchies[a] = canonical_hierarchy(h)
+                except HierarchyError as exc:
+                    problems.append(f"column {a!r}: {exc}")
         if problems:
             raise HierarchyError("; ".join(problems), problems)
-        return cls(frame=frame, roles=ordered, hierarchies=dict(hierarchies), source=source,
-                   warnings=tuple(warnings), population=population)
+        for c in (c for c in frame.columns if c not in missing):
+            frame[c], missing[c] = read_missing(frame[c], hierarchies.get(c))
+        if population is not None:
+            changed = {c: as_one_missing_value(population.frame[c], hierarchies.get(c))
+                       for c in population.frame.columns}
+            population = Population(population.frame.assign(**changed), population.rows, population.source)
+        return cls(frame=frame, roles=ordered, hierarchies=hierarchies, source=source, warnings=tuple(warnings),
+                   population=population, missing={c: m for c, m in missing.items() if m})
 
     @property
     def n(self) -> int:
@@ -250,16 +276,21 @@ def suggest_roles(frame: pd.DataFrame) -> dict[str, str]:
     return roles
 
 
-def profile(frame: pd.DataFrame, roles: Mapping[str, str], k: int) -> tuple[pd.DataFrame, list[str]]:
-    """Per column: role, distinct values, missing (empty) values and values occurring fewer than k times;
-    plus warnings for identifying columns left in and quasi-identifier values rarer than k."""
+def profile(frame: pd.DataFrame, roles: Mapping[str, str], k: int,
+            hierarchies: Mapping[str, Hierarchy] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """Per column: role, distinct values, missing values and values occurring fewer than k times; plus warnings
+    for identifying columns left in and quasi-identifier values rarer than k. Missing values are those of
+    ``workbench.hierarchy.missing`` (the empty cell, the token ``(missing)`` and the tokens the column's hierarchy
+    in ``hierarchies`` places in ``(missing)``), counted as the one value they are released as."""
     rows, warnings = [], []
     for column in frame.columns:
-        counts = frame[column].value_counts()
+        h = (hierarchies or {}).get(column)
+        merged, read = read_missing(frame[column], h)
+        missing, counts = sum(read.values()), merged.value_counts()
         role = roles.get(column, "insensitive")
         rare = int((counts < k).sum())
         rows.append({"column": column, "role": role, "distinct values": int(counts.size),
-                     "missing values": int((frame[column] == "").sum()), f"values seen < {k} times": rare})
+                     "missing values": missing, f"values seen < {k} times": rare})
         if role == "identifying":
             warnings.append(f"{column!r} is identifying: it is dropped from every release")
         elif role == "quasi" and rare:

@@ -67,7 +67,7 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
     guarantee = release.verify(shuffled, suppressed_policy)
     if not guarantee.holds:
         raise VerificationError(f"release not written: {guarantee.describe()}")
-    out, missing = mark_missing(shuffled.reset_index(drop=True))  # "(missing)", never a blank cell read as NaN
+    out, _ = mark_missing(shuffled.reset_index(drop=True))  # "(missing)", never a blank cell read as NaN
     buffer = io.BytesIO()
     escaping: dict[str, object] | None = None
     if fmt == "csv":
@@ -83,12 +83,29 @@ def export_bytes(release: Release, *, seed: int, fmt: str = "csv", config: dict[
                                   suppressed_policy=suppressed_policy)
     if escaping is not None:
         prov["csv_formula_escaping"] = escaping
-    prov["missing_values"] = {"token": MISSING_TOKEN, "cells": missing}
+    prov["missing_values"] = missing_record(release, out)
     files = {"release": buffer.getvalue(),
              "provenance": (json.dumps(prov, indent=2, default=str) + "\n").encode("utf-8")}
     if mappings:
         files["mappings"] = table_csv(mark_missing(value_mappings(release))[0], escape=escape_formulas)
     return files
+
+
+def missing_record(release: Release, written: pd.DataFrame) -> dict[str, object]:
+    """The provenance's ``missing_values``: the token a missing value is written as, how many cells of the file
+    read it (``cells``), and per column of the file that has any: the input's missing cells (``input``), each text
+    read as missing with its count (``read_as_missing``: ``""`` for an empty cell, tokens such as ``NA`` its
+    hierarchy places in ``(missing)``; ``workbench.hierarchy.missing``) and the file's cells that read the token
+    (``written``: fewer than ``input`` where a missing value was generalized with others or suppressed)."""
+    columns: dict[str, dict[str, object]] = {}
+    total = 0
+    for column in written.columns:
+        read = {text: int(n) for text, n in release.dataset.missing.get(column, {}).items()}
+        cells = int((written[column].astype(object) == MISSING_TOKEN).sum())
+        total += cells
+        if read or cells:
+            columns[str(column)] = {"input": sum(read.values()), "read_as_missing": read, "written": cells}
+    return {"token": MISSING_TOKEN, "cells": total, "columns": columns}
 
 
 def row_order(table: pd.DataFrame, seed: int) -> np.ndarray:

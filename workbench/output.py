@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import OutputError
-from workbench.hierarchy.builders import MISSING
+from workbench.hierarchy.missing import MISSING
 
 MISSING_TOKEN = MISSING  # how an exported file writes a missing value (an empty cell): "(missing)"
 

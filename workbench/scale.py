@@ -34,6 +34,7 @@ from workbench.config import Study
 from workbench.data import Dataset, _as_text_column
 from workbench.errors import ConfigError, VerificationError
 from workbench.grouping import group_rows
+from workbench.hierarchy.missing import missing_texts
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS, Limits
@@ -230,10 +231,27 @@ def _write(study: Study, source: backends.Source, dataset: Dataset, plan: pd.Dat
                       "engine": "lattice", "algorithm": study.algorithm, "backend": study.backend,
                       "transformation": dict(zip(qis, node, strict=True)), "guarantee": guarantee.as_dict(),
                       "suppressed_records": study.suppressed, "measures": measures, "seed": study.seed,
-                      "missing_values": {"token": MISSING_TOKEN}}
+                      "missing_values": _missing_record(dataset, plan, counts)}
         (staging / "provenance.json").write_text(json.dumps(provenance, indent=2, default=str) + "\n",
                                                  encoding="utf-8")
     return guarantee, {"release": out_dir / name, "provenance": out_dir / "provenance.json"}
+
+
+def _missing_record(dataset: Dataset, plan: pd.DataFrame, counts: np.ndarray) -> dict[str, object]:
+    """The provenance's ``missing_values`` out of core (``export.missing_record``'s fields), for the
+    quasi-identifiers, the columns the plan holds: per column the input's missing cells, each text read as
+    missing (``workbench.hierarchy.missing``) and the cells the file writes as the token."""
+    columns: dict[str, dict[str, object]] = {}
+    for j, c in enumerate(dataset.encoded):
+        original = pd.Series(plan[f"q_{j}"]).pipe(_as_text_column).to_numpy(dtype=object)
+        texts = missing_texts(dataset.hierarchies[c.name])
+        mask = np.isin(original, list(texts))
+        read = pd.Series(counts[mask]).groupby(original[mask]).sum().sort_values(ascending=False, kind="stable")
+        written = int(counts[plan[f"l_{j}"].to_numpy() == MISSING_TOKEN].sum())
+        if mask.any() or written:
+            columns[c.name] = {"input": int(read.sum()), "read_as_missing": {str(t): int(n) for t, n in read.items()},
+                               "written": written}
+    return {"token": MISSING_TOKEN, "columns": columns}
 
 
 def _duckdb_types(source: backends.Source) -> dict[str, str]:

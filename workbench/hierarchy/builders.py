@@ -17,6 +17,7 @@ from datetime import date, datetime
 
 from workbench.errors import ConfigError
 from workbench.hierarchy.intervals import intervals
+from workbench.hierarchy.missing import missing_placement, token_as_empty
 from workbench.hierarchy.suggest import suggest_builder, suggest_spec
 from workbench.hierarchy.tree import Hierarchy
 from workbench.hierarchy.values import (
@@ -182,18 +183,6 @@ def groupings(
     return finished_tree(rows, kind, name)
 
 
-def missing_placement(h: Hierarchy) -> str | None:
-    """Where a hierarchy puts the missing value ``""`` (an empty cell), in words: its path to the root, e.g.
-    ``"(missing) → (missing) → *"``; None when the hierarchy has no row for it."""
-    row = next((r for r in h.rows if r[0] == ""), None)
-    if row is None:
-        return None
-    own = all(label == MISSING for label in row[1:-1])
-    path = " → ".join(row[1:])
-    return (f"missing values (empty cells) form their own group {MISSING!r} at every level: {path}" if own
-            else f"missing values (empty cells) are generalized as {path}")
-
-
 def groupings_from_table(rows: Sequence[Sequence[object]], *, name: str = "groupings") -> dict[str, object]:
     """The ``groupings`` builder spec of a table with one row per value: ``[value, level-1 group, level-2 group,
     ...]`` (as edited in the app; rows of the value alone: no levels, every value straight to ``"*"``). Raises
@@ -295,4 +284,4 @@ def build_hierarchy(spec: Mapping[str, object], values: Iterable[object], name: 
         if not ok(value):
             raise ConfigError(f"{where}: parameter {key!r} must be {expected}, got {value!r}")
         kwargs[key] = value
-    return fn(values, name=name, **kwargs)
+    return fn(token_as_empty(values), name=name, **kwargs)

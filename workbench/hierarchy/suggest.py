@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 
-from workbench.hierarchy.values import R_MISSING, distinct_texts, numeric_profile, parse_number
+from workbench.hierarchy.missing import R_MISSING, token_as_empty
+from workbench.hierarchy.values import distinct_texts, numeric_profile, parse_number
 
 
 def suggest_builder(values: Iterable[object]) -> str:
@@ -15,7 +16,7 @@ def suggest_builder(values: Iterable[object]) -> str:
     (straight to ``"*"``), codes of one length (ZIP codes: leading zeros, or many values; not decimals) are
     masked, numbers (also with a decimal comma, and with a few text values among at least five numbers) get
     intervals, ISO dates (``%Y-%m-%d``) get dates, anything else groupings."""
-    texts = [v for v in distinct_texts(values) if v != ""]
+    texts = [v for v in distinct_texts(token_as_empty(values)) if v != ""]
     if len(texts) <= 2:
         return "groupings"
     lengths = {len(v) for v in texts}
@@ -53,7 +54,7 @@ def suggest_spec(values: Iterable[object]) -> dict[str, object]:
     column does not double the lattice), codes are masked, numbers get nested bands (text among them must be
     placed by the analyst: ``non_numeric = "error"`` names it; ``NA`` alone, R's missing value, is suggested as
     missing), ISO dates get month, year, decade."""
-    values = list(values)
+    values = token_as_empty(values)
     kind = suggest_builder(values)
     if kind == "masking":
         return {"kind": "masking", "char": "*"}
@@ -64,7 +65,8 @@ def suggest_spec(values: Iterable[object]) -> dict[str, object]:
         profile = numeric_profile(values, comma)
         spec: dict[str, object] = {"kind": "intervals", "widths": _nice_widths(values, comma)}
         spec |= {"decimal_comma": True} if comma else {}
-        if profile.not_numbers:  # R's missing value alone is suggested as missing; other text the analyst places
+        if profile.not_numbers:  # R's missing value alone is suggested as missing (accepted, it is missing:
+            # workbench.hierarchy.missing); other text the analyst places
             r_missing = all(value == R_MISSING for value, _ in profile.not_numbers)
             spec["non_numeric"] = "missing" if r_missing else "error"
         return spec

@@ -192,8 +192,12 @@ class Hierarchy:
         roots = self.level_labels(self.height)
         if self.height > 0 and len(roots) > 1:
             warnings.append(f"{where} has {len(roots)} roots ({_listing(roots)}); a single root is usual")
-        if data_values is not None:
-            missing = sorted(set(data_values) - set(seen))
+        if data_values is not None:  # the token (missing) in the data is the missing value "" (hierarchy.missing)
+            from workbench.hierarchy.missing import missing_texts
+
+            texts = missing_texts(self)
+            placed = texts if texts & set(seen) else set()  # every missing text takes the missing value's row
+            missing = sorted(set(data_values) - set(seen) - placed)
             if missing:
                 errors.append(
                     f"{where} has no row for {len(missing)} data value(s): "

@@ -12,6 +12,7 @@ from decimal import Decimal
 from numbers import Real
 
 from workbench.errors import ConfigError
+from workbench.hierarchy.missing import MISSING, R_MISSING  # noqa: F401  (what is missing: workbench.hierarchy.missing)
 from workbench.hierarchy.tree import Hierarchy
 
 ROOT = "*"
@@ -22,8 +23,6 @@ _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")  # a decimal comma: "29,0", "-
 SHOWN = 5
 NON_NUMERIC = ("keep", "group", "missing", "error")  # what the intervals builder does with text that is no number
 NOT_A_NUMBER = "(not a number)"  # the group of text values, when the analyst puts them in one group
-MISSING = "(missing)"  # the group of the missing value "" and of text the analyst counts as missing
-R_MISSING = "NA"  # how R's write.csv writes a missing value
 
 
 def where_of(kind: str, name: str) -> str:

@@ -35,6 +35,9 @@ class RangePoset:
 
     @classmethod
     def from_values(cls, values: Sequence[str], max_diff: float | None = None) -> RangePoset:
+        if "" in values:  # the one missing value (workbench.hierarchy.missing) is no number to order
+            raise HierarchyError("a range poset needs numbers, and a missing value has no place among them: use the "
+                                 "tree poset, whose hierarchy gives missing values their own group '(missing)'")
         try:
             numbers = np.array([float(v) for v in values])
         except ValueError:

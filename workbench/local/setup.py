@@ -10,6 +10,7 @@ import numpy as np
 
 from workbench.config import Study
 from workbench.data import Dataset
+from workbench.errors import HierarchyError
 from workbench.local import POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, Poset
 
@@ -31,7 +32,10 @@ def local_columns(study: Study, dataset: Dataset, weigh: Weigh) -> tuple[list[Lo
         registered = POSETS[kind]
         assert registered.build is not None  # the config refuses a passthrough quasi-identifier
         parameters = {p: getattr(spec, p) for p in registered.parameters} if spec else {}
-        poset = registered.build(values.tolist(), dataset.hierarchies.get(qi), **parameters)
+        try:
+            poset = registered.build(values.tolist(), dataset.hierarchies.get(qi), **parameters)
+        except HierarchyError as exc:
+            raise HierarchyError(f"column {qi!r}: {exc}") from None
         weight, node_cost = weigh(qi, kind, poset, index.reshape(-1), spec.weight if spec else 1.0)
         columns.append(LocalColumn(qi, poset, weight, node_cost))
         states.append(np.asarray(poset.leaves, dtype=np.int64)[index.reshape(-1)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from workbench.hierarchy import count_missing
 from workbench.samples import load_sample
 from workbench.ui import cached, upload
 from workbench.ui.source import Source
@@ -21,7 +22,7 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
             "attribute": column,
             "role": sample.roles.get(column, "insensitive"),
             "distinct values": int(sample.frame[column].nunique()),
-            "missing values": int((sample.frame[column] == "").sum()),
+            "missing values": count_missing(sample.frame[column], h),
             "hierarchy height": h.height if h is not None else None,
         })
     return sample.frame.head(20), pd.DataFrame(rows), sample.description

@@ -17,6 +17,7 @@ from workbench.hierarchy import (
     NOT_A_NUMBER,
     Hierarchy,
     groupings_from_table,
+    missing_cells,
     missing_placement,
     numeric_profile,
     suggest_spec,
@@ -40,11 +41,12 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         st.warning(md(w))
     if report.ok:
         st.success(f"Valid: height {h.height}, {len(h.rows):,} values, every value of the data covered.")
-        blank = int((values.astype(str) == "").sum())
+        cells = missing_cells(values, h)
         placement = missing_placement(h)
-        if blank and placement:
-            st.caption(f"{blank:,} record(s) with a missing value (an empty cell): {md(placement)}. Exports write "
-                       f"them as {MISSING!r}.")
+        if cells and placement:
+            read = ", ".join(f"{'empty cells' if t == '' else md(repr(t))}: {n:,}" for t, n in cells.items())
+            st.caption(f"{sum(cells.values()):,} record(s) with a missing value ({read}): {md(placement)}. Exports "
+                       f"write them as {MISSING!r}.")
         _tree(h, values)
     left, right = st.columns(2)
     left.caption(f"Level table (one row per original value; the last column is the root; {MISSING} is an empty "

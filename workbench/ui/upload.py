@@ -13,7 +13,7 @@ import streamlit as st
 
 from workbench.data import Dataset, encoding_note, profile, read_table_bytes, row_names_note, suggest_roles
 from workbench.errors import WorkbenchError
-from workbench.hierarchy import Hierarchy, build_hierarchy
+from workbench.hierarchy import Hierarchy, build_hierarchy, suggest_spec
 from workbench.ui import cached
 from workbench.ui import state_upload as S
 from workbench.ui.cached import register_dataset
@@ -85,9 +85,11 @@ def _start(frame: pd.DataFrame, name: str, sha: str) -> dict[str, Any]:
     return ws
 
 
-def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str | None]:
-    """The hierarchy chosen for ``column`` (built or imported) and the error that prevents it, if any."""
-    choice = ws["hierarchies"].get(column)
+def hierarchy_of(ws: dict[str, Any], column: str,
+                 choice: dict[str, Any] | None = None) -> tuple[Hierarchy | None, str | None]:
+    """The hierarchy chosen for ``column`` (built or imported; or the given ``choice``) and the error that prevents
+    it, if any."""
+    choice = choice if choice is not None else ws["hierarchies"].get(column)
     if choice is None:
         return None, f"{column!r} has no hierarchy yet"
     if "error" in choice:  # an import that failed (e.g. not UTF-8): the column has no usable hierarchy
@@ -105,6 +107,19 @@ def hierarchy_of(ws: dict[str, Any], column: str) -> tuple[Hierarchy | None, str
         except WorkbenchError as exc:
             memo[key] = (None, str(exc).splitlines()[0])
     return memo[key]
+
+
+def profile_hierarchies(ws: dict[str, Any]) -> dict[str, Hierarchy]:
+    """The hierarchy that decides each quasi-identifier's missing values for the profile: the chosen one, or
+    for a column without one the suggested hierarchy (what accepting the suggestion gives it)."""
+    out = {}
+    for column in (c for c, r in ws["roles"].items() if r == "quasi"):
+        choice = ws["hierarchies"].get(column) or {"mode": "builder",
+                                                   "spec": suggest_spec(ws["frame"][column].tolist())}
+        h, _ = hierarchy_of(ws, column, choice)
+        if h is not None:
+            out[column] = h
+    return out
 
 
 def column_problems(ws: dict[str, Any], column: str) -> list[str]:
@@ -280,8 +295,11 @@ def section() -> None:
     ws["roles"] = roles
     accept_suggested(ws, [c for c, r in roles.items() if r == "quasi"], key="data_accept_all")
     k = st.number_input("k for the warnings", min_value=1, value=5, step=1, key="upload_k")
-    table, warnings = profile(frame, ws["roles"], int(k))
+    table, warnings = profile(frame, ws["roles"], int(k), profile_hierarchies(ws))
     st.dataframe(table, hide_index=True)
+    st.caption("Missing values: empty cells, (missing), and text such as NA that a quasi-identifier's hierarchy (until "
+               "you choose one, its suggested hierarchy) places in the group (missing); they are one value, released "
+               "as (missing).")
     for w in warnings:
         st.warning(md(w))
     own = session_source()
