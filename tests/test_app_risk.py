@@ -156,6 +156,22 @@ def test_attacks_section_before_and_after_a_run() -> None:
     assert comp is not None and len(table) == 4
     assert table.result[0].startswith(f"{comp['below_k']:,} of {comp['records']:,} records")
     assert str(checks["unsorted_matching_same_seed"]["reidentified"]) in table.result[1]
+    # the caption under the table says what its figures show, counted here from the writer's own row order
+    from workbench.attack_checks import second_node
+    from workbench.export import row_order
+    from workbench.privacy.build import admissibility_for
+    from workbench.release import Release
+
+    other = Release.from_node(result.dataset, second_node(result.study, result.dataset, result.release),
+                              result.study.k, result.study.max_suppression, "second",
+                              admissibility_for(result.study, result.dataset))
+    seed = result.study.seed
+    orders = [row_order(r.table(categorical=True), seed) for r in (result.release, other)]
+    shared = int((orders[0] == orders[1]).sum())
+    caption = next(c.value for c in at.caption if "row order" in c.value)
+    assert f"same record on {shared:,} of {result.release.n:,} rows" in caption
+    assert ("do not share a row order" in caption) == (shared < result.release.n // 2)
+    assert "Files written with one seed share one row order" not in caption
 
 
 # ---------------------------------------------------------------------------------------------- privacy models

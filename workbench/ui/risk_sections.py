@@ -8,7 +8,7 @@ import json
 
 import streamlit as st
 
-from workbench.attack_checks import attack_table
+from workbench.attack_checks import attack_table, row_order_finding
 from workbench.compare import RISK_COLUMNS
 from workbench.ui import state
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
@@ -93,8 +93,9 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     st.markdown("**Attacks on the last run's release.** A second release of the same table (the first other "
                 "k-minimal node) stands for another recipient's copy.")
     st.dataframe(attack_table(data["checks"]), hide_index=True, width="stretch")
-    st.caption("Files written with one seed share one row order, so joining them row by row is joining them on the "
-               "record: give every release of a table its own seed.")
+    finding = row_order_finding(data["checks"])  # written from the unsorted-matching figures in the table
+    if finding is not None:
+        st.caption(finding)
 
 
 def unique_combinations_section(source: Source, release_config: str | None) -> None:
