@@ -25,6 +25,7 @@ from workbench.ui.source import Source
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
 NODE = state.LAT_NODE.key  # the open node (its select box)
 CHART = state.LAT_CHART.key  # the Hasse diagram's selection event
+VIEWS = ["Hasse diagram", "Per height"]  # the whole lattice drawn, or one row per height (the default above LARGE)
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
 
 
@@ -148,8 +149,9 @@ def page(source: Source) -> None:
     labels = list(nodes["node"])
     default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
 
-    views = ["Hasse diagram", "Per height"]
-    view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
+    state.keep_valid(state.LAT_VIEW.key, VIEWS)
+    first = {} if state.LAT_VIEW.present() else {"index": 1 if len(nodes) > LARGE else 0}  # by size until chosen
+    view = right.radio("View", VIEWS, key=state.LAT_VIEW.key, horizontal=True, **first)
     picture = st.container()
     for key in (NODE, state.LAT_COMPARE):
         state.keep_valid(key, labels)
