@@ -17,7 +17,7 @@ from typing import Any
 import streamlit as st
 
 from workbench.guarantees import guarantee_text, suppression_note
-from workbench.output import download_name
+from workbench.output import download_name, release_file_stem
 from workbench.ui import guarantee, state
 from workbench.ui.cached import export_files, run_config
 from workbench.ui.report_section import report_section
@@ -84,16 +84,18 @@ def page() -> None:
     else:  # not the k-anonymous green
         st.info(f"The release passed re-verification as {guarantee_text(kind).adjective} (not k-anonymous) from its "
                 "own table before it was produced.")
-    download("Release", files["release"], f"release.{fmt}", MIME[fmt])
-    download("Provenance (JSON)", files["provenance"], "provenance.json", "application/json")
-    download("Value mappings (CSV)", files["mappings"], "mappings.csv", "text/csv",
+    stem = release_file_stem(raw)  # the dataset and the rule: registry-k5-l3-release.csv
+    download("Release", files["release"], f"{stem}-release.{fmt}", MIME[fmt])
+    download("Provenance (JSON)", files["provenance"], f"{stem}-provenance.json", "application/json")
+    download("Value mappings (CSV)", files["mappings"], f"{stem}-mappings.csv", "text/csv",
              help="per quasi-identifier: each original value, what it was released as, and how many records")
-    download("Config (TOML)", files["config"], "config.toml", "application/toml",
-             help="`workbench run config.toml` reproduces this release; the Data page loads it again")
+    download("Config (TOML)", files["config"], f"{stem}-config.toml", "application/toml",
+             help=f"`workbench run {stem}-config.toml` reproduces this release; the Data page loads it again")
     if files.get("bundle"):
-        download("Config with hierarchy files (zip)", files["bundle"], "config-bundle.zip", "application/zip",
-                 help="config.toml and hierarchies/*.csv: unpack next to "
-                      f"{raw['data'].get('path', 'the data')} and run `workbench run config.toml`")
+        download("Config with hierarchy files (zip)", files["bundle"], f"{stem}-config-bundle.zip", "application/zip",
+                 help="config.toml and every quasi-identifier's hierarchy as hierarchies/*.csv, as this release "
+                      f"used them: unpack next to {raw['data'].get('path', 'the data')} and run `workbench run "
+                      "config.toml`, or load the zip on the Data page")
     if fmt == "csv":
         st.caption("Text cells that a spreadsheet would read as a formula (beginning with =, +, -, @, tab or carriage "
                    "return) carry a leading ' in the CSV release; the provenance records it.")

@@ -16,6 +16,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
     from workbench.config import in_attribute_order, study_from_dict
     from workbench.errors import WorkbenchError
+    from workbench.output import release_file_stem
     from workbench.report import build_report
     from workbench.ui.cached import error_result, run_result
     from workbench.ui.export import download
@@ -42,5 +43,5 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
             st.error(outcome["error"])
             return
     if held is not None and held[0] == key:
-        download("Report (HTML)", held[1], "report.html", "text/html",
+        download("Report (HTML)", held[1], f"{release_file_stem(raw)}-report.html", "text/html",
                  help="opens offline in any browser; print it to PDF, or run `workbench report CONFIG --pdf`")

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from workbench.config_bundle import hierarchy_paths
 from workbench.data import Dataset, encoding_note, profile, read_table_bytes, row_names_note, suggest_roles
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import Hierarchy, build_hierarchy
@@ -129,6 +130,7 @@ def problems(ws: dict[str, Any]) -> list[str]:
 def attributes_config(ws: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The config ``[attributes]`` of the session's data: roles, builders or ARX files, posets."""
     out: dict[str, dict[str, Any]] = {}
+    files = hierarchy_paths(c for c, r in ws["roles"].items() if r == "quasi")  # safe names, as the bundle's
     for column, role in ws["roles"].items():
         if role == "insensitive":
             continue
@@ -136,7 +138,7 @@ def attributes_config(ws: dict[str, Any]) -> dict[str, dict[str, Any]]:
         choice = ws["hierarchies"].get(column) if role == "quasi" else None
         if choice is not None:
             spec |= {"builder": choice["spec"]} if choice["mode"] == "builder" else {
-                "hierarchy": f"hierarchies/{column}.csv"}
+                "hierarchy": files[column]}
         poset = ws["posets"].get(column, "tree")
         if role == "quasi" and poset != "tree":
             spec["poset"] = poset
