@@ -26,6 +26,7 @@ from workbench.ui.compare_cached import (  # noqa: F401  (analysis and local_row
     degradation,
     lattice_rows,
     local_rows,
+    optima,
     pareto_of,
     side_by_side,
     sweep,
@@ -79,8 +80,8 @@ def page(source: Source) -> None:
     if refusal:
         st.error(refusal)
         return
-    with st.spinner("Scoring the lattice candidates…"):
-        lattice = lattice_rows(config_json, candidates, dataset_key=key)
+    lattice = long_work.announced(f"Scoring the lattice candidates ({candidates}) under every measure", lattice_rows,
+                                  config_json, candidates, dataset_key=key)
     if "error" in lattice:
         st.error(lattice["error"])
         return
@@ -88,15 +89,18 @@ def page(source: Source) -> None:
         early = st.empty()
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
             format.show(lattice["table"], labels=LABELS)
-            with st.spinner(f"Local engine: Greedy, Partition and Mondrian ({local_hint})…"):
-                local = local_rows(local_json, dataset_key=key)
+            local = long_work.announced(f"Local engine: Greedy, Partition and Mondrian ({local_hint})", local_rows,
+                                        local_json, dataset_key=key)
         early.empty()
         if "error" in local:
             st.error(f"local engine: {local['error']}")
             local_json = None
         for reason in local.get("left_out", {}).values():
             st.caption(f"Left out of the comparison: {reason}.")
-    data = analysis(config_json, local_json, candidates, dataset_key=key)
+    long_work.announced("Finding each measure's optimum over every node that meets the rule", optima, config_json,
+                        dataset_key=key)  # the long part of the analysis below, named on its own
+    data = long_work.announced("Ranking the candidates: normalized values, Pareto front, each measure's choice, "
+                               "Kendall τ", analysis, config_json, local_json, candidates, dataset_key=key)
     if "error" in data:
         st.error(data["error"])
         return
@@ -124,7 +128,8 @@ def page(source: Source) -> None:
                        format_func=format.measure_label)
     y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key=state.CMP_Y,
                         format_func=format.measure_label)
-    front = pareto_of(config_json, local_json, candidates, x, y, dataset_key=key)["front"]
+    front = long_work.announced(f"Finding the Pareto front of {format.measure_label(x)} and {format.measure_label(y)}",
+                                pareto_of, config_json, local_json, candidates, x, y, dataset_key=key)["front"]
     st.altair_chart(pareto_chart(table, x, y, front), width="stretch")
     st.caption(f"Shape: on the Pareto front of {format.measure_label(x)} and {format.measure_label(y)} (for two "
                "losses the front is the lower-left edge).")
@@ -136,7 +141,8 @@ def page(source: Source) -> None:
     else:
         objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
                                  if "entropy" in ids else 0, key=state.CMP_OBJECTIVE, format_func=format.measure_label)
-        pair = side_by_side(config_json, local_json, candidates, objective, dataset_key=key)
+        pair = long_work.announced("Placing the best lattice solution beside the local releases", side_by_side,
+                                   config_json, local_json, candidates, objective, dataset_key=key)
         if "error" in pair:
             st.error(pair["error"])
         else:
@@ -167,10 +173,9 @@ def page(source: Source) -> None:
     sweep_local = st.checkbox(f"with the local engine ({local_hint}, per k)", value=False,
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
-        with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
-            lines = sweep(config_json,
-                          source.config_json(k=k, privacy_models=models) if sweep_local else None, candidates,
-                          json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
+        lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, config_json,
+                                    source.config_json(k=k, privacy_models=models) if sweep_local else None,
+                                    candidates, json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
         if "error" in lines:
             st.error(lines["error"])
         else:
