@@ -18,7 +18,7 @@ import streamlit as st
 
 from workbench.guarantees import guarantee_text, suppression_note
 from workbench.output import download_name, release_file_stem
-from workbench.ui import guarantee, state
+from workbench.ui import guarantee, long_work, state
 from workbench.ui.cached import export_files, run_config
 from workbench.ui.report_section import report_section
 
@@ -72,7 +72,8 @@ def page() -> None:
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
     raw["release"] = {"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)}
-    files = export_files(json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
+    files = long_work.announced(f"Writing the release as {fmt} and verifying it again from its own table", export_files,
+                                json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
     if "error" in files:
         st.error(files["error"])
         return

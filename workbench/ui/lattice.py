@@ -16,7 +16,7 @@ from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import needs_monotone_waiver, non_monotone_warning, suppression_share
-from workbench.ui import format, lattice_marks, state
+from workbench.ui import format, lattice_marks, long_work, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
@@ -136,8 +136,8 @@ def page(source: Source) -> None:
     config = source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
                                 objective=objective, compare=[], privacy_models=marks.models, **extra)
     table_config = source.config_json(k=int(k), compare=[])  # the node table depends on the data and k only
-    with st.spinner("Evaluating the lattice…"):
-        data = lattice_overview_cached(config, table_config, dataset_key=source.dataset_key)
+    data = long_work.announced(f"Evaluating every node of the lattice under every measure, then {algorithm}'s search",
+                               lattice_overview_cached, config, table_config, dataset_key=source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return
@@ -228,7 +228,8 @@ def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]
 
 
 def _by_height(config: str, table_config: str, color: str, source: Source) -> None:
-    summary = by_height_cached(config, table_config, color, dataset_key=source.dataset_key)
+    summary = long_work.announced("Summarizing the lattice per height", by_height_cached, config, table_config, color,
+                                  dataset_key=source.dataset_key)
     if "error" in summary:
         st.error(summary["error"])
         return
@@ -239,7 +240,8 @@ def _by_height(config: str, table_config: str, color: str, source: Source) -> No
 
 
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
-    result = node_details_cached(config, label, dataset_key=source.dataset_key)
+    result = long_work.announced(f"Opening {label}: its classes, suppressed records and what each attribute costs",
+                                 node_details_cached, config, label, dataset_key=source.dataset_key)
     if "error" in result:
         st.error(result["error"])
         return
@@ -283,7 +285,8 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
                              placeholder="choose a node to compare with")
         if other is None:
             return
-        result = node_diff_cached(config, label, other, dataset_key=source.dataset_key)
+        result = long_work.announced(f"Comparing {label} with {other}", node_diff_cached, config, label, other,
+                                     dataset_key=source.dataset_key)
         if "error" in result:
             st.error(result["error"])
             return

@@ -19,7 +19,7 @@ import streamlit as st
 import measures as M
 from workbench.errors import WorkbenchError
 from workbench.model_satisfaction import ALL_MODELS, K_ANONYMITY
-from workbench.ui import format, state
+from workbench.ui import format, long_work, state
 from workbench.ui.anonymize import chosen_models
 from workbench.ui.cached import dual_cache, error_result, privacy_check, study_and_dataset
 from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart
@@ -158,7 +158,8 @@ def satisfaction_levels_chart(summary: pd.DataFrame, rule: str, title: str) -> a
 
 # ---------------------------------------------------------------------------------------------- the page's parts
 def _satisfaction(marks: Marks, rule: str) -> dict[str, Any] | None:
-    data = satisfaction_cached(marks.model_config(), rule, dataset_key=marks.source.dataset_key)
+    data = long_work.announced(f"Checking which nodes satisfy {RULE_NAMES.get(rule, rule)}", satisfaction_cached,
+                               marks.model_config(), rule, dataset_key=marks.source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return None
@@ -216,8 +217,8 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
                                 "miss the optimum there")
     if not chosen and not worst:
         return []
-    with st.spinner("Scoring every k-anonymous node under every measure…"):
-        data = exploration(marks.explore_config(), dataset_key=marks.source.dataset_key)
+    data = long_work.announced("Scoring every k-anonymous node under every measure", exploration,
+                               marks.explore_config(), dataset_key=marks.source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return []

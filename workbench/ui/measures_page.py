@@ -15,7 +15,8 @@ import measures as M
 import workbench as wb
 from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
-from workbench.ui import state
+from workbench.study import Progress
+from workbench.ui import long_work, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset
 from workbench.ui.charts import rank_heatmap
 from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
@@ -23,11 +24,11 @@ from workbench.ui.source import Source
 
 
 @dual_cache(max_entries=16, heavy=True)
-def exploration(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """``workbench.explore`` of the config: every measure over the admissible nodes."""
+def exploration(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+    """``workbench.explore`` of the config: every measure over the admissible nodes (reporting its steps)."""
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"exploration": wb.explore(study, dataset)}
+        return {"exploration": wb.explore(study, dataset, progress=_progress)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
 
@@ -76,8 +77,8 @@ def page(source: Source) -> None:
     suppression = state.suppression_input(c2)
     ids = list(M.LATTICE_MEASURES)  # the built-in lattice measures and the measures of your own
     config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), compare=ids)
-    with st.spinner("Scoring every admissible node under every measure…"):
-        data = exploration(config_json, dataset_key=source.dataset_key)
+    data = long_work.announced("Scoring every admissible node under every measure", exploration, config_json,
+                               dataset_key=source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return
@@ -104,7 +105,8 @@ def page(source: Source) -> None:
     x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key=state.MEA_X)
     y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
                         key=state.MEA_Y)
-    mask = front(config_json, x, y, dataset_key=source.dataset_key)
+    mask = long_work.announced("Finding the Pareto front of the two measures", front, config_json, x, y,
+                               dataset_key=source.dataset_key)
     if "front" in mask:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}
         st.altair_chart(measure_scatter(e.table, x, y, mask["front"], chosen), width="stretch")

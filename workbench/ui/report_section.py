@@ -32,7 +32,8 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
                              dataset_key=last["dataset_key"])
         if "error" not in outcome:
             try:
-                with st.spinner("Building the report…"):
+                with st.spinner("Building the report: the risk before and after, the alternatives, the checks…",
+                                show_time=True):
                     ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
                     report = build_report(study_from_dict(ordered), outcome["result"])
                 held = (key, report.html.encode("utf-8"))

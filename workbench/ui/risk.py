@@ -13,7 +13,7 @@ import streamlit as st
 
 from workbench.config import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
-from workbench.ui import state
+from workbench.ui import long_work, state
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
 from workbench.ui.risk_sections import attacks_section, risk_utility_section, unique_combinations_section
@@ -108,9 +108,10 @@ def page(source: Source) -> None:
     population = population_input or None
     release_config, described = _last_release_config(source)
     subset = _research_subset(release_config)  # the last run released a research subset: its input is the subset
-    with st.spinner("Assessing the risk…"):
-        figures = risk_figures(source.config_json(k=2, compare=[], privacy_models=subset), release_config, threshold,
-                               population, dataset_key=source.dataset_key)
+    figures = long_work.announced("Assessing the risk of the input" + (" and of the last run's release"
+                                                                       if release_config else ""), risk_figures,
+                                  source.config_json(k=2, compare=[], privacy_models=subset), release_config,
+                                  threshold, population, dataset_key=source.dataset_key)
     cols = st.columns(2)
     _figures(cols[0], "Input (the research subset)" if subset else "Input", figures[INPUT], population)
     if figures[RELEASE] is None:

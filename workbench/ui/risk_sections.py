@@ -11,7 +11,7 @@ import streamlit as st
 from workbench.attack_checks import attack_table, row_order_finding
 from workbench.compare import RISK_COLUMNS
 from workbench.output import dataset_stem
-from workbench.ui import state
+from workbench.ui import long_work, state
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart
 from workbench.ui.source import Source
@@ -45,8 +45,8 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     with_local = right.toggle("Local-engine releases", value=False, key="risk_ru_local",
                               help="Greedy and Partition for the same k; about 3 s on 20,000 records")
     config = solutions_config(source, release_config, [utility])
-    with st.spinner("Scoring the candidate solutions…"):
-        data = risk_utility_points(config, utility, risk, with_local, dataset_key=source.dataset_key)
+    data = long_work.announced("Scoring the candidate solutions' risk and information loss", risk_utility_points,
+                               config, utility, risk, with_local, dataset_key=source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return
@@ -67,7 +67,8 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     the last run's release."""
     st.subheader("Attacks")
     k = state.privacy().k if release_config is None else int(json.loads(release_config)["privacy"]["k"])
-    rare = rare_values(source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
+    rare = long_work.announced(f"Finding the input's values rarer than k = {k}", rare_values,
+                               source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
     if "error" in rare:
         st.error(rare["error"])
     else:
@@ -87,8 +88,9 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     if release_config is None:
         st.info("Run an anonymization on the Anonymize page: the attacks on its release are shown here.")
         return
-    with st.spinner("Attacking the release…"):
-        data = attack_checks(release_config, dataset_key=source.dataset_key)
+    data = long_work.announced("Attacking the last run's release: a second release joined on the record and row by "
+                               "row, and the matching attack", attack_checks, release_config,
+                               dataset_key=source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return
@@ -104,7 +106,8 @@ def unique_combinations_section(source: Source, release_config: str | None) -> N
     """For each combination of quasi-identifiers (all of them when there are at most 6, else up to 3 at a time):
     the records alone on it, in the input and the last run's release."""
     st.subheader("Which quasi-identifier combinations make records unique")
-    data = unique_combinations(source.config_json(k=2, compare=[]), release_config, dataset_key=source.dataset_key)
+    data = long_work.announced("Finding which quasi-identifier combinations make records unique", unique_combinations,
+                               source.config_json(k=2, compare=[]), release_config, dataset_key=source.dataset_key)
     if "error" in data:
         st.error(data["error"])
         return
