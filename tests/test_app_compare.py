@@ -121,7 +121,8 @@ def test_sweep_chart_takes_the_best_in_each_measures_direction():
                        "loss": [0.4, 0.2, 0.6, 0.9], "nmi": [0.3, 0.8, 0.1, 0.5]})
     spec = sweep_chart(df, ["loss", "nmi"]).to_dict()
     values = {(r["k"], r["measure"]): r["value"] for r in next(iter(spec["datasets"].values()))}
-    assert values == {(2, "loss"): 0.2, (5, "loss"): 0.6, (2, "nmi"): 0.8, (5, "nmi"): 0.5}
+    loss, nmi = "Loss (ARX)", "Normalized mutual information"  # each panel named as the pickers name the measure
+    assert values == {(2, loss): 0.2, (5, loss): 0.6, (2, nmi): 0.8, (5, nmi): 0.5}
 
 
 def test_degradation_chart_has_one_bar_per_solution_classifier_and_metric():

@@ -42,8 +42,7 @@ def _label(row: pd.Series) -> str:
 
 
 DEFAULT_K = state.DEFAULT_K
-LABELS = {"suppressed": "suppressed records", "suppressed_pct": "suppressed (% of records)", "pareto": "Pareto front",
-          "best_overall": "best overall"}
+LABELS = {"suppressed": "suppressed records"}  # the other columns as every table heads them (format.COLUMN_LABELS)
 
 
 def prefetch(source: Source) -> None:
@@ -72,7 +71,7 @@ def page(source: Source) -> None:
     if models:
         st.caption("The privacy models chosen on the Anonymize page apply here too ("
                    + ", ".join(RULE_NAMES.get(kind, kind) for kind in models) + "): every row says whether its "
-                   "release meets the whole rule (`meets_rule`, and what it fails), and only rows that meet it are "
+                   "release meets the whole rule (*meets the rule*, and what it fails), and only rows that meet it are "
                    "ranked, chosen or on the Pareto front.")
     key = source.dataset_key
 

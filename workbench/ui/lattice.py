@@ -236,7 +236,7 @@ def _by_height(config: str, table_config: str, color: str, source: Source) -> No
     frame = summary["summary"]
     measure = None if color == "status" else color
     st.altair_chart(lattice_levels_chart(frame, measure), width="stretch")
-    format.show(frame, labels={"rank": "height", "nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
+    format.show(frame, labels={"rank": "height (Σ levels)", "nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
 
 
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
@@ -274,7 +274,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
     with contributions:
         measures = list(dict.fromkeys(d.contributions["measure"]))
         if measures:
-            chosen = st.selectbox("Measure", measures, key="lat_contrib")
+            chosen = st.selectbox("Measure", measures, key="lat_contrib", format_func=format.measure_label)
             st.altair_chart(contribution_chart(d.contributions, chosen), width="stretch")
             format.show(d.contributions.pivot(index="attribute", columns="measure", values="contribution")
                         .loc[list(dict.fromkeys(d.contributions["attribute"])), measures].reset_index())
@@ -293,6 +293,8 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         diff = result["diff"]
         st.caption(f"a = {diff.label_a}; b = {diff.label_b}; difference = b − a")
         format.show(diff.levels)
-        format.show(diff.summary)
+        said = {"k_anonymous": "k-anonymous (1: yes, 0: no)"}
+        format.show(diff.summary.assign(quantity=diff.summary["quantity"].map(lambda q: said.get(q, format.header(q)))),
+                    by_cell=["a", "b", "difference"])  # a quantity per row: each written as it reads
         st.write("Records released with a different value (a suppressed record reads *):")
         format.show(diff.changed, labels={"records_changed": "records changed"})

@@ -22,7 +22,7 @@ from workbench.model_satisfaction import ALL_MODELS, K_ANONYMITY
 from workbench.ui import format, long_work, state
 from workbench.ui.anonymize import chosen_models
 from workbench.ui.cached import dual_cache, error_result, privacy_check, study_and_dataset
-from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart
+from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart, measure_name
 from workbench.ui.measures_page import exploration
 from workbench.ui.source import Source
 
@@ -107,15 +107,15 @@ def with_rule(nodes: pd.DataFrame, table: pd.DataFrame, rule: str) -> pd.DataFra
 
 def choice_layers(nodes: pd.DataFrame, optima: Mapping[str, str | None]) -> list[alt.Chart]:
     """Each measure's chosen node among ``nodes`` (laid out by ``hasse_layout``): a ringed square labelled with the
-    measures that choose it (below the node; the optimum's label is above)."""
+    measures that choose it by name, separated by "; " (below the node; the optimum's label is above)."""
     chosen: dict[str, list[str]] = {}
     for measure, node in optima.items():
         if node is not None:
-            chosen.setdefault(node, []).append(measure)
+            chosen.setdefault(node, []).append(measure_name(measure))
     data = nodes.loc[nodes["node"].isin(list(chosen)), ["node", "x", "rank"]]
     if data.empty:
         return []
-    data = data.assign(chosen_by=[", ".join(chosen[n]) for n in data["node"]])
+    data = data.assign(chosen_by=["; ".join(chosen[n]) for n in data["node"]])
     base = alt.Chart(data).encode(x=X, y=alt.Y("rank:Q", title="height (Σ levels)", axis=AXIS),
                                   tooltip=["node", alt.Tooltip("chosen_by:N", title="chosen by")])
     return [base.mark_point(shape="square", size=330, filled=False, stroke=CHOICE, strokeWidth=2.5),
@@ -131,14 +131,14 @@ def worst_edge_layers(nodes: pd.DataFrame, measure: str, worst: Mapping[str, Any
         return []
     child, parent = at.loc[worst["child"]], at.loc[worst["parent"]]
     edge = pd.DataFrame([{"x": float(child["x"]), "y": float(child["rank"]), "x2": float(parent["x"]),
-                          "y2": float(parent["rank"]), "measure": measure, "child": worst["child"],
+                          "y2": float(parent["rank"]), "measure": measure_name(measure), "child": worst["child"],
                           "parent": worst["parent"], "delta": float(worst["delta"])}])
     tooltip = ["measure", "child", "parent", alt.Tooltip("delta:Q", format=TOOLTIP_NUMBER, title="parent − child")]
     y = alt.Y("y:Q", title="height (Σ levels)", axis=AXIS)
     line = alt.Chart(edge).mark_rule(color=WORST, strokeWidth=4, opacity=0.85).encode(
         x=X, y=y, x2="x2", y2="y2", tooltip=tooltip)
     middle = edge.assign(x=(edge["x"] + edge["x2"]) / 2, y=(edge["y"] + edge["y2"]) / 2,
-                         label=f"worst edge of {measure}")
+                         label=f"worst edge of {measure_name(measure)}")
     text = alt.Chart(middle).mark_text(align="left", dx=8, fontSize=12, fontWeight="bold", color=WORST).encode(
         x=X, y=y, text="label:N", tooltip=tooltip)
     return [line, text]
@@ -183,7 +183,7 @@ def by_height(option: str, marks: Marks) -> bool:
     if data is not None:
         title = f"satisfy {RULE_NAMES.get(rule, rule)}"
         st.altair_chart(satisfaction_levels_chart(data["by_height"], rule, title), width="stretch")
-        format.show(data["by_height"], labels={"rank": "height", **{r: f"satisfy {RULE_NAMES.get(r, r)}"
+        format.show(data["by_height"], labels={"rank": "height (Σ levels)", **{r: f"satisfy {RULE_NAMES.get(r, r)}"
                                                                     for r in data["satisfaction"].rules}})
     return True
 
@@ -208,10 +208,11 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
     measures = list(M.LATTICE_MEASURES)
     left, right = st.columns(2)
     state.keep_valid(CHOICES, measures, multiple=True)
-    chosen = left.multiselect("Mark each measure's choice", measures, key=CHOICES,
+    chosen = left.multiselect("Mark each measure's choice", measures, key=CHOICES, format_func=format.measure_label,
                               help="the node each measure would choose over every k-anonymous node (the Measures "
                                    "page's exploration), a labelled square")
-    worst = right.checkbox(f"Show the worst monotonicity edge of {marks.objective}", key=SHOW_WORST,
+    worst = right.checkbox(f"Show the worst monotonicity edge of {format.measure_label(marks.objective)}",
+                           key=SHOW_WORST,
                            help="the edge (a node and its parent, one level more general in one attribute) where "
                                 "generalizing improves the objective most: a search that assumes monotonicity can "
                                 "miss the optimum there")
@@ -235,12 +236,12 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
     if worst:
         edge = e.measures.get(marks.objective, {}).get("worst")
         if edge is None:
-            st.caption(f"No edge between k-anonymous nodes makes {marks.objective} better when generalizing: it is "
-                       "monotone on this lattice.")
+            st.caption(f"No edge between k-anonymous nodes makes {format.measure_label(marks.objective)} better "
+                       "when generalizing: it is monotone on this lattice.")
         else:
             drawn = worst_edge_layers(shown, marks.objective, edge)
             layers += drawn
-            st.caption(f"Worst edge of {marks.objective}: {edge['child']} → {edge['parent']}, "
+            st.caption(f"Worst edge of {format.measure_label(marks.objective)}: {edge['child']} → {edge['parent']}, "
                        f"{format.number(edge['delta'])} (parent − child)"
                        + ("" if drawn else "; outside the heights shown") + ".")
     return layers

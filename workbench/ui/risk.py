@@ -13,7 +13,7 @@ import streamlit as st
 
 from workbench.config import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
-from workbench.ui import long_work, state
+from workbench.ui import format, long_work, state
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
 from workbench.ui.risk_sections import attacks_section, risk_utility_section, unique_combinations_section
@@ -21,6 +21,8 @@ from workbench.ui.source import Source
 
 INPUT = "input"
 RELEASE = "release"
+ESTIMATOR_NAMES = {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB (slide negative binomial)",
+                   "dankar": "Dankar et al. (2012)"}
 
 
 def _last_release_config(source: Source) -> tuple[str | None, str]:
@@ -125,9 +127,11 @@ def page(source: Source) -> None:
         return
     if population is not None:
         st.subheader("Population uniqueness (estimated share of the population that is unique)")
-        st.dataframe(pd.DataFrame([{"table": name, **{m: _share(t["risk"]["population_uniques"][m], 4)
-                                                      for m in POPULATION_ESTIMATORS}}
-                                   for name, t in tables.items()]), hide_index=True)
+        format.show(pd.DataFrame([{"table": name, **{m: _share(t["risk"]["population_uniques"][m], 4)
+                                                     for m in POPULATION_ESTIMATORS}}
+                                  for name, t in tables.items()]), labels=ESTIMATOR_NAMES, width="content")
+        st.caption(f"{format.NOT_APPLICABLE}: the estimator gives no estimate for this table (e.g. no class of "
+                   "size 1 or 2 to fit it on).")
     st.subheader("Record-level risk")
     records = pd.concat([t["records"].assign(table=name) for name, t in tables.items()], ignore_index=True)
     st.altair_chart(record_risk_chart(records), width="stretch")

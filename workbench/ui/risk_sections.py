@@ -11,7 +11,7 @@ import streamlit as st
 from workbench.attack_checks import attack_table, row_order_finding
 from workbench.compare import RISK_COLUMNS
 from workbench.output import dataset_stem
-from workbench.ui import long_work, state
+from workbench.ui import format, long_work, state
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart
 from workbench.ui.source import Source
@@ -59,7 +59,8 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
                f" at k = {json.loads(config)['privacy']['k']}, each release's {risk.replace('_', ' ')} after "
                f"suppression (suppressed records one group of `*`) against its {utility}. The dashed line joins the "
                "Pareto front: no other solution has both less risk and less loss.")
-    st.dataframe(points, hide_index=True, width="stretch")
+    format.show(points, labels={"utility": format.measure_label(utility),
+                                "risk": risk.removeprefix("risk_").replace("_", " ")})
 
 
 def attacks_section(source: Source, release_config: str | None) -> None:
@@ -76,7 +77,7 @@ def attacks_section(source: Source, release_config: str | None) -> None:
                     f"{k}-anonymous unless that value is generalized or the record suppressed. {rare['records']:,} of "
                     f"{rare['n']:,} records hold one.")
         if len(rare["table"]):
-            st.dataframe(rare["table"], hide_index=True)
+            format.show(rare["table"], width="content")
             left, right = st.columns(2)
             stem = f"{dataset_stem(source.config(k=k)['data'])}-k{k}"  # the dataset and k: people-k5-without-...
             left.download_button("Table without these records (CSV)", rare["rows_csv"],
@@ -96,7 +97,7 @@ def attacks_section(source: Source, release_config: str | None) -> None:
         return
     st.markdown("**Attacks on the last run's release.** A second release of the same table (the first other "
                 "k-minimal node) stands for another recipient's copy.")
-    st.dataframe(attack_table(data["checks"]), hide_index=True, width="stretch")
+    format.show(attack_table(data["checks"]))
     finding = row_order_finding(data["checks"])  # written from the unsorted-matching figures in the table
     if finding is not None:
         st.caption(finding)
@@ -114,8 +115,8 @@ def unique_combinations_section(source: Source, release_config: str | None) -> N
     st.caption("unique records: records alone in their class on these attributes only; only here: unique on the "
                "combination but on none of its parts, so the combination itself singles them out (Sweeney 2000).")
     tabs = st.tabs(["Input", "Release"])
-    tabs[0].dataframe(data["input"], hide_index=True, width="stretch")
+    format.show(data["input"], tabs[0])
     if data["release"] is None:
         tabs[1].info("Run an anonymization on the Anonymize page: its release's combinations are shown here.")
     else:
-        tabs[1].dataframe(data["release"], hide_index=True, width="stretch")
+        format.show(data["release"], tabs[1])
