@@ -37,7 +37,7 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     left, middle, right = st.columns(3)
     state.keep_valid(state.RISK_UTILITY, ids)
     utility = left.selectbox("Utility (information loss)", ids, index=ids.index("loss") if "loss" in ids else 0,
-                             key=state.RISK_UTILITY)
+                             key=state.RISK_UTILITY, format_func=format.measure_label)
     risk = middle.selectbox("Risk", list(RISK_COLUMNS), index=1, key="risk_ru_risk",
                             format_func=lambda c: c.removeprefix("risk_").replace("_", " "),
                             help="; ".join(f"{c.removeprefix('risk_').replace('_', ' ')}: {text}"
@@ -57,8 +57,8 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     st.altair_chart(risk_utility_chart(points, utility, risk), width="stretch")
     st.caption(f"{len(points)} solutions: the k-minimal lattice nodes{' and the local releases' if with_local else ''}"
                f" at k = {json.loads(config)['privacy']['k']}, each release's {risk.replace('_', ' ')} after "
-               f"suppression (suppressed records one group of `*`) against its {utility}. The dashed line joins the "
-               "Pareto front: no other solution has both less risk and less loss.")
+               f"suppression (suppressed records one group of `*`) against its {format.measure_label(utility)}. The "
+               "dashed line joins the Pareto front: no other solution has both less risk and less loss.")
     format.show(points, labels={"utility": format.measure_label(utility),
                                 "risk": risk.removeprefix("risk_").replace("_", " ")})
 

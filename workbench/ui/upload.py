@@ -15,7 +15,7 @@ from workbench.config_bundle import hierarchy_paths
 from workbench.data import Dataset, encoding_note, profile, read_table_bytes, row_names_note, suggest_roles
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import Hierarchy, build_hierarchy
-from workbench.ui import cached
+from workbench.ui import cached, format
 from workbench.ui import state_upload as S
 from workbench.ui.cached import register_dataset
 from workbench.ui.source import Source
@@ -282,13 +282,13 @@ def section() -> None:
     accept_suggested(ws, [c for c, r in roles.items() if r == "quasi"], key="data_accept_all")
     k = st.number_input("k for the warnings", min_value=1, value=5, step=1, key="upload_k")
     table, warnings = profile(frame, ws["roles"], int(k))
-    st.dataframe(table, hide_index=True)
+    format.show(table, width="content")
     for w in warnings:
         st.warning(w)
     own = session_source()
     if own is not None:  # every quasi-identifier has its hierarchy: released columns that give one back
         dependency_warnings(own)
-    st.dataframe(frame.head(20), hide_index=True)
+    format.show(frame.head(20))
     select_when_ready(S.OWN_READY.get_or(False))
     todo = problems(ws)
     if todo:
