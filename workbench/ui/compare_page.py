@@ -113,7 +113,9 @@ def page(source: Source) -> None:
     raw_tab, norm_tab = st.tabs(["Raw values", "Normalized (0 = best, 1 = worst over these candidates)"])
     format.show(table, raw_tab, labels=LABELS)
     raw_tab.caption("suppressed: the records a solution releases with * in every quasi-identifier, and their "
-                    "percent of all records (the local engine suppresses none).")
+                    "percent of all records (the local engine suppresses none)."
+                    + (f" {format.NOT_APPLICABLE}: the measure gives no value for that solution."
+                       if table[data["ids"]].isna().any(axis=None) else ""))
     format.show(data["normalized"], norm_tab, labels=LABELS)
     norm_tab.caption("Each measure rescaled over the candidates in its own direction (Normalized mutual information: "
                      "higher is better); Pareto front: no other candidate is at least as good under every measure and "
