@@ -3,6 +3,8 @@ side by side, each measure's choice, the k sweep and model degradation, on the t
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import json
 import time
 from pathlib import Path
@@ -119,7 +121,8 @@ def test_sweep_chart_takes_the_best_in_each_measures_direction():
                        "loss": [0.4, 0.2, 0.6, 0.9], "nmi": [0.3, 0.8, 0.1, 0.5]})
     spec = sweep_chart(df, ["loss", "nmi"]).to_dict()
     values = {(r["k"], r["measure"]): r["value"] for r in next(iter(spec["datasets"].values()))}
-    assert values == {(2, "loss"): 0.2, (5, "loss"): 0.6, (2, "nmi"): 0.8, (5, "nmi"): 0.5}
+    loss, nmi = "Loss (ARX)", "Normalized mutual information"  # each panel named as the pickers name the measure
+    assert values == {(2, loss): 0.2, (5, loss): 0.6, (2, nmi): 0.8, (5, nmi): 0.5}
 
 
 def test_degradation_chart_has_one_bar_per_solution_classifier_and_metric():
@@ -239,3 +242,52 @@ def test_the_anonymize_pages_models_hold_on_the_lattice_and_compare_pages():
     assert row.scope == optimum.searched and row.solution == optimum.solution
     raw = _frame(at, "meets_rule")
     assert raw.meets_rule.all() and set(raw[raw.engine == "local"].algorithm) <= {"mondrian"}
+
+
+COMPARE_CALLS = ("lattice_rows", "local_rows", "optima", "analysis", "pareto_of", "side_by_side", "sweep")
+REPORTING = {"lattice_rows", "local_rows"}  # their library calls report each solution scored: a bar too
+
+
+def test_every_wait_of_the_compare_page_names_its_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each cached library call the Compare page waits for runs inside a spinner that names its step (not
+    Streamlit's default "In progress..."), and the calls whose library reports progress are given a callback for
+    the bar. A spinner is gone from the page once its run ends, so AppTest cannot read it afterwards: the test
+    records the spinners Streamlit opens and the page's calls as they happen (the page runs in this process)."""
+    import streamlit
+
+    from workbench.ui import compare_page
+
+    open_steps: list[str] = []
+    calls: list[tuple[str, list[str], bool]] = []
+    original = streamlit.spinner
+
+    @contextlib.contextmanager
+    def spinner(text: str = "In progress...", **kwargs):
+        open_steps.append(text)
+        try:
+            with original(text, **kwargs):
+                yield
+        finally:
+            open_steps.pop()
+
+    def recorded(name: str, call):
+        def wrapper(*args, **kwargs):
+            calls.append((name, list(open_steps), "progress" in kwargs))
+            return call(*args, **kwargs)
+
+        wrapper.__signature__ = inspect.signature(call)  # whether it reports progress, as the page asks
+        return wrapper
+
+    monkeypatch.setattr(streamlit, "spinner", spinner)
+    for name in COMPARE_CALLS:
+        monkeypatch.setattr(compare_page, name, recorded(name, getattr(compare_page, name)))
+    at = _compare()
+    at.toggle(key="cmp_sweep_on").set_value(True).run()
+    assert not at.exception
+    assert {name for name, _, _ in calls} == set(COMPARE_CALLS)
+    for name, steps, progress in calls:
+        assert steps and steps[-1] != "In progress..." and steps[-1].endswith("…"), (name, steps)
+        assert progress == (name in REPORTING), name
+    named = {name: steps[-1] for name, steps, _ in calls}
+    assert named["optima"].startswith("Finding each measure's optimum")
+    assert named["lattice_rows"].startswith("Scoring the lattice candidates (k_minimal)")

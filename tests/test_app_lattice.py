@@ -76,6 +76,29 @@ def test_per_height_view_and_colour_by_measure():
     assert not at.exception
 
 
+def test_the_view_stays_as_the_analyst_left_it(monkeypatch):
+    """On a large lattice (more than ``LARGE`` nodes: here 10, the teaching lattice has 30) the page opens per height;
+    the Hasse diagram chosen there is still chosen after a visit to another page, and so is the per-height view on a
+    small lattice."""
+    from workbench.ui import lattice
+
+    monkeypatch.setattr(lattice, "LARGE", 10)
+    at = _lattice_page()
+    assert at.radio(key="lat_view").value == "Per height"  # large: one row per height first
+    at.radio(key="lat_view").set_value("Hasse diagram").run()
+    for page in ("Data", "Compare", "Lattice"):
+        goto(at, page).run()
+        assert not at.exception
+    assert at.radio(key="lat_view").value == "Hasse diagram"
+    assert not any("nodes" in df.value.columns for df in at.dataframe)  # no per-height table: the diagram
+    monkeypatch.setattr(lattice, "LARGE", 5000)
+    at.radio(key="lat_view").set_value("Per height").run()
+    goto(at, "Risk").run()
+    goto(at, "Lattice").run()
+    assert at.radio(key="lat_view").value == "Per height"
+    assert any("nodes" in df.value.columns for df in at.dataframe)
+
+
 # ---------------------------------------------------------------------------------------------- chart builders
 def _registry_like():
     import sys

@@ -175,7 +175,8 @@ def test_choice_and_worst_edge_layers_mark_explores_nodes(seed: int) -> None:
     (squares,) = _layer_data(spec, data, _square)
     assert set(squares["node"]) == {node for node in e.optima.values() if node is not None}
     for r in squares.to_dict("records"):  # labelled with exactly the measures that choose it, at the node's place
-        assert sorted(r["chosen_by"].split(", ")) == sorted(m for m, n in e.optima.items() if n == r["node"])
+        assert sorted(r["chosen_by"].split("; ")) == sorted(M.MEASURES[m].name for m, n in e.optima.items()
+                                                            if n == r["node"])
         assert (r["x"], r["rank"]) == (at.loc[r["node"], "x"], at.loc[r["node"], "rank"])
     assert not _layer_data(spec, data, _worst)
     broken = {m: f["worst"] for m, f in e.measures.items() if f["worst"]}
@@ -185,8 +186,8 @@ def test_choice_and_worst_edge_layers_mark_explores_nodes(seed: int) -> None:
         data = {name: pd.DataFrame(rows) for name, rows in spec["datasets"].items()}
         (rule,) = _layer_data(spec, data, _worst)
         (row,) = rule.to_dict("records")
-        assert (row["measure"], row["child"], row["parent"], row["delta"]) == (measure, worst["child"],
-                                                                               worst["parent"], worst["delta"])
+        assert (row["measure"], row["child"], row["parent"], row["delta"]) == (
+            M.MEASURES[measure].name, worst["child"], worst["parent"], worst["delta"])
         assert (row["x"], row["y"]) == (at.loc[worst["child"], "x"], at.loc[worst["child"], "rank"])
         assert (row["x2"], row["y2"]) == (at.loc[worst["parent"], "x"], at.loc[worst["parent"], "rank"])
         assert row["y2"] == row["y"] + 1  # the parent is one level more general in one attribute
@@ -224,7 +225,8 @@ def test_the_page_marks_each_measures_choice_and_the_worst_edge_of_its_objective
     at.multiselect(key="lat_choices").set_value(measures).run()
     at.checkbox(key="lat_worst").check().run()
     assert not at.exception and not at.error
-    assert at.checkbox(key="lat_worst").label == "Show the worst monotonicity edge of dm"
+    dm = "Discernibility (DM), lower is better"  # as the pickers name it
+    assert at.checkbox(key="lat_worst").label == f"Show the worst monotonicity edge of {dm}"
     study = study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 3, "max_suppression": 0.2},
                              "measures": {"compare": list(M.LATTICE_MEASURES)}})
     e = wb.explore(study)
@@ -232,18 +234,19 @@ def test_the_page_marks_each_measures_choice_and_the_worst_edge_of_its_objective
     (squares,) = _layer_data(spec, data, _square)
     expected = {m: e.optima[m] for m in measures}
     assert len(set(expected.values())) == 2
-    assert {node: set(by.split(", ")) for node, by in zip(squares["node"], squares["chosen_by"], strict=True)} == {
-        node: {m for m in measures if expected[m] == node} for node in expected.values()}
+    assert {node: set(by.split("; ")) for node, by in zip(squares["node"], squares["chosen_by"], strict=True)} == {
+        node: {M.MEASURES[m].name for m in measures if expected[m] == node} for node in expected.values()}
     (edge,) = _layer_data(spec, data, _worst)
     worst = e.measures["dm"]["worst"]
     assert worst is not None
     assert edge[["child", "parent"]].iloc[0].tolist() == [worst["child"], worst["parent"]]
-    assert any(f"Worst edge of dm: {worst['child']} → {worst['parent']}" in c.value for c in at.caption)
+    assert any(f"Worst edge of {dm}: {worst['child']} → {worst['parent']}" in c.value
+               for c in at.caption)
     at.selectbox(key="lat_obj").select("precision").run()  # monotone: no edge, and the page says so
     assert not at.exception
     spec, data = _chart(at)
     assert not _layer_data(spec, data, _worst)
-    assert any("makes precision better when generalizing" in c.value for c in at.caption)
+    assert any("makes Precision (Prec), lower is better better when generalizing" in c.value for c in at.caption)
     # the Measures page (the same k and limit) finds the exploration the Lattice page asked for: no new entry
     from workbench.ui.measures_page import exploration
 

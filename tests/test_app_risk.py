@@ -104,7 +104,10 @@ def test_risk_against_utility_shows_the_library_points_and_front() -> None:
     study = wb.study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 5, "max_suppression": 0.02},
                                 "measures": {"compare": ["loss"]}})
     expected = compare.risk_utility(compare.lattice_solutions(study, wb.load_dataset(study)), "loss", "risk_average")
-    assert shown.reset_index(drop=True).equals(expected)
+    from workbench.ui.format import table
+
+    assert shown.reset_index(drop=True).equals(table(expected))  # the library's points, booleans as yes and no
+    assert set(shown.pareto) <= {"yes", "no"} and set(shown.meets_rule) <= {"yes", "no"}
     at.selectbox(key="risk_ru_risk").select("risk_highest").run()
     at.selectbox(key="risk_ru_utility").select("dm").run()
     assert not at.exception
@@ -156,6 +159,22 @@ def test_attacks_section_before_and_after_a_run() -> None:
     assert comp is not None and len(table) == 4
     assert table.result[0].startswith(f"{comp['below_k']:,} of {comp['records']:,} records")
     assert str(checks["unsorted_matching_same_seed"]["reidentified"]) in table.result[1]
+    # the caption under the table says what its figures show, counted here from the writer's own row order
+    from workbench.attack_checks import second_node
+    from workbench.export import row_order
+    from workbench.privacy.build import admissibility_for
+    from workbench.release import Release
+
+    other = Release.from_node(result.dataset, second_node(result.study, result.dataset, result.release),
+                              result.study.k, result.study.max_suppression, "second",
+                              admissibility_for(result.study, result.dataset))
+    seed = result.study.seed
+    orders = [row_order(r.table(categorical=True), seed) for r in (result.release, other)]
+    shared = int((orders[0] == orders[1]).sum())
+    caption = next(c.value for c in at.caption if "row order" in c.value)
+    assert f"same record on {shared:,} of {result.release.n:,} rows" in caption
+    assert ("do not share a row order" in caption) == (shared < result.release.n // 2)
+    assert "Files written with one seed share one row order" not in caption
 
 
 # ---------------------------------------------------------------------------------------------- privacy models

@@ -90,8 +90,8 @@ def test_the_downloaded_config_keeps_the_order_of_the_quasi_identifiers(tmp_path
     with captured_downloads() as files:
         goto(at, "Export").run()
         assert not at.exception
-        toml, bundle = files["config.toml"](), files["config-bundle.zip"]()
-        provenance = json.loads(files["provenance.json"]())
+        toml, bundle = files["patients-k5-config.toml"](), files["patients-k5-config-bundle.zip"]()
+        provenance = json.loads(files["patients-k5-provenance.json"]())
     (tmp_path / "config.toml").write_bytes(toml)
     assert _quasi(load_study(tmp_path / "config.toml")) == ORDER
     assert _quasi(read_config_bytes(bundle, "config-bundle.zip")[0]) == ORDER

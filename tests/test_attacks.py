@@ -106,6 +106,46 @@ def test_the_writer_shuffles_each_release_by_its_own_content() -> None:
     assert in_one_order.linked == first.n and in_one_order.reidentified > 10 * max(1, joined.reidentified)
 
 
+def test_chance_of_sharing_rows_is_the_fixed_points_of_a_permutation() -> None:
+    """Montmort's rencontres, counted by brute force over every permutation of 6 rows."""
+    from workbench.attack_checks import chance_of_sharing
+
+    perms = list(itertools.permutations(range(6)))
+    fixed = [sum(p[i] == i for i in range(6)) for p in perms]
+    for j in range(8):
+        assert chance_of_sharing(j, 6) == pytest.approx(sum(f >= j for f in fixed) / len(perms), abs=1e-12)
+    assert chance_of_sharing(0, 400) == 1.0 and chance_of_sharing(400, 400) == 0.0
+
+
+def _finding(first: Release, second: Release, orders: tuple[np.ndarray, ...]) -> str | None:
+    """The row-order sentence of two releases written in ``orders`` (seed 0) and (seed 1)."""
+    from workbench.attack_checks import row_order_finding
+
+    def joined(a: np.ndarray, b: np.ndarray) -> dict[str, object]:
+        files = [r.table().iloc[o].reset_index(drop=True) for r, o in ((first, a), (second, b))]
+        return attacks.unsorted_matching(*files, ["q1", "q2"], 2, (a, b)).to_dict()
+
+    return row_order_finding({"seed": 0, "unsorted_matching_same_seed": joined(orders[0], orders[1]),
+                              "unsorted_matching_two_seeds": joined(orders[0], orders[2])})
+
+
+def test_the_row_order_finding_follows_the_figures() -> None:
+    """The Risk page's and the report's sentence on unsorted matching says what the figures show: the writer's files
+    (each shuffled by its own content) share no row order; files in one order (a seed-only shuffle) share it on every
+    row, and then a second seed is the advice."""
+    first, second = _release_pair()
+    written = (attacks.written_order(first, 0), attacks.written_order(second, 0), attacks.written_order(second, 1))
+    aligned = int((written[0] == written[1]).sum())  # rows on which both files hold one record, counted here
+    text = _finding(first, second, written)
+    assert text is not None and "do not share a row order" in text and "own seed" not in text
+    assert f"same record on {aligned:,} of {first.n:,} rows" in text
+    one_order = np.random.default_rng(0).permutation(first.n)  # both files shuffled by the seed alone
+    text = _finding(first, second, (one_order, one_order, np.random.default_rng(1).permutation(first.n)))
+    assert text is not None and "share a row order" in text and "on every row" in text
+    assert text.endswith("give every release of a table its own seed.")
+    assert _finding(first, second, (one_order, one_order, one_order)).endswith("release one of the two files only.")
+
+
 # ---------------------------------------------------------------------------------------------- k-ambiguity
 def test_matching_attack_by_hand() -> None:
     """People a, b, c; rows ab, ab, * (2-ambiguous: each row covers 2 or 3 people). c fits only the * row, so a

@@ -98,17 +98,19 @@ def test_model_colours_measure_choices_and_the_worst_edge_are_drawn(app_url, tmp
         settle()
         choose("Objective", "Discernibility (DM), lower is better")
         box = page.get_by_role("combobox", name="Mark each measure's choice", exact=True)
-        for measure in ("dm", "loss"):
+        for measure in ("Discernibility (DM), lower is better", "Loss (ARX), lower is better"):  # the picker's names
             box.click()
             page.get_by_role("option", name=measure, exact=True).first.click()
             settle()
-        page.get_by_text("Show the worst monotonicity edge of dm").first.click()
+        page.get_by_text("Show the worst monotonicity edge of Discernibility (DM), lower is better").first.click()
         settle()
         worst = explore(study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 3, "max_suppression": 0.2},
                                          "measures": {"compare": list(M.LATTICE_MEASURES)}})).measures["dm"]["worst"]
-        page.get_by_text(f"Worst edge of dm: {worst['child']} → {worst['parent']}").first.wait_for(timeout=120_000)
+        page.get_by_text(f"Worst edge of Discernibility (DM), lower is better: {worst['child']} → {worst['parent']}"
+                         ).first.wait_for(timeout=120_000)
         marks = chart_texts(MARK_TEXTS)
-        assert {"optimum", "dm", "loss", "worst edge of dm"} <= set(marks), marks
+        expected = {"optimum", "Discernibility (DM)", "Loss (ARX)", "worst edge of Discernibility (DM)"}
+        assert expected <= set(marks), marks
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.locator('[data-testid="stVegaLiteChart"]').first.screenshot(path=str(ARTIFACTS / "lattice-marks.png"))
     assert not errors, errors

@@ -307,7 +307,7 @@ def test_every_measure_has_a_plain_explanation():
 def test_the_attacks_section_is_check_attacks(teaching):
     """The attacks section shows ``attack_checks.check_attacks`` on the release: the rare values, each attack's
     result, and how many rows two of the table's release files pair by chance (each is shuffled by its content)."""
-    from workbench.attack_checks import attack_table, check_attacks
+    from workbench.attack_checks import attack_table, check_attacks, row_order_finding
 
     study, result, report = teaching
     checks = check_attacks(study, result.dataset, result.release).to_dict()
@@ -318,4 +318,5 @@ def test_the_attacks_section_is_check_attacks(teaching):
     for value in checks["rare_values"]["values"]:
         assert f"<td>{esc(value['value'])}</td>" in section
     same = checks["unsorted_matching_same_seed"]
-    assert f"pairs the same record only by chance ({same['linked']} of {same['rows']} rows here)" in section
+    assert f"on {same['linked']:,} of {same['rows']:,} rows, as many as two independent shuffles" in section
+    assert esc(row_order_finding(checks)) in section

@@ -15,7 +15,7 @@ from workbench.ui import format as F
     (7104830, "7,104,830"), (7104830.0, "7,104,830"), (np.int64(-12345), "-12,345"), (0, "0"),
     (0.000123456, "0.000123"), (0.84375, "0.844"), (12.5, "12.5"), (0.5, "0.5"), (0.0404040404, "0.0404"),
     (324620.5269918695, "324,621"), (1812315.4, "1,812,315"), (99.96, "100"), (-0.25, "-0.25"),
-    (True, "yes"), (False, "no"), (np.bool_(True), "yes"), (None, "–"), (float("nan"), "–"),
+    (True, "yes"), (False, "no"), (np.bool_(True), "yes"), (None, "—"), (float("nan"), "—"),
     (float("inf"), "∞"), (3.2e-9, "3.20e-09"), ("text", "text"),
 ])
 def test_number_is_written_for_reading(value: object, text: str) -> None:

@@ -6,6 +6,7 @@ two seeds (unsorted matching); and the matching attack on the release (k-ambigui
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +103,49 @@ def without_rare_csv(dataset: Dataset, k: int, remove: str = "rows") -> bytes:
 
     frame, _ = attacks.without_rare(dataset.frame, dataset.quasi_identifiers, k, remove)
     return table_csv(frame)
+
+
+CHANCE_LEVEL = 0.001  # a count of shared rows less likely than this under two independent shuffles is no chance
+
+
+def chance_of_sharing(linked: int, rows: int) -> float:
+    """The probability that two independently shuffled files of ``rows`` records hold the same record on at least
+    ``linked`` rows: the fixed points of a random permutation (Montmort's problème des rencontres),
+    P(X = j) = (1 / j!) Σ_{i ≤ rows − j} (−1)^i / i!, about Poisson with mean 1."""
+    if linked <= 0:
+        return 1.0
+    if linked > min(rows, 40):  # beyond 40 the tail is below 1e-48
+        return 0.0
+    exactly = [sum((-1) ** i / math.factorial(i) for i in range(min(rows - j, 60) + 1)) / math.factorial(j)
+               for j in range(linked)]
+    return max(0.0, 1.0 - sum(exactly))
+
+
+def row_order_finding(c: dict[str, Any]) -> str | None:
+    """What the unsorted-matching figures of ``AttackChecks.to_dict()`` say about the two files' row order, written
+    from the figures (Sweeney 2002): every row pairs the same record (one shared order), more rows than two
+    independent shuffles pair by chance (``CHANCE_LEVEL``), or about as many (no shared order); with the advice
+    the two-seed figures support. None when there is no second release."""
+    same, two = c.get("unsorted_matching_same_seed"), c.get("unsorted_matching_two_seeds")
+    if same is None or two is None or not same["rows"]:
+        return None
+    seed, rows, linked = c["seed"], same["rows"], same["linked"]
+    by_chance = chance_of_sharing(linked, rows) >= CHANCE_LEVEL
+    other = (f"written with seeds {seed} and {seed + 1}, {two['linked']:,} of {two['rows']:,} rows pair the same "
+             f"record")
+    if by_chance:
+        return (f"The two files, each written with seed {seed}, do not share a row order: row i of both holds the "
+                f"same record on {linked:,} of {rows:,} rows, as many as two independent shuffles pair by chance "
+                f"(one row on average), so joining them row by row does not join them on the record. Each file is "
+                f"shuffled by the seed and its own content; {other}.")
+    cause = "every row" if linked == rows else f"{linked:,} of {rows:,} rows"
+    separate = chance_of_sharing(two["linked"], two["rows"]) >= CHANCE_LEVEL
+    advice = ("give every release of a table its own seed" if separate
+              else "a second seed does not separate them either: release one of the two files only")
+    return (f"The two files, each written with seed {seed}, share a row order: row i of both holds the same record "
+            f"on {cause}, far more than two independent shuffles pair by chance (one row on average), so joining "
+            f"them row by row joins them on the record ({same['reidentified']:,} re-identified); {other}: "
+            f"{advice}.")
 
 
 def attack_table(c: dict[str, Any]) -> pd.DataFrame:

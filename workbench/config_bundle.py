@@ -6,11 +6,12 @@ from __future__ import annotations
 import io
 import tomllib
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workbench.config import Study, study_from_dict, to_toml
 from workbench.errors import ConfigError
+from workbench.output import safe_name
 
 
 def config_bundle(raw: Mapping[str, Any], files: Mapping[str, str]) -> bytes:
@@ -24,6 +25,35 @@ def config_bundle(raw: Mapping[str, Any], files: Mapping[str, str]) -> bytes:
         for name, text in files.items():
             z.writestr(name, text)
     return buffer.getvalue()
+
+
+def hierarchy_paths(columns: Iterable[str]) -> dict[str, str]:
+    """Each column's hierarchy file in a bundle, ``hierarchies/<name>.csv`` with the column's name made safe
+    (``output.safe_name``: an uploaded table's column may hold a path separator or ``..``), distinct even where
+    two names clean to one or differ in case only."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for column in columns:
+        base = safe_name(column, fallback="column")
+        name, i = base, 2
+        while name.lower() in taken:  # distinct on a file system that ignores case too
+            name, i = f"{base}-{i}", i + 1
+        taken.add(name.lower())
+        out[column] = f"hierarchies/{name}.csv"
+    return out
+
+
+def bundle_with_hierarchies(raw: Mapping[str, Any], hierarchies: Mapping[str, str]) -> bytes:
+    """A ``config_bundle`` holding every hierarchy of ``hierarchies`` (column -> ARX text, as the release used it)
+    as a file, its ``config.toml`` naming that file in place of a builder or of the file the analyst imported: the
+    bundle alone (with the data) reproduces the release, whatever the builders do in another version."""
+    paths = hierarchy_paths(hierarchies)
+    attributes = {name: dict(spec) for name, spec in raw.get("attributes", {}).items()}
+    for column, path in paths.items():
+        spec = attributes.setdefault(column, {"role": "quasi"})
+        spec.pop("builder", None)
+        spec["hierarchy"] = path
+    return config_bundle({**raw, "attributes": attributes}, {paths[c]: text for c, text in hierarchies.items()})
 
 
 # what a config bundle (zip) may hold; checked from its directory before anything is decompressed

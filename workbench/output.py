@@ -30,8 +30,10 @@ import os
 import re
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -315,3 +317,47 @@ def download_name(file_name: str, content: bytes, key: bytes) -> str:
     path = Path(file_name)
     digest = hmac.new(key, content, hashlib.sha256).hexdigest()[:16]
     return f"{path.stem}-{digest}{path.suffix}"
+
+
+NAME_LIMIT = 60  # characters of a name part (a dataset's name, a column's)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)), *(f"LPT{i}" for i in range(1, 10))}
+
+
+def safe_name(text: object, fallback: str = "data", limit: int = NAME_LIMIT) -> str:
+    """``text`` (an uploaded file's or a column's name) as part of a file name that is safe on any system and in
+    any shell: accents dropped, every run of characters other than ASCII letters, digits, ``.``, ``_`` and ``-``
+    (path separators, spaces, quotes, control characters) one ``-``, no leading or trailing dot or dash (no hidden
+    file, no ``..``, nothing read as an option), not a device name of Windows, at most ``limit`` characters;
+    ``fallback`` when nothing is left."""
+    plain = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
+    name = _UNSAFE.sub("-", plain)[:limit].strip(".-")
+    if not name:
+        return fallback
+    head, dot, tail = name.partition(".")
+    return f"{head}_{dot}{tail}" if head.upper() in _RESERVED else name  # COM1.csv is a device too
+
+
+def _figure(value: object) -> str:
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
+def dataset_stem(data: Mapping[str, Any]) -> str:
+    """A dataset's name for file names (``safe_name``): a config's ``[data]`` table, an embedded sample's name or
+    the data file's name without its folder and suffix (``wages1985.csv``: ``wages1985``)."""
+    name = data.get("sample") or PurePosixPath(str(data.get("path") or "").replace("\\", "/")).stem
+    return safe_name(name)
+
+
+def release_file_stem(config: Mapping[str, Any]) -> str:
+    """The start of a release's file names: its dataset (an embedded sample's name, or the data file's name without
+    its suffix) and the rule it meets, ``wages1985-k5``, ``registry-k5-l3``, ``adult-k10-t0.2`` (``safe_name``);
+    ``config`` is a study config as a mapping (``[data]``, ``[privacy]`` and its model tables)."""
+    privacy = config.get("privacy", {})
+    rule = [f"k{_figure(privacy.get('k', ''))}"]
+    models = {"l_diversity": lambda m: f"l{_figure(m.get('l', ''))}" + (f"c{_figure(m['c'])}" if "c" in m else ""),
+              "t_closeness": lambda m: f"t{_figure(m.get('t', ''))}",
+              "delta_presence": lambda m: f"delta{_figure(m.get('delta_min', ''))}-{_figure(m.get('delta_max', ''))}",
+              "risk": lambda m: f"risk{_figure(m.get('threshold', ''))}"}
+    rule += [part(privacy[kind]) for kind, part in models.items() if isinstance(privacy.get(kind), Mapping)]
+    return f"{dataset_stem(config.get('data', {}))}-{safe_name('-'.join(rule), fallback='rule')}"

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from workbench.attack_checks import row_order_finding
 from workbench.display import esc, fmt, pairs_html, percent, table_html
 from workbench.report.facts import Facts
 
@@ -216,11 +217,9 @@ def _attacks(f: Facts) -> str:
     if len(a["rare"]):
         parts.append(table_html(a["rare"], f"Quasi-identifier values rarer than k = {k}", max_rows=30))
     parts.append(table_html(a["table"], "The attacks and what they yield", css_class="wide"))
-    same = c["unsorted_matching_same_seed"]
-    if same is not None:
-        parts.append(_p("Each file's rows are shuffled by the release seed and the release's own content, so two "
-                        "releases of this table do not share a row order: joining them row by row pairs the same "
-                        f"record only by chance ({fmt(same['linked'])} of {fmt(same['rows'])} rows here)."))
+    finding = row_order_finding(c)  # written from the unsorted-matching figures
+    if finding is not None:
+        parts.append(_p(finding))
     return "".join(parts)
 
 

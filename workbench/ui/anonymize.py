@@ -254,7 +254,7 @@ def page(source: Source) -> None:
         return
     else:
         st.caption("The last run with these settings (kept until the dataset or a setting changes).")
-    with st.spinner("Showing the run…"):
+    with st.spinner("Showing the run: its classes, measures and released rows…", show_time=True):
         result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
     state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
     if "error" in result:

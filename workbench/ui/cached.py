@@ -188,9 +188,9 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
 def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[str, Any]:
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
-    a zip bundle of the config with the hierarchy files it names."""
+    a zip bundle of the config with every quasi-identifier's hierarchy as a file (``bundle_with_hierarchies``)."""
     from workbench.config import in_attribute_order, to_toml
-    from workbench.config_bundle import config_bundle
+    from workbench.config_bundle import bundle_with_hierarchies
 
     raw = json.loads(config_json)
     outcome = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
@@ -208,9 +208,8 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
                                             suppressed_policy=study.suppressed)
     except (WorkbenchError, KeyError) as exc:
         return error_result(exc)
-    hierarchy_files = {spec["hierarchy"]: result.dataset.hierarchies[name].to_arx()
-                       for name, spec in raw.get("attributes", {}).items() if "hierarchy" in spec}
-    bundle = config_bundle(raw, hierarchy_files) if dataset_key is not None else None
+    hierarchies = {q: result.dataset.hierarchies[q].to_arx() for q in result.dataset.quasi_identifiers}
+    bundle = bundle_with_hierarchies(raw, hierarchies) if dataset_key is not None else None
     return {**files, "config": to_toml(raw).encode("utf-8"), "bundle": bundle, "seed": study.seed}
 
 

@@ -39,8 +39,9 @@ def pareto_chart(df: pd.DataFrame, x: str, y: str, front: object = None) -> alt.
         x=alt.X(f"{x}:Q", title=_measure_title(x)), y=alt.Y(f"{y}:Q", title=_measure_title(y)),
         color=alt.Color("engine:N"),
         shape=alt.Shape("pareto:N", title="Pareto front", scale=alt.Scale(domain=["yes", "no"])),
-        tooltip=["engine", "algorithm", "solution", alt.Tooltip(f"{x}:Q", format=TOOLTIP_NUMBER),
-                 alt.Tooltip(f"{y}:Q", format=TOOLTIP_NUMBER)],
+        tooltip=["engine", "algorithm", "solution",
+                 alt.Tooltip(f"{x}:Q", title=measure_name(x), format=TOOLTIP_NUMBER),
+                 alt.Tooltip(f"{y}:Q", title=measure_name(y), format=TOOLTIP_NUMBER)],
     ).properties(width=420, height=320)
 
 
@@ -52,11 +53,30 @@ def _measure_title(measure_id: str) -> list[str] | str:
     return [m.name, f"({m.direction.value})"] if m is not None else measure_id
 
 
+measure_title = _measure_title  # the builders of the other pages' charts use it too
+
+
+def measure_name(measure_id: str) -> str:
+    """A measure's full name as the pickers show it (``Discernibility (DM)``); an unknown id as it is."""
+    import measures as M
+
+    m = M.MEASURES.get(measure_id)
+    return m.name if m is not None else str(measure_id)
+
+
+def words(yes: str, no: str) -> str:
+    """A legend's label expression for a boolean field: ``yes`` for true, ``no`` for false (never "true")."""
+    return f"datum.value ? {yes!r} : {no!r}"
+
+
 def rank_heatmap(tau: pd.DataFrame) -> alt.Chart:
-    """Kendall τ between measures' rankings of the candidates."""
+    """Kendall τ between measures' rankings of the candidates, each measure by its full name."""
     data = tau.reset_index(names="a").melt(id_vars="a", var_name="b", value_name="tau")
+    data["a"], data["b"] = data["a"].map(measure_name), data["b"].map(measure_name)
+    order = [measure_name(m) for m in tau.index]
+    labels = alt.Axis(labelLimit=320)
     return alt.Chart(data).mark_rect().encode(
-        x=alt.X("a:N", title=None), y=alt.Y("b:N", title=None),
+        x=alt.X("a:N", title=None, sort=order, axis=labels), y=alt.Y("b:N", title=None, sort=order, axis=labels),
         color=alt.Color("tau:Q", scale=alt.Scale(domain=[-1, 1], scheme="redblue")),
         tooltip=["a", "b", alt.Tooltip("tau:Q", format=".2f")],
     ).properties(width=300, height=300)
@@ -73,6 +93,7 @@ def sweep_chart(df: pd.DataFrame, measure_ids: list[str]) -> alt.FacetChart:
     if higher:
         best[higher] = groups[higher].max()[higher]
     data = best.melt(id_vars=["k", "engine", "algorithm"], value_vars=measure_ids, var_name="measure")
+    data["measure"] = data["measure"].map(measure_name)
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("k:O"), y=alt.Y("value:Q", title=None), color=alt.Color("algorithm:N"),
         tooltip=["algorithm", "k", "measure", alt.Tooltip("value:Q", format=TOOLTIP_NUMBER)],
@@ -164,7 +185,8 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame | None, color: str, sel
     pick = alt.selection_point(name=NODE_PICK, fields=["node"], on="click", toggle=False, clear=False)
     points = alt.Chart(nodes).mark_circle(opacity=0.9, cursor="pointer").encode(
         x=x, y=y, color=encoding,
-        size=alt.Size("checked:N", scale=alt.Scale(domain=[False, True], range=[25, 110]), title="checked"),
+        size=alt.Size("checked:N", scale=alt.Scale(domain=[False, True], range=[25, 110]), title="search trace",
+                      legend=alt.Legend(labelExpr=words("checked by the search", "not checked"), labelLimit=0)),
         tooltip=tooltip,
     ).add_params(pick)
     layers: list[alt.Chart] = []

@@ -16,26 +16,28 @@ from workbench.ui.cached import dual_cache, error_result, study_and_dataset
 
 
 @dual_cache(max_entries=32, heavy=True)
-def lattice_rows(config_json: str, candidates: str, dataset_key: str | None) -> dict[str, Any]:
-    """The lattice candidates' rows of the solutions table."""
+def lattice_rows(config_json: str, candidates: str, dataset_key: str | None,
+                 _progress: Progress | None = None) -> dict[str, Any]:
+    """The lattice candidates' rows of the solutions table (reporting each candidate scored)."""
     from workbench import compare
 
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"table": compare.lattice_solutions(study, dataset, candidates)}
+        return {"table": compare.lattice_solutions(study, dataset, candidates, progress=_progress)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
 
 
 @dual_cache(max_entries=32, heavy=True)
-def local_rows(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """The local engine's rows (``compare.COMPARED_LOCAL_ALGORITHMS``); ``config_json`` without a suppression
-    limit."""
+def local_rows(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+    """The local engine's rows (``compare.COMPARED_LOCAL_ALGORITHMS``, reporting each algorithm's progress);
+    ``config_json`` without a suppression limit."""
     from workbench import compare
 
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"table": compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS),
+        return {"table": compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS,
+                                                 progress=_progress),
                 "left_out": compare.local_refusals(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)

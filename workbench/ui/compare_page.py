@@ -26,6 +26,7 @@ from workbench.ui.compare_cached import (  # noqa: F401  (analysis and local_row
     degradation,
     lattice_rows,
     local_rows,
+    optima,
     pareto_of,
     side_by_side,
     sweep,
@@ -41,8 +42,7 @@ def _label(row: pd.Series) -> str:
 
 
 DEFAULT_K = state.DEFAULT_K
-LABELS = {"suppressed": "suppressed records", "suppressed_pct": "suppressed (% of records)", "pareto": "Pareto front",
-          "best_overall": "best overall"}
+LABELS = {"suppressed": "suppressed records"}  # the other columns as every table heads them (format.COLUMN_LABELS)
 
 
 def prefetch(source: Source) -> None:
@@ -71,7 +71,7 @@ def page(source: Source) -> None:
     if models:
         st.caption("The privacy models chosen on the Anonymize page apply here too ("
                    + ", ".join(RULE_NAMES.get(kind, kind) for kind in models) + "): every row says whether its "
-                   "release meets the whole rule (`meets_rule`, and what it fails), and only rows that meet it are "
+                   "release meets the whole rule (*meets the rule*, and what it fails), and only rows that meet it are "
                    "ranked, chosen or on the Pareto front.")
     key = source.dataset_key
 
@@ -79,8 +79,8 @@ def page(source: Source) -> None:
     if refusal:
         st.error(format.md(refusal))
         return
-    with st.spinner("Scoring the lattice candidates…"):
-        lattice = lattice_rows(config_json, candidates, dataset_key=key)
+    lattice = long_work.announced(f"Scoring the lattice candidates ({candidates}) under every measure", lattice_rows,
+                                  config_json, candidates, dataset_key=key)
     if "error" in lattice:
         st.error(format.md(lattice["error"]))
         return
@@ -88,15 +88,18 @@ def page(source: Source) -> None:
         early = st.empty()
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
             format.show(lattice["table"], labels=LABELS)
-            with st.spinner(f"Local engine: Greedy, Partition and Mondrian ({local_hint})…"):
-                local = local_rows(local_json, dataset_key=key)
+            local = long_work.announced(f"Local engine: Greedy, Partition and Mondrian ({local_hint})", local_rows,
+                                        local_json, dataset_key=key)
         early.empty()
         if "error" in local:
             st.error(f"local engine: {format.md(local['error'])}")
             local_json = None
         for reason in local.get("left_out", {}).values():
             st.caption(f"Left out of the comparison: {format.md(reason)}.")
-    data = analysis(config_json, local_json, candidates, dataset_key=key)
+    long_work.announced("Finding each measure's optimum over every node that meets the rule", optima, config_json,
+                        dataset_key=key)  # the long part of the analysis below, named on its own
+    data = long_work.announced("Ranking the candidates: normalized values, Pareto front, each measure's choice, "
+                               "Kendall τ", analysis, config_json, local_json, candidates, dataset_key=key)
     if "error" in data:
         st.error(format.md(data["error"]))
         return
@@ -110,7 +113,9 @@ def page(source: Source) -> None:
     raw_tab, norm_tab = st.tabs(["Raw values", "Normalized (0 = best, 1 = worst over these candidates)"])
     format.show(table, raw_tab, labels=LABELS)
     raw_tab.caption("suppressed: the records a solution releases with * in every quasi-identifier, and their "
-                    "percent of all records (the local engine suppresses none).")
+                    "percent of all records (the local engine suppresses none)."
+                    + (f" {format.NOT_APPLICABLE}: the measure gives no value for that solution."
+                       if table[data["ids"]].isna().any(axis=None) else ""))
     format.show(data["normalized"], norm_tab, labels=LABELS)
     norm_tab.caption("Each measure rescaled over the candidates in its own direction (Normalized mutual information: "
                      "higher is better); Pareto front: no other candidate is at least as good under every measure and "
@@ -124,7 +129,8 @@ def page(source: Source) -> None:
                        format_func=format.measure_label)
     y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key=state.CMP_Y,
                         format_func=format.measure_label)
-    front = pareto_of(config_json, local_json, candidates, x, y, dataset_key=key)["front"]
+    front = long_work.announced(f"Finding the Pareto front of {format.measure_label(x)} and {format.measure_label(y)}",
+                                pareto_of, config_json, local_json, candidates, x, y, dataset_key=key)["front"]
     st.altair_chart(pareto_chart(table, x, y, front), width="stretch")
     st.caption(f"Shape: on the Pareto front of {format.measure_label(x)} and {format.measure_label(y)} (for two "
                "losses the front is the lower-left edge).")
@@ -136,7 +142,8 @@ def page(source: Source) -> None:
     else:
         objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
                                  if "entropy" in ids else 0, key=state.CMP_OBJECTIVE, format_func=format.measure_label)
-        pair = side_by_side(config_json, local_json, candidates, objective, dataset_key=key)
+        pair = long_work.announced("Placing the best lattice solution beside the local releases", side_by_side,
+                                   config_json, local_json, candidates, objective, dataset_key=key)
         if "error" in pair:
             st.error(format.md(pair["error"]))
         else:
@@ -167,10 +174,9 @@ def page(source: Source) -> None:
     sweep_local = st.checkbox(f"with the local engine ({local_hint}, per k)", value=False,
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
-        with st.spinner(f"Solutions for k = {', '.join(map(str, sorted(ks)))}…"):
-            lines = sweep(config_json,
-                          source.config_json(k=k, privacy_models=models) if sweep_local else None, candidates,
-                          json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
+        lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, config_json,
+                                    source.config_json(k=k, privacy_models=models) if sweep_local else None,
+                                    candidates, json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
         if "error" in lines:
             st.error(format.md(lines["error"]))
         else:

@@ -8,7 +8,7 @@ import streamlit as st
 
 from workbench.hierarchy import count_missing
 from workbench.samples import load_sample
-from workbench.ui import cached, upload
+from workbench.ui import cached, format, upload
 from workbench.ui.source import Source
 
 
@@ -43,10 +43,13 @@ def page(source: Source, name: str) -> None:
     cols[1].metric("quasi-identifiers", len(quasi))
     cols[2].metric("lattice nodes", f"{nodes:,}")
     st.subheader("Attributes")
-    st.dataframe(attributes, hide_index=True)
+    format.show(attributes, width="content")
+    if attributes["hierarchy height"].isna().any():
+        st.caption(f"hierarchy height {format.NOT_APPLICABLE}: an attribute with no hierarchy (not a "
+                   "quasi-identifier).")
     upload.dependency_warnings(source)
     st.subheader("First rows")
-    st.dataframe(preview, hide_index=True)
+    format.show(preview)
     st.info("From a shell: `workbench run sample_configs/registry.toml` finds the optimal k-anonymous "
             "generalization of this registry.")
     upload.section()

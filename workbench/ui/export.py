@@ -17,8 +17,8 @@ from typing import Any
 import streamlit as st
 
 from workbench.guarantees import guarantee_text, suppression_note
-from workbench.output import download_name
-from workbench.ui import guarantee, state
+from workbench.output import download_name, release_file_stem
+from workbench.ui import guarantee, long_work, state
 from workbench.ui.cached import export_files, run_config
 from workbench.ui.format import md
 from workbench.ui.report_section import report_section
@@ -73,7 +73,8 @@ def page() -> None:
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
     raw["release"] = {"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)}
-    files = export_files(json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
+    files = long_work.announced(f"Writing the release as {fmt} and verifying it again from its own table", export_files,
+                                json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
     if "error" in files:
         st.error(md(files["error"]))
         return
@@ -85,16 +86,18 @@ def page() -> None:
     else:  # not the k-anonymous green
         st.info(f"The release passed re-verification as {guarantee_text(kind).adjective} (not k-anonymous) from its "
                 "own table before it was produced.")
-    download("Release", files["release"], f"release.{fmt}", MIME[fmt])
-    download("Provenance (JSON)", files["provenance"], "provenance.json", "application/json")
-    download("Value mappings (CSV)", files["mappings"], "mappings.csv", "text/csv",
+    stem = release_file_stem(raw)  # the dataset and the rule: registry-k5-l3-release.csv
+    download("Release", files["release"], f"{stem}-release.{fmt}", MIME[fmt])
+    download("Provenance (JSON)", files["provenance"], f"{stem}-provenance.json", "application/json")
+    download("Value mappings (CSV)", files["mappings"], f"{stem}-mappings.csv", "text/csv",
              help="per quasi-identifier: each original value, what it was released as, and how many records")
-    download("Config (TOML)", files["config"], "config.toml", "application/toml",
-             help="`workbench run config.toml` reproduces this release; the Data page loads it again")
+    download("Config (TOML)", files["config"], f"{stem}-config.toml", "application/toml",
+             help=f"`workbench run {stem}-config.toml` reproduces this release; the Data page loads it again")
     if files.get("bundle"):
-        download("Config with hierarchy files (zip)", files["bundle"], "config-bundle.zip", "application/zip",
-                 help="config.toml and hierarchies/*.csv: unpack next to "
-                      f"{md(raw['data'].get('path', 'the data'))} and run `workbench run config.toml`")
+        download("Config with hierarchy files (zip)", files["bundle"], f"{stem}-config-bundle.zip", "application/zip",
+                 help="config.toml and every quasi-identifier's hierarchy as hierarchies/*.csv, as this release "
+                      f"used them: unpack next to {md(raw['data'].get('path', 'the data'))} and run `workbench run "
+                      "config.toml`, or load the zip on the Data page")
     if fmt == "csv":
         st.caption("Text cells that a spreadsheet would read as a formula (beginning with =, +, -, @, tab or carriage "
                    "return) carry a leading ' in the CSV release; the provenance records it.")

@@ -1,11 +1,15 @@
 """Numbers, booleans, measure names and missing values as the app writes them for a person to read: thousands
 separators instead of ``7.10483e+06``, three significant digits for a fraction, booleans as "yes"/"no", a
-measure by its full name with its direction ("lower is better"), and a missing value as the labelled value
-``(missing)`` that the hierarchy builders and the exported files use (``workbench.output.MISSING_TOKEN``).
+measure by its full name with its direction ("lower is better"), a missing value of the data as the labelled value
+``(missing)`` that the hierarchy builders and the exported files use (``workbench.output.MISSING_TOKEN``), and a
+figure that does not apply (a suppressed record's class size, an edge that does not exist) as ``NOT_APPLICABLE``,
+an em dash, which the page's caption explains; never ``None`` or ``nan``.
 
 ``number`` formats one figure (metrics, captions); ``table`` prepares a DataFrame for ``st.dataframe`` and
 ``column_config`` gives each numeric column a printf format chosen from its values by the same rule, so the
-numbers stay numbers (sortable) and read the same as elsewhere.
+numbers stay numbers (sortable) and read the same as elsewhere; ``show`` draws it, an empty numeric cell reading
+``NOT_APPLICABLE``, every column headed by words (``COLUMN_LABELS``, measures by ``measure_label``) and a column of
+long texts widened with a tooltip on its header.
 
 ``md`` escapes user text (a column name, a value, a file name, a message that quotes them) for the Markdown that
 Streamlit renders in captions, alerts, labels, tooltips and metrics: the one escaping function of the app."""
@@ -28,6 +32,13 @@ SIGNIFICANT = 3  # digits of a figure below 100
 TINY = 1e-6  # below this a fraction is written in scientific notation rather than as 0.000000
 PERCENT_FORMAT = "%.1f %%"  # a column of percentages, as ``percent`` writes one
 SUFFIXES = {"min": "minimum", "median": "median", "norm": "normalized"}  # per-measure columns of the pages' tables
+NOT_APPLICABLE = "—"  # a figure that does not apply; the page's caption says why
+LONG_TEXT = 60  # characters: a text column holding a longer cell is drawn wide, with a tooltip on its header
+# the library's column names that are not words, as every table heads them (a page's ``labels`` come first)
+COLUMN_LABELS = {"meets_rule": "meets the rule", "rule_failures": "what it fails", "pareto": "on the Pareto front",
+                 "best_overall": "best overall", "suppressed_pct": "suppressed (% of records)",
+                 "unique_records": "unique records", "only_here": "unique only on the whole combination",
+                 "k_anonymous": "k-anonymous", "records_changed": "records changed", "class_size": "class size"}
 
 
 # CommonMark lets a backslash escape any ASCII punctuation; these are the characters that open Markdown (a link or an
@@ -54,9 +65,9 @@ def _decimals(smallest: float) -> int:
 def number(value: Any) -> str:
     """One figure for reading: integers with thousands separators (``7,104,830``), other numbers from 100 up
     rounded to an integer (``324,621``), below 100 to three significant digits (``0.844``, ``0.000123``);
-    booleans as "yes"/"no"; None and NaN as "–"; anything else as its text."""
+    booleans as "yes"/"no"; None and NaN as ``NOT_APPLICABLE``; anything else as its text."""
     if value is None:
-        return "–"
+        return NOT_APPLICABLE
     if isinstance(value, bool | np.bool_):
         return yes_no(bool(value))
     if isinstance(value, int | np.integer):
@@ -65,7 +76,7 @@ def number(value: Any) -> str:
         return str(value)
     v = float(value)
     if math.isnan(v):
-        return "–"
+        return NOT_APPLICABLE
     if math.isinf(v):
         return "∞" if v > 0 else "−∞"
     if v.is_integer() and abs(v) < 1e15:
@@ -133,38 +144,53 @@ def table(frame: pd.DataFrame, by_cell: Iterable[str] = ()) -> pd.DataFrame:
     return out
 
 
-def column_config(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> dict[str, Any]:
+def header(name: str, labels: dict[str, str] | None = None) -> str:
+    """A column's header in words: ``labels`` first, then a measure id (or ``<id>_min``/``_median``/``_norm``) by
+    ``measure_label``, then ``COLUMN_LABELS``; any other name as it is."""
+    base, _, suffix = name.rpartition("_") if name not in M.MEASURES else (name, "", "")
+    if labels and name in labels:
+        return labels[name]
+    if name in M.MEASURES:
+        return measure_label(name)
+    if base in M.MEASURES and suffix in SUFFIXES:
+        return f"{measure_label(base)} ({SUFFIXES[suffix]})"
+    return COLUMN_LABELS.get(name, name)
+
+
+def column_config(frame: pd.DataFrame, labels: dict[str, str] | None = None,
+                  helps: dict[str, str] | None = None) -> dict[str, Any]:
     """Per numeric column a NumberColumn with its ``column_format`` (a ``<name>_pct`` column: one decimal and a %
-    sign); measure ids (and ``<id>_min``/``_median``/
-    ``_norm``) labelled with ``measure_label``; ``labels`` for any other column."""
+    sign); every column headed by ``header``; a text column with a cell longer than ``LONG_TEXT`` characters drawn
+    wide with a tooltip on its header (``helps`` gives a column's tooltip)."""
     config: dict[str, Any] = {}
     for column in frame.columns:
         name = str(column)
-        base, _, suffix = name.rpartition("_") if name not in M.MEASURES else (name, "", "")
-        if name in M.MEASURES:
-            label = measure_label(name)
-        elif base in M.MEASURES and suffix in SUFFIXES:
-            label = f"{measure_label(base)} ({SUFFIXES[suffix]})"
-        else:
-            label = (labels or {}).get(name, name)
+        label = header(name, labels)
+        helped = (helps or {}).get(name)
         series = frame[column]
         if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
             fmt = PERCENT_FORMAT if name.endswith("_pct") else column_format(series.dropna().tolist())
-            config[name] = st.column_config.NumberColumn(label, format=fmt)
-        elif label != name:
-            config[name] = st.column_config.Column(label)
+            config[name] = st.column_config.NumberColumn(label, format=fmt, help=helped)
+        elif len(series) and series.astype(str).str.len().max() > LONG_TEXT:
+            config[name] = st.column_config.TextColumn(
+                label, width="large", help=helped or f"{label}: long texts; drag the column's edge to widen it and "
+                                                     "read them whole")
+        elif label != name or helped:
+            config[name] = st.column_config.Column(label, help=helped)
     return config
 
 
 def show(frame: pd.DataFrame, container: Any = None, labels: dict[str, str] | None = None, by_cell: Iterable[str] = (),
-         **kwargs: Any) -> None:
-    """``st.dataframe`` of ``frame`` written for reading (``table``, ``column_config``), without its index."""
+         helps: dict[str, str] | None = None, **kwargs: Any) -> None:
+    """``st.dataframe`` of ``frame`` written for reading (``table``, ``column_config``), without its index, an empty
+    numeric cell reading ``NOT_APPLICABLE``."""
     target = container if container is not None else st
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
+    kwargs.setdefault("placeholder", NOT_APPLICABLE)
     shown = table(frame, by_cell)
-    target.dataframe(shown, column_config=column_config(shown, labels), **kwargs)
+    target.dataframe(shown, column_config=column_config(shown, labels, helps), **kwargs)
 
 
-__all__ = ["MISSING_TOKEN", "column_config", "column_format", "count_share", "md", "measure_label", "number",
-           "percent", "show", "table", "with_measure_names", "yes_no"]
+__all__ = ["COLUMN_LABELS", "MISSING_TOKEN", "NOT_APPLICABLE", "column_config", "column_format", "count_share",
+           "header", "md", "measure_label", "number", "percent", "show", "table", "with_measure_names", "yes_no"]

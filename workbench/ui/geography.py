@@ -12,7 +12,7 @@ import streamlit as st
 
 from workbench import geography
 from workbench.errors import WorkbenchError
-from workbench.ui import geography_data, state
+from workbench.ui import format, geography_data, state
 from workbench.ui.format import md
 
 MAP_WIDTH, MAP_HEIGHT = 400, 340  # pixels of a map's plot (the legend below it)
@@ -114,12 +114,11 @@ def page(source: object = None) -> None:
                 st.warning(md(warning))
             st.altair_chart(_map(regions, cells), width="content")
             measures = geography.GEO_MEASURES
-            st.dataframe(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,
-                                        "source": measures[m].source} for m, v in summary["measures"].items()]),
-                         hide_index=True)
+            format.show(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,
+                                       "source": measures[m].source} for m, v in summary["measures"].items()]))
     st.subheader("VBAS: suppression against compactness as the number of sites grows")
     table = geography_data.sweep(data, k)
     st.altair_chart(_sweep_chart(table), width="content")
-    st.dataframe(table, hide_index=True)
+    format.show(table, labels={m: g.name for m, g in geography.GEO_MEASURES.items()})
     st.info("From a shell: `workbench geo CONFIG --json` runs the same engine (sample_configs/province_geo.toml, "
             "sample_configs/registry_geo.toml; for your data, a `[geo]` table with `points`).")

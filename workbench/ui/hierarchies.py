@@ -22,6 +22,7 @@ from workbench.hierarchy import (
     numeric_profile,
     suggest_spec,
 )
+from workbench.output import dataset_stem, safe_name
 from workbench.samples import load_sample
 from workbench.ui import state, upload
 from workbench.ui import state_upload as S
@@ -32,8 +33,9 @@ from workbench.ui.source import Source
 from workbench.ui.suggestions import accept_suggested
 
 
-def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
-    """Validation report, level table and what a chosen level makes of the data; ARX download."""
+def _preview(h: Hierarchy, values: pd.Series, key: str, dataset: dict[str, str]) -> None:
+    """Validation report, level table and what a chosen level makes of the data; ARX download, named after the
+    dataset (``dataset``: a config's ``[data]`` table) and the column."""
     report = h.validate(values.unique().tolist())
     for e in report.errors:
         st.error(md(e))
@@ -56,7 +58,8 @@ def _preview(h: Hierarchy, values: pd.Series, key: str) -> None:
         level = right.slider("Level", 0, h.height, min(1, h.height), key=f"level:{key}")
         right.caption(f"Records per generalized value at level {level}")
         right.dataframe(_labelled(h.generalized_counts(values, level)), hide_index=True, height=250)
-    download("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"), f"{key}.csv", "text/csv",
+    download("Download as an ARX hierarchy file", h.to_arx().encode("utf-8"),
+             f"{dataset_stem(dataset)}-{safe_name(key, fallback='column')}-hierarchy.csv", "text/csv",
              key=f"arx:{key}")
 
 
@@ -200,7 +203,7 @@ def _edit(ws: dict[str, Any], column: str) -> None:
     if h is None:
         st.error(md(error))
         return
-    _preview(h, values, column)
+    _preview(h, values, column, {"path": ws["name"]})
     kinds = list(upload.POSETS)
     ws["posets"][column] = st.selectbox("Poset for the local engine", kinds,
                                         index=kinds.index(ws["posets"].get(column, "tree"))
@@ -244,4 +247,4 @@ def page(source: Source) -> None:
                "on the Data page.")
     state.keep_valid(state.H_SAMPLE_COLUMN, list(sample.quasi_identifiers))
     column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key=state.H_SAMPLE_COLUMN)
-    _preview(sample.hierarchies[column], sample.frame[column], column)
+    _preview(sample.hierarchies[column], sample.frame[column], column, {"sample": source.sample})

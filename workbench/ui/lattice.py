@@ -16,7 +16,7 @@ from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import needs_monotone_waiver, non_monotone_warning, suppression_share
-from workbench.ui import format, lattice_marks, state
+from workbench.ui import format, lattice_marks, long_work, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
 from workbench.ui.format import md
@@ -26,6 +26,7 @@ from workbench.ui.source import Source
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
 NODE = state.LAT_NODE.key  # the open node (its select box)
 CHART = state.LAT_CHART.key  # the Hasse diagram's selection event
+VIEWS = ["Hasse diagram", "Per height"]  # the whole lattice drawn, or one row per height (the default above LARGE)
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
 
 
@@ -136,8 +137,8 @@ def page(source: Source) -> None:
     config = source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
                                 objective=objective, compare=[], privacy_models=marks.models, **extra)
     table_config = source.config_json(k=int(k), compare=[])  # the node table depends on the data and k only
-    with st.spinner("Evaluating the lattice…"):
-        data = lattice_overview_cached(config, table_config, dataset_key=source.dataset_key)
+    data = long_work.announced(f"Evaluating every node of the lattice under every measure, then {algorithm}'s search",
+                               lattice_overview_cached, config, table_config, dataset_key=source.dataset_key)
     if "error" in data:
         st.error(md(data["error"]))
         return
@@ -149,8 +150,9 @@ def page(source: Source) -> None:
     labels = list(nodes["node"])
     default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
 
-    views = ["Hasse diagram", "Per height"]
-    view = right.radio("View", views, index=1 if len(nodes) > LARGE else 0, key="lat_view", horizontal=True)
+    state.keep_valid(state.LAT_VIEW.key, VIEWS)
+    first = {} if state.LAT_VIEW.present() else {"index": 1 if len(nodes) > LARGE else 0}  # by size until chosen
+    view = right.radio("View", VIEWS, key=state.LAT_VIEW.key, horizontal=True, **first)
     picture = st.container()
     for key in (NODE, state.LAT_COMPARE):
         state.keep_valid(key, labels)
@@ -227,18 +229,20 @@ def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]
 
 
 def _by_height(config: str, table_config: str, color: str, source: Source) -> None:
-    summary = by_height_cached(config, table_config, color, dataset_key=source.dataset_key)
+    summary = long_work.announced("Summarizing the lattice per height", by_height_cached, config, table_config, color,
+                                  dataset_key=source.dataset_key)
     if "error" in summary:
         st.error(md(summary["error"]))
         return
     frame = summary["summary"]
     measure = None if color == "status" else color
     st.altair_chart(lattice_levels_chart(frame, measure), width="stretch")
-    format.show(frame, labels={"rank": "height", "nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
+    format.show(frame, labels={"rank": "height (Σ levels)", "nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
 
 
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
-    result = node_details_cached(config, label, dataset_key=source.dataset_key)
+    result = long_work.announced(f"Opening {label}: its classes, suppressed records and what each attribute costs",
+                                 node_details_cached, config, label, dataset_key=source.dataset_key)
     if "error" in result:
         st.error(md(result["error"]))
         return
@@ -271,7 +275,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
     with contributions:
         measures = list(dict.fromkeys(d.contributions["measure"]))
         if measures:
-            chosen = st.selectbox("Measure", measures, key="lat_contrib")
+            chosen = st.selectbox("Measure", measures, key="lat_contrib", format_func=format.measure_label)
             st.altair_chart(contribution_chart(d.contributions, chosen), width="stretch")
             format.show(d.contributions.pivot(index="attribute", columns="measure", values="contribution")
                         .loc[list(dict.fromkeys(d.contributions["attribute"])), measures].reset_index())
@@ -282,13 +286,16 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
                              placeholder="choose a node to compare with")
         if other is None:
             return
-        result = node_diff_cached(config, label, other, dataset_key=source.dataset_key)
+        result = long_work.announced(f"Comparing {label} with {other}", node_diff_cached, config, label, other,
+                                     dataset_key=source.dataset_key)
         if "error" in result:
             st.error(md(result["error"]))
             return
         diff = result["diff"]
         st.caption(f"a = {md(diff.label_a)}; b = {md(diff.label_b)}; difference = b − a")
         format.show(diff.levels)
-        format.show(diff.summary)
+        said = {"k_anonymous": "k-anonymous (1: yes, 0: no)"}
+        format.show(diff.summary.assign(quantity=diff.summary["quantity"].map(lambda q: said.get(q, format.header(q)))),
+                    by_cell=["a", "b", "difference"])  # a quantity per row: each written as it reads
         st.write("Records released with a different value (a suppressed record reads *):")
         format.show(diff.changed, labels={"records_changed": "records changed"})

@@ -19,10 +19,10 @@ import streamlit as st
 import measures as M
 from workbench.errors import WorkbenchError
 from workbench.model_satisfaction import ALL_MODELS, K_ANONYMITY
-from workbench.ui import format, state
+from workbench.ui import format, long_work, state
 from workbench.ui.anonymize import chosen_models
 from workbench.ui.cached import dual_cache, error_result, privacy_check, study_and_dataset
-from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart
+from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart, measure_name
 from workbench.ui.measures_page import exploration
 from workbench.ui.source import Source
 
@@ -107,15 +107,15 @@ def with_rule(nodes: pd.DataFrame, table: pd.DataFrame, rule: str) -> pd.DataFra
 
 def choice_layers(nodes: pd.DataFrame, optima: Mapping[str, str | None]) -> list[alt.Chart]:
     """Each measure's chosen node among ``nodes`` (laid out by ``hasse_layout``): a ringed square labelled with the
-    measures that choose it (below the node; the optimum's label is above)."""
+    measures that choose it by name, separated by "; " (below the node; the optimum's label is above)."""
     chosen: dict[str, list[str]] = {}
     for measure, node in optima.items():
         if node is not None:
-            chosen.setdefault(node, []).append(measure)
+            chosen.setdefault(node, []).append(measure_name(measure))
     data = nodes.loc[nodes["node"].isin(list(chosen)), ["node", "x", "rank"]]
     if data.empty:
         return []
-    data = data.assign(chosen_by=[", ".join(chosen[n]) for n in data["node"]])
+    data = data.assign(chosen_by=["; ".join(chosen[n]) for n in data["node"]])
     base = alt.Chart(data).encode(x=X, y=alt.Y("rank:Q", title="height (Σ levels)", axis=AXIS),
                                   tooltip=["node", alt.Tooltip("chosen_by:N", title="chosen by")])
     return [base.mark_point(shape="square", size=330, filled=False, stroke=CHOICE, strokeWidth=2.5),
@@ -131,14 +131,14 @@ def worst_edge_layers(nodes: pd.DataFrame, measure: str, worst: Mapping[str, Any
         return []
     child, parent = at.loc[worst["child"]], at.loc[worst["parent"]]
     edge = pd.DataFrame([{"x": float(child["x"]), "y": float(child["rank"]), "x2": float(parent["x"]),
-                          "y2": float(parent["rank"]), "measure": measure, "child": worst["child"],
+                          "y2": float(parent["rank"]), "measure": measure_name(measure), "child": worst["child"],
                           "parent": worst["parent"], "delta": float(worst["delta"])}])
     tooltip = ["measure", "child", "parent", alt.Tooltip("delta:Q", format=TOOLTIP_NUMBER, title="parent − child")]
     y = alt.Y("y:Q", title="height (Σ levels)", axis=AXIS)
     line = alt.Chart(edge).mark_rule(color=WORST, strokeWidth=4, opacity=0.85).encode(
         x=X, y=y, x2="x2", y2="y2", tooltip=tooltip)
     middle = edge.assign(x=(edge["x"] + edge["x2"]) / 2, y=(edge["y"] + edge["y2"]) / 2,
-                         label=f"worst edge of {measure}")
+                         label=f"worst edge of {measure_name(measure)}")
     text = alt.Chart(middle).mark_text(align="left", dx=8, fontSize=12, fontWeight="bold", color=WORST).encode(
         x=X, y=y, text="label:N", tooltip=tooltip)
     return [line, text]
@@ -158,7 +158,8 @@ def satisfaction_levels_chart(summary: pd.DataFrame, rule: str, title: str) -> a
 
 # ---------------------------------------------------------------------------------------------- the page's parts
 def _satisfaction(marks: Marks, rule: str) -> dict[str, Any] | None:
-    data = satisfaction_cached(marks.model_config(), rule, dataset_key=marks.source.dataset_key)
+    data = long_work.announced(f"Checking which nodes satisfy {RULE_NAMES.get(rule, rule)}", satisfaction_cached,
+                               marks.model_config(), rule, dataset_key=marks.source.dataset_key)
     if "error" in data:
         st.error(format.md(data["error"]))
         return None
@@ -182,7 +183,7 @@ def by_height(option: str, marks: Marks) -> bool:
     if data is not None:
         title = f"satisfy {RULE_NAMES.get(rule, rule)}"
         st.altair_chart(satisfaction_levels_chart(data["by_height"], rule, title), width="stretch")
-        format.show(data["by_height"], labels={"rank": "height", **{r: f"satisfy {RULE_NAMES.get(r, r)}"
+        format.show(data["by_height"], labels={"rank": "height (Σ levels)", **{r: f"satisfy {RULE_NAMES.get(r, r)}"
                                                                     for r in data["satisfaction"].rules}})
     return True
 
@@ -207,17 +208,18 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
     measures = list(M.LATTICE_MEASURES)
     left, right = st.columns(2)
     state.keep_valid(CHOICES, measures, multiple=True)
-    chosen = left.multiselect("Mark each measure's choice", measures, key=CHOICES,
+    chosen = left.multiselect("Mark each measure's choice", measures, key=CHOICES, format_func=format.measure_label,
                               help="the node each measure would choose over every k-anonymous node (the Measures "
                                    "page's exploration), a labelled square")
-    worst = right.checkbox(f"Show the worst monotonicity edge of {marks.objective}", key=SHOW_WORST,
+    worst = right.checkbox(f"Show the worst monotonicity edge of {format.measure_label(marks.objective)}",
+                           key=SHOW_WORST,
                            help="the edge (a node and its parent, one level more general in one attribute) where "
                                 "generalizing improves the objective most: a search that assumes monotonicity can "
                                 "miss the optimum there")
     if not chosen and not worst:
         return []
-    with st.spinner("Scoring every k-anonymous node under every measure…"):
-        data = exploration(marks.explore_config(), dataset_key=marks.source.dataset_key)
+    data = long_work.announced("Scoring every k-anonymous node under every measure", exploration,
+                               marks.explore_config(), dataset_key=marks.source.dataset_key)
     if "error" in data:
         st.error(format.md(data["error"]))
         return []
@@ -234,12 +236,13 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
     if worst:
         edge = e.measures.get(marks.objective, {}).get("worst")
         if edge is None:
-            st.caption(f"No edge between k-anonymous nodes makes {marks.objective} better when generalizing: it is "
-                       "monotone on this lattice.")
+            st.caption(f"No edge between k-anonymous nodes makes {format.measure_label(marks.objective)} better "
+                       "when generalizing: it is monotone on this lattice.")
         else:
             drawn = worst_edge_layers(shown, marks.objective, edge)
             layers += drawn
-            st.caption(f"Worst edge of {marks.objective}: {format.md(edge['child'])} → {format.md(edge['parent'])}, "
+            st.caption(f"Worst edge of {format.measure_label(marks.objective)}: "
+                       f"{format.md(edge['child'])} → {format.md(edge['parent'])}, "
                        f"{format.number(edge['delta'])} (parent − child)"
                        + ("" if drawn else "; outside the heights shown") + ".")
     return layers

@@ -5,10 +5,14 @@ The page first waits up to ``GRACE_SECONDS`` in its own run, so short work shows
 gets a panel that refreshes itself (``st.fragment(run_every=...)``) while the rest of the page stays usable, and
 runs the whole page again when the job ends, which then finds the result in the cache. Leaving the page or changing
 a setting does not stop the job; Cancel does: a queued job leaves the queue, a running one ends at its next progress
-report (a job another session waits for too goes on for that session)."""
+report (a job another session waits for too goes on for that session).
+
+Shorter work the page waits for in its own run goes through ``announced``: a spinner naming the step with the time
+it has taken and, when the call reports its progress, a bar of how far it is."""
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable
 from typing import Any
@@ -91,3 +95,26 @@ def _panel(call: Callable[..., dict[str, Any]], args: tuple, dataset_key: str | 
             st.rerun()
 
     panel()
+
+
+def reports_progress(call: Callable[..., Any]) -> bool:
+    """Whether a cached call reports its progress (its function takes ``_progress``, ``memo.dual_cache``)."""
+    return "_progress" in inspect.signature(call).parameters
+
+
+def announced(step: str, call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | None) -> dict[str, Any]:
+    """``call(*args)`` (a cached library call) waited for in this run under a spinner that names ``step`` and counts
+    the seconds; a call that reports its progress also draws a bar saying how far it is, removed when it is done
+    (Streamlit shows a spinner only when the wait lasts, so a cache hit shows nothing)."""
+    with st.spinner(f"{step}…", show_time=True):
+        if not reports_progress(call):
+            return call(*args, dataset_key=dataset_key)
+        slot = st.empty()
+
+        def show(fraction: float, text: str) -> None:
+            slot.progress(min(max(float(fraction), 0.0), 1.0), text=f"{step}: {text}")
+
+        try:
+            return call(*args, dataset_key=dataset_key, progress=show)
+        finally:
+            slot.empty()

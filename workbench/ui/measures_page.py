@@ -15,7 +15,8 @@ import measures as M
 import workbench as wb
 from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
-from workbench.ui import state
+from workbench.study import Progress
+from workbench.ui import format, long_work, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset
 from workbench.ui.charts import rank_heatmap
 from workbench.ui.format import md
@@ -24,11 +25,11 @@ from workbench.ui.source import Source
 
 
 @dual_cache(max_entries=16, heavy=True)
-def exploration(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """``workbench.explore`` of the config: every measure over the admissible nodes."""
+def exploration(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+    """``workbench.explore`` of the config: every measure over the admissible nodes (reporting its steps)."""
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"exploration": wb.explore(study, dataset)}
+        return {"exploration": wb.explore(study, dataset, progress=_progress)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
 
@@ -43,16 +44,20 @@ def front(config_json: str, x: str, y: str, dataset_key: str | None) -> dict[str
 
 
 def monotonicity_table(e: Any) -> pd.DataFrame:
-    """The exploration's figures per measure, one row each (what the JSON of ``workbench explore`` holds)."""
+    """The exploration's figures per measure, one row each (what the JSON of ``workbench explore`` holds); a figure
+    that does not apply (no edge gets better, no admissible node) as ``format.NOT_APPLICABLE``."""
     rows = []
+    none = format.NOT_APPLICABLE
     for m, f in e.measures.items():
         worst = f["worst"] or {}
+        minimal = f["optimum_is_k_minimal"]
         rows.append({"measure": m, "declared monotone": {True: "yes", False: "no", None: "unknown"}[
             f["declared_monotone"]], "violations": f["violations"], "share of edges": f["share"],
-            "worst edge: child": worst.get("child", ""), "parent": worst.get("parent", ""),
-            "delta": worst.get("delta"), "optimum is k-minimal": f["optimum_is_k_minimal"],
-            "min": f["min"], "max": f["max"], "optimum": e.optima.get(m)})
-    return pd.DataFrame(rows)
+            "worst edge: child": worst.get("child", none), "parent": worst.get("parent", none),
+            "delta": format.number(worst.get("delta")), "optimum is k-minimal": none if minimal is None
+            else format.yes_no(bool(minimal)), "min": format.number(f["min"]), "max": format.number(f["max"]),
+            "optimum": e.optima.get(m) or none})
+    return format.with_measure_names(pd.DataFrame(rows))
 
 
 def meanings() -> pd.DataFrame:
@@ -77,8 +82,8 @@ def page(source: Source) -> None:
     suppression = state.suppression_input(c2)
     ids = list(M.LATTICE_MEASURES)  # the built-in lattice measures and the measures of your own
     config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), compare=ids)
-    with st.spinner("Scoring every admissible node under every measure…"):
-        data = exploration(config_json, dataset_key=source.dataset_key)
+    data = long_work.announced("Scoring every admissible node under every measure", exploration, config_json,
+                               dataset_key=source.dataset_key)
     if "error" in data:
         st.error(md(data["error"]))
         return
@@ -102,34 +107,40 @@ def page(source: Source) -> None:
     left, right = st.columns(2)
     state.keep_valid(state.MEA_X, ids)
     state.keep_valid(state.MEA_Y, ids)
-    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key=state.MEA_X)
+    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key=state.MEA_X,
+                       format_func=format.measure_label)
     y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
-                        key=state.MEA_Y)
-    mask = front(config_json, x, y, dataset_key=source.dataset_key)
+                        key=state.MEA_Y, format_func=format.measure_label)
+    mask = long_work.announced("Finding the Pareto front of the two measures", front, config_json, x, y,
+                               dataset_key=source.dataset_key)
     if "front" in mask:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}
         st.altair_chart(measure_scatter(e.table, x, y, mask["front"], chosen), width="stretch")
-        st.caption(f"Lower-left is better when both are losses. Optimum of {x}: {md(e.optima.get(x))}; of {y}: "
-                   f"{md(e.optima.get(y))}. The dashed line joins the {int(mask['front'].sum())} nodes of the Pareto "
-                   "front: no other admissible node is at least as good under both and better under one.")
+        st.caption(f"Lower-left is better when both are losses. Optimum of {format.measure_label(x)}: "
+                   f"{md(e.optima.get(x))}; of {format.measure_label(y)}: {md(e.optima.get(y))}. The dashed line "
+                   "joins the "
+                   f"{int(mask['front'].sum())} nodes of the Pareto front: no other admissible node is at least as "
+                   "good under both and better under one.")
 
     st.subheader("Monotonicity on this lattice")
-    st.dataframe(monotonicity_table(e), hide_index=True, key="mea_mono")
+    format.show(monotonicity_table(e), key="mea_mono")
     st.caption("violations: edges where the more general parent scores better than its child. optimum is "
                "k-minimal: the best value is reached at a node with no admissible specialization, so a k-minimal "
-               "search (Flash, OLA) can find it.")
+               f"search (Flash, OLA) can find it. {format.NOT_APPLICABLE}: does not apply (no edge where "
+               "generalizing makes the measure better, so no worst edge; no admissible node to take a value at).")
 
     st.subheader("Rank agreement (Kendall τ-b over every admissible node)")
     st.altair_chart(rank_heatmap(e.kendall_tau), width="content")
 
     st.subheader("Which node each measure would choose")
     broken = [m for m, f in e.measures.items() if f["worst"]]
-    show = st.selectbox("Draw the worst edge of", ["(none)", *broken], key="mea_edge")
+    show = st.selectbox("Draw the worst edge of", ["(none)", *broken], key="mea_edge",
+                        format_func=lambda m: m if m == "(none)" else format.measure_label(m))
     worst = e.measures[show]["worst"] if show != "(none)" else None
     st.altair_chart(optima_on_the_lattice(e.table, e.optima, worst), width="content")
 
     st.subheader("What each measure means")
-    st.dataframe(meanings(), hide_index=True, key="mea_meanings")
+    format.show(meanings(), key="mea_meanings")
 
     st.subheader("Measures of your own")
     problems = wb.load_server_measures()
@@ -137,7 +148,7 @@ def page(source: Source) -> None:
         st.warning(md(problem))
     own = pd.DataFrame(wb.user_measures())
     if len(own):
-        st.dataframe(own, hide_index=True, key="mea_own")
+        format.show(own, key="mea_own")
     st.caption("The app never runs code sent through the browser. It uses the measures registered on this server: "
                "installed packages' (entry-point group workbench.measures) and the plugins of the config the "
                "server was started with (WORKBENCH_CONFIG). See docs/measures.md, “Measures of your own”."

@@ -6,7 +6,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from workbench.ui.charts import TOOLTIP_NUMBER
+from workbench.ui.charts import TOOLTIP_NUMBER, measure_name, measure_title, words
 
 SUPPRESSED_COLORS = alt.Scale(domain=[False, True], range=["#2ca02c", "#d62728"])
 
@@ -23,8 +23,10 @@ def class_size_histogram(sizes: pd.DataFrame, k: int, weight: str = "records") -
     bars = alt.Chart(sizes).mark_bar().encode(
         x=alt.X("size:Q", title="class size (records)", scale=alt.Scale(type="log")),
         y=alt.Y(f"{weight}:Q", title=f"{weight} in classes of that size"),
-        color=alt.Color("suppressed:N", scale=SUPPRESSED_COLORS, title=f"size < k = {k}"),
-        tooltip=["size", "classes", "records", "suppressed"],
+        color=alt.Color("suppressed:N", scale=SUPPRESSED_COLORS, title=f"classes of size < k = {k}",
+                        legend=alt.Legend(labelExpr=words("suppressed", "released"), labelLimit=0)),
+        tooltip=[alt.Tooltip("size", title="class size"), "classes", "records",
+                 alt.Tooltip("suppressed", title=f"suppressed (size < {k})")],
     )
     rule = alt.Chart(pd.DataFrame({"k": [k]})).mark_rule(strokeDash=[4, 4], color="gray").encode(x="k:Q")
     return alt.layer(bars, rule).properties(width=380, height=220)
@@ -41,7 +43,7 @@ def contribution_chart(contributions: pd.DataFrame, measure: str) -> alt.Chart:
         known = sorted(set(contributions["measure"]))
         raise ValueError(f"contribution_chart: no contributions for {measure!r}; there are {', '.join(known)}")
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X("contribution:Q", title=f"contribution to {measure}"),
+        x=alt.X("contribution:Q", title=f"contribution to {measure_name(measure)}"),
         y=alt.Y("attribute:N", sort=list(data["attribute"]), title=None),
         tooltip=["attribute", alt.Tooltip("contribution:Q", format=TOOLTIP_NUMBER),
                  alt.Tooltip("share:Q", format=".1%")],
@@ -59,17 +61,21 @@ def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None) -> a
     if measure is None:
         data = summary.melt(id_vars="rank", value_vars=["nodes", "k_anonymous"], var_name="count",
                             value_name="number")
+        data["count"] = data["count"].map({"nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
         return alt.Chart(data).mark_bar().encode(
             x=alt.X("rank:O", title="height (Σ levels)"), y=alt.Y("number:Q", title="nodes", stack=None),
-            color=alt.Color("count:N", scale=alt.Scale(domain=["nodes", "k_anonymous"],
-                                                       range=["#bbbbbb", "#2ca02c"])),
+            color=alt.Color("count:N", title=None, scale=alt.Scale(domain=["nodes", "k-anonymous nodes"],
+                                                                   range=["#bbbbbb", "#2ca02c"])),
             tooltip=["rank", "count", "number"],
         ).properties(width=760, height=300)
     data = summary.melt(id_vars="rank", value_vars=[f"{measure}_min", f"{measure}_median"], var_name="statistic",
                         value_name=measure)
+    data["statistic"] = data["statistic"].map({f"{measure}_min": "minimum", f"{measure}_median": "median"})
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("rank:O", title="height (Σ levels)"), y=alt.Y(f"{measure}:Q"), color="statistic:N",
-        tooltip=["rank", "statistic", alt.Tooltip(f"{measure}:Q", format=TOOLTIP_NUMBER)],
+        x=alt.X("rank:O", title="height (Σ levels)"), y=alt.Y(f"{measure}:Q", title=measure_title(measure)),
+        color=alt.Color("statistic:N", title="over the nodes of a height"),
+        tooltip=["rank", "statistic", alt.Tooltip(f"{measure}:Q", title=measure_name(measure),
+                                                  format=TOOLTIP_NUMBER)],
     ).properties(width=760, height=300)
 
 

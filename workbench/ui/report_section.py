@@ -17,6 +17,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
     from workbench.config import in_attribute_order, study_from_dict
     from workbench.errors import WorkbenchError
+    from workbench.output import release_file_stem
     from workbench.report import build_report
     from workbench.ui.cached import error_result, run_result
     from workbench.ui.export import download
@@ -32,7 +33,8 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
                              dataset_key=last["dataset_key"])
         if "error" not in outcome:
             try:
-                with st.spinner("Building the report…"):
+                with st.spinner("Building the report: the risk before and after, the alternatives, the checks…",
+                                show_time=True):
                     ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
                     report = build_report(study_from_dict(ordered), outcome["result"])
                 held = (key, report.html.encode("utf-8"))
@@ -43,5 +45,5 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
             st.error(md(outcome["error"]))
             return
     if held is not None and held[0] == key:
-        download("Report (HTML)", held[1], "report.html", "text/html",
+        download("Report (HTML)", held[1], f"{release_file_stem(raw)}-report.html", "text/html",
                  help="opens offline in any browser; print it to PDF, or run `workbench report CONFIG --pdf`")

@@ -13,7 +13,7 @@ import streamlit as st
 
 from workbench.config import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
-from workbench.ui import state
+from workbench.ui import format, long_work, state
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
 from workbench.ui.format import md
@@ -22,6 +22,8 @@ from workbench.ui.source import Source
 
 INPUT = "input"
 RELEASE = "release"
+ESTIMATOR_NAMES = {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB (slide negative binomial)",
+                   "dankar": "Dankar et al. (2012)"}
 
 
 def _last_release_config(source: Source) -> tuple[str | None, str]:
@@ -109,9 +111,10 @@ def page(source: Source) -> None:
     population = population_input or None
     release_config, described = _last_release_config(source)
     subset = _research_subset(release_config)  # the last run released a research subset: its input is the subset
-    with st.spinner("Assessing the risk…"):
-        figures = risk_figures(source.config_json(k=2, compare=[], privacy_models=subset), release_config, threshold,
-                               population, dataset_key=source.dataset_key)
+    figures = long_work.announced("Assessing the risk of the input" + (" and of the last run's release"
+                                                                       if release_config else ""), risk_figures,
+                                  source.config_json(k=2, compare=[], privacy_models=subset), release_config,
+                                  threshold, population, dataset_key=source.dataset_key)
     cols = st.columns(2)
     _figures(cols[0], "Input (the research subset)" if subset else "Input", figures[INPUT], population)
     if figures[RELEASE] is None:
@@ -125,9 +128,11 @@ def page(source: Source) -> None:
         return
     if population is not None:
         st.subheader("Population uniqueness (estimated share of the population that is unique)")
-        st.dataframe(pd.DataFrame([{"table": name, **{m: _share(t["risk"]["population_uniques"][m], 4)
-                                                      for m in POPULATION_ESTIMATORS}}
-                                   for name, t in tables.items()]), hide_index=True)
+        format.show(pd.DataFrame([{"table": name, **{m: _share(t["risk"]["population_uniques"][m], 4)
+                                                     for m in POPULATION_ESTIMATORS}}
+                                  for name, t in tables.items()]), labels=ESTIMATOR_NAMES, width="content")
+        st.caption(f"{format.NOT_APPLICABLE}: the estimator gives no estimate for this table (e.g. no class of "
+                   "size 1 or 2 to fit it on).")
     st.subheader("Record-level risk")
     records = pd.concat([t["records"].assign(table=name) for name, t in tables.items()], ignore_index=True)
     st.altair_chart(record_risk_chart(records), width="stretch")

@@ -8,9 +8,10 @@ import json
 
 import streamlit as st
 
-from workbench.attack_checks import attack_table
+from workbench.attack_checks import attack_table, row_order_finding
 from workbench.compare import RISK_COLUMNS
-from workbench.ui import state
+from workbench.output import dataset_stem
+from workbench.ui import format, long_work, state
 from workbench.ui.format import md
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart
@@ -37,7 +38,7 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     left, middle, right = st.columns(3)
     state.keep_valid(state.RISK_UTILITY, ids)
     utility = left.selectbox("Utility (information loss)", ids, index=ids.index("loss") if "loss" in ids else 0,
-                             key=state.RISK_UTILITY)
+                             key=state.RISK_UTILITY, format_func=format.measure_label)
     risk = middle.selectbox("Risk", list(RISK_COLUMNS), index=1, key="risk_ru_risk",
                             format_func=lambda c: c.removeprefix("risk_").replace("_", " "),
                             help="; ".join(f"{c.removeprefix('risk_').replace('_', ' ')}: {text}"
@@ -45,8 +46,8 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     with_local = right.toggle("Local-engine releases", value=False, key="risk_ru_local",
                               help="Greedy and Partition for the same k; about 3 s on 20,000 records")
     config = solutions_config(source, release_config, [utility])
-    with st.spinner("Scoring the candidate solutions…"):
-        data = risk_utility_points(config, utility, risk, with_local, dataset_key=source.dataset_key)
+    data = long_work.announced("Scoring the candidate solutions' risk and information loss", risk_utility_points,
+                               config, utility, risk, with_local, dataset_key=source.dataset_key)
     if "error" in data:
         st.error(md(data["error"]))
         return
@@ -57,9 +58,10 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     st.altair_chart(risk_utility_chart(points, utility, risk), width="stretch")
     st.caption(f"{len(points)} solutions: the k-minimal lattice nodes{' and the local releases' if with_local else ''}"
                f" at k = {json.loads(config)['privacy']['k']}, each release's {risk.replace('_', ' ')} after "
-               f"suppression (suppressed records one group of `*`) against its {utility}. The dashed line joins the "
-               "Pareto front: no other solution has both less risk and less loss.")
-    st.dataframe(points, hide_index=True, width="stretch")
+               f"suppression (suppressed records one group of `*`) against its {format.measure_label(utility)}. The "
+               "dashed line joins the Pareto front: no other solution has both less risk and less loss.")
+    format.show(points, labels={"utility": format.measure_label(utility),
+                                "risk": risk.removeprefix("risk_").replace("_", " ")})
 
 
 def attacks_section(source: Source, release_config: str | None) -> None:
@@ -67,7 +69,8 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     the last run's release."""
     st.subheader("Attacks")
     k = state.privacy().k if release_config is None else int(json.loads(release_config)["privacy"]["k"])
-    rare = rare_values(source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
+    rare = long_work.announced(f"Finding the input's values rarer than k = {k}", rare_values,
+                               source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
     if "error" in rare:
         st.error(md(rare["error"]))
     else:
@@ -75,42 +78,46 @@ def attacks_section(source: Source, release_config: str | None) -> None:
                     f"{k}-anonymous unless that value is generalized or the record suppressed. {rare['records']:,} of "
                     f"{rare['n']:,} records hold one.")
         if len(rare["table"]):
-            st.dataframe(rare["table"], hide_index=True)
+            format.show(rare["table"], width="content")
             left, right = st.columns(2)
-            left.download_button("Table without these records (CSV)", rare["rows_csv"], "without_rare_records.csv",
-                                 "text/csv", key="risk_rare_rows",
+            stem = f"{dataset_stem(source.config(k=k)['data'])}-k{k}"  # the dataset and k: people-k5-without-...
+            left.download_button("Table without these records (CSV)", rare["rows_csv"],
+                                 f"{stem}-without-rare-records.csv", "text/csv", key="risk_rare_rows",
                                  help="records dropped until no value is rarer than k; load it on the Data page")
             right.download_button("Table with these values blanked (CSV)", rare["values_csv"],
-                                  "without_rare_values.csv", "text/csv", key="risk_rare_values",
+                                  f"{stem}-without-rare-values.csv", "text/csv", key="risk_rare_values",
                                   help="each rare value becomes the missing value, which the hierarchies must have")
     if release_config is None:
         st.info("Run an anonymization on the Anonymize page: the attacks on its release are shown here.")
         return
-    with st.spinner("Attacking the release…"):
-        data = attack_checks(release_config, dataset_key=source.dataset_key)
+    data = long_work.announced("Attacking the last run's release: a second release joined on the record and row by "
+                               "row, and the matching attack", attack_checks, release_config,
+                               dataset_key=source.dataset_key)
     if "error" in data:
         st.error(md(data["error"]))
         return
     st.markdown("**Attacks on the last run's release.** A second release of the same table (the first other "
                 "k-minimal node) stands for another recipient's copy.")
-    st.dataframe(attack_table(data["checks"]), hide_index=True, width="stretch")
-    st.caption("Files written with one seed share one row order, so joining them row by row is joining them on the "
-               "record: give every release of a table its own seed.")
+    format.show(attack_table(data["checks"]))
+    finding = row_order_finding(data["checks"])  # written from the unsorted-matching figures in the table
+    if finding is not None:
+        st.caption(finding)
 
 
 def unique_combinations_section(source: Source, release_config: str | None) -> None:
     """For each combination of quasi-identifiers (all of them when there are at most 6, else up to 3 at a time):
     the records alone on it, in the input and the last run's release."""
     st.subheader("Which quasi-identifier combinations make records unique")
-    data = unique_combinations(source.config_json(k=2, compare=[]), release_config, dataset_key=source.dataset_key)
+    data = long_work.announced("Finding which quasi-identifier combinations make records unique", unique_combinations,
+                               source.config_json(k=2, compare=[]), release_config, dataset_key=source.dataset_key)
     if "error" in data:
         st.error(md(data["error"]))
         return
     st.caption("unique records: records alone in their class on these attributes only; only here: unique on the "
                "combination but on none of its parts, so the combination itself singles them out (Sweeney 2000).")
     tabs = st.tabs(["Input", "Release"])
-    tabs[0].dataframe(data["input"], hide_index=True, width="stretch")
+    format.show(data["input"], tabs[0])
     if data["release"] is None:
         tabs[1].info("Run an anonymization on the Anonymize page: its release's combinations are shown here.")
     else:
-        tabs[1].dataframe(data["release"], hide_index=True, width="stretch")
+        format.show(data["release"], tabs[1])

@@ -203,6 +203,7 @@ LAT_CHOICES = "lat_choices"  # the measures whose chosen node is marked
 LAT_SHOW_WORST = "lat_worst"  # draw the objective's worst monotonicity edge
 LAT_ALG, LAT_OBJ, LAT_COLOR = "lat_alg", "lat_obj", "lat_color"  # the search, objective and colouring shown
 LAT_COMPARE = "lat_compare"  # the node compared with the open one
+LAT_VIEW: Slot[str] = Slot("lat_view")  # "Hasse diagram" or "Per height", kept (main.PERSISTENT_SETTINGS)
 
 # widgets whose stored choice is checked against their options (keep_valid) or kept across pages (keep)
 CMP_CAND, CMP_LOCAL = "cmp_cand", "cmp_local"  # the Compare page's candidates and its local-engine toggle

@@ -11,10 +11,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from workbench.config_bundle import hierarchy_paths
 from workbench.data import Dataset, encoding_note, profile, read_table_bytes, row_names_note, suggest_roles
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import Hierarchy, build_hierarchy, suggest_spec
-from workbench.ui import cached
+from workbench.ui import cached, format
 from workbench.ui import state_upload as S
 from workbench.ui.cached import register_dataset
 from workbench.ui.format import md
@@ -145,6 +146,7 @@ def problems(ws: dict[str, Any]) -> list[str]:
 def attributes_config(ws: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The config ``[attributes]`` of the session's data: roles, builders or ARX files, posets."""
     out: dict[str, dict[str, Any]] = {}
+    files = hierarchy_paths(c for c, r in ws["roles"].items() if r == "quasi")  # safe names, as the bundle's
     for column, role in ws["roles"].items():
         if role == "insensitive":
             continue
@@ -152,7 +154,7 @@ def attributes_config(ws: dict[str, Any]) -> dict[str, dict[str, Any]]:
         choice = ws["hierarchies"].get(column) if role == "quasi" else None
         if choice is not None:
             spec |= {"builder": choice["spec"]} if choice["mode"] == "builder" else {
-                "hierarchy": f"hierarchies/{column}.csv"}
+                "hierarchy": files[column]}
         poset = ws["posets"].get(column, "tree")
         if role == "quasi" and poset != "tree":
             spec["poset"] = poset
@@ -296,7 +298,7 @@ def section() -> None:
     accept_suggested(ws, [c for c, r in roles.items() if r == "quasi"], key="data_accept_all")
     k = st.number_input("k for the warnings", min_value=1, value=5, step=1, key="upload_k")
     table, warnings = profile(frame, ws["roles"], int(k), profile_hierarchies(ws))
-    st.dataframe(table, hide_index=True)
+    format.show(table, width="content")
     st.caption("Missing values: empty cells, (missing), and text such as NA that a quasi-identifier's hierarchy (until "
                "you choose one, its suggested hierarchy) places in the group (missing); they are one value, released "
                "as (missing).")
@@ -305,7 +307,7 @@ def section() -> None:
     own = session_source()
     if own is not None:  # every quasi-identifier has its hierarchy: released columns that give one back
         dependency_warnings(own)
-    st.dataframe(frame.head(20), hide_index=True)
+    format.show(frame.head(20))
     select_when_ready(S.OWN_READY.get_or(False))
     todo = problems(ws)
     if todo:

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
+from workbench.ui import format
 from workbench.walkthrough import MEASURE_EXPLANATIONS, SHARED, SMALL, steps
 
 RED, GREEN = "background-color: #f8d7da", "background-color: #d4edda"
@@ -28,11 +29,14 @@ def page() -> None:
     k = st.slider("k", 1, 10, 3, key="walk_k")
     st.caption("Green rows: in a class of at least k patients. Red rows: in a class smaller than k, or suppressed "
                "(released with * in every quasi-identifier); in steps 6 and 7, in a class whose patients all share "
-               "one admission date. Data: El Emam et al. 2009, Fig. 3.")
+               f"one admission date. A class size of {format.NOT_APPLICABLE}: a suppressed patient, in no class. Data: "
+               "El Emam et al. 2009, Fig. 3.")
     for s in steps(k):
         st.subheader(s.title)
         st.markdown(s.text.replace("*", "\\*"))
-        st.dataframe(s.table.style.apply(_highlight, axis=1), hide_index=True)
+        shown = format.table(s.table)  # booleans as yes/no; the colours read the table's own booleans
+        st.dataframe(shown.style.apply(lambda row, table=s.table: _highlight(table.loc[row.name]), axis=1),
+                     hide_index=True, column_config=format.column_config(shown), placeholder=format.NOT_APPLICABLE)
         if s.measures:
             cols = st.columns(len(s.measures))
             for col, (mid, value) in zip(cols, s.measures.items(), strict=True):
