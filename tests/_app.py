@@ -56,7 +56,8 @@ def ready_own_table(column: str, values: list[str], config_tail: str, seed: int,
 def captured_downloads() -> Iterator[dict[str, Callable[[], bytes]]]:
     """The app's download buttons produce their bytes on click (a deferred callable); AppTest cannot click one.
     Inside this block every deferred download the app registers is recorded by its file name without the digest
-    (``release.csv``, ``config.toml``), so a test calls it for the bytes the analyst would get."""
+    (``registry-k5-release.csv``) and by each tail of it after a dash (``release.csv``), so a test calls it for the
+    bytes the analyst would get."""
     from streamlit.runtime.media_file_manager import MediaFileManager
 
     seen: dict[str, Callable[[], bytes]] = {}
@@ -66,7 +67,11 @@ def captured_downloads() -> Iterator[dict[str, Callable[[], bytes]]]:
                file_name: str | None = None, **kwargs: Any) -> str:
         if file_name:
             path = Path(file_name)
-            seen[re.sub(r"-[0-9a-f]{16}$", "", path.stem) + path.suffix] = data_callable
+            name = re.sub(r"-[0-9a-f]{16}$", "", path.stem) + path.suffix
+            seen[name] = data_callable
+            parts = name.split("-")  # named for the dataset and the rule, "registry-k5-release.csv": also by its kind
+            for i in range(1, len(parts)):
+                seen.setdefault("-".join(parts[i:]), data_callable)
         return original(self, data_callable, mimetype, coordinates, file_name, **kwargs)
 
     MediaFileManager.add_deferred = record  # type: ignore[method-assign]
