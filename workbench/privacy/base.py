@@ -104,6 +104,8 @@ class PrivacyModel:
     monotone_with_suppression: bool = False
     monotone_with_generalization: bool = True
     extras: tuple[Extra, ...] = ()
+    minimal_class_size: int | None = None  # a class smaller than this cannot hold (ℓ-diversity: ⌈ℓ⌉; ARX's
+    # ``PrivacyCriterion.getMinimalClassSize``)
 
     def violating(self, view: ClassView) -> np.ndarray:
         """Per class: does it violate the model? (class-level models)"""
@@ -121,7 +123,8 @@ class PrivacyModel:
 
     def node_fulfilled(self, view: ClassView) -> bool:
         """Does the generalization hold whatever is suppressed? (class-level models; False vetoes the node, as
-        δ-presence does for population classes without a subset record)"""
+        δ-presence does for population classes without a subset record). Asked only when no minimal class size
+        applies (``Admissibility.node_fulfilled``)."""
         return True
 
     def describe(self) -> str:
@@ -154,6 +157,9 @@ class Admissibility:
         self.k, self.max_suppression, self.n = k, max_suppression, n
         self.models = tuple(models)
         self.limit = limit_of(max_suppression, n)
+        sizes = [k] if k > 1 else []
+        sizes += [m.minimal_class_size for m in self.models if m.minimal_class_size is not None]
+        self.minimal_class_size: int | None = max(sizes) if sizes else None
         seen: dict[str, Extra] = {}
         for m in self.models:
             for e in m.extras:
@@ -172,6 +178,13 @@ class Admissibility:
         view = ClassView.from_records(groups.inverse, groups.size, self.extras, node=node,
                                       keys=None if node is None else np.asarray(codes)[groups.first])
         return self.outcome(view).suppress[groups.inverse]
+
+    def node_fulfilled(self, model: PrivacyModel, view: ClassView) -> bool:
+        """A class-level model's verdict on the node beyond its classes' (``PrivacyModel.node_fulfilled``), asked
+        only without a minimal class size: ARX (``HashGroupify.isPrivacyModelFulfilled``) checks a class's size
+        against k (or ℓ) before any model, so a population class without a released record fails that check at no
+        cost, and δ-presence never sees it."""
+        return self.minimal_class_size is not None or model.node_fulfilled(view)
 
     def within(self, suppressed: int) -> bool:
         """Is this many suppressed records within the limit?"""
@@ -201,7 +214,7 @@ class Admissibility:
         for m in self.models:  # a class-level model holds on every kept class by construction, bar a veto
             if not m.release_level:
                 suppress = suppress | m.violating(view)
-                models[m.describe()] = m.node_fulfilled(view)
+                models[m.describe()] = self.node_fulfilled(m, view)
         release = [m for m in self.models if m.release_level]
         if release:
             suppress = self._enforce(sizes, suppress, release)
