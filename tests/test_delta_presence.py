@@ -139,6 +139,18 @@ def test_delta_min_fails_a_node_with_a_population_class_outside_the_subset() -> 
     # with k (a minimal class size), the empty class fails k at no cost, and δ-presence never sees it (ARX)
     rule_k = admissibility_for(_study(2, 1.0, 0.1, 1.0), ds)
     assert [NodeEvaluator(ds.encoded, 2, 1.0, rule_k).evaluate((v,)).admissible for v in range(3)] == [True, True, True]
+    # so does ℓ-diversity, whose minimal class size is ⌈ℓ⌉ (ARX's LDiversity.getMinimalClassSize)
+    population["s"] = ["x", "y", "x", "y", "x", "y"]
+    ds_s = Dataset.create(population.iloc[[0, 2]].reset_index(drop=True), {"q": "quasi", "s": "sensitive"},
+                          {"q": h}, source="subset", population=Population(population, np.array([0, 2])))
+    diverse = study_from_dict({"data": {"path": "unused.csv"}, "attributes": {"s": {"role": "sensitive"}},
+                               "privacy": {"k": 1, "max_suppression": 1.0,
+                                           "l_diversity": {"attribute": "s", "variant": "distinct", "l": 1},
+                                           "delta_presence": {"subset": "unused.csv", "delta_min": 0.1,
+                                                              "delta_max": 1.0}}})
+    rule_l = admissibility_for(diverse, ds_s)
+    assert rule_l.minimal_class_size == 1
+    assert [NodeEvaluator(ds_s.encoded, 1, 1.0, rule_l).evaluate((v,)).admissible for v in range(3)] == [True] * 3
 
 
 # ------------------------------------------------------------------------------------------ ARX's expectations

@@ -73,7 +73,7 @@ def solve_2d(fun: Equations, first: tuple[float, float], jac: Callable[[np.ndarr
     def safe(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             out = np.asarray(fun(x), dtype=float)
-        return out if np.all(np.isfinite(out)) else np.full(2, 1e300)
+        return out if math.isfinite(out[0]) and math.isfinite(out[1]) else np.full(2, 1e300)
 
     for start in (first, *START_VALUES):
         x0 = np.asarray(start, dtype=float)
@@ -94,14 +94,15 @@ def solve_2d(fun: Equations, first: tuple[float, float], jac: Callable[[np.ndarr
     return None
 
 
-Master = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+Master = Callable[[float, float], tuple[float, float, float, float, float, float]]
+"""(x, y) -> (g1, g2, ∂g1/∂x, ∂g1/∂y, ∂g2/∂x, ∂g2/∂y): two equations and their Jacobian (ARX's master function)."""
 
 
 def newton_2d(master: Master, first: tuple[float, float], iterations_per_try: int = ITERATIONS_PER_TRY,
-              admissible: Callable[[np.ndarray], bool] = lambda x: True) -> np.ndarray | None:
+              admissible: Callable[[float, float], bool] = lambda x, y: True) -> np.ndarray | None:
     """A root of two equations as ARX's NewtonRaphson2D finds it with prepared start values (``_solveValues``,
     ``_try``): from ``first``, then from each of :data:`START_VALUES`, Newton steps x ← x − J⁻¹ g(x) with
-    ``master(x) = (g, J)``; a try succeeds when both residuals are within :data:`ACCURACY`, and fails when a step
+    ``master`` giving g and J; a try succeeds when both residuals are within :data:`ACCURACY`, and fails when a step
     leaves ``admissible`` (ARX's constraint) or is NaN, or after ``iterations_per_try`` steps; the tries stop once
     (start values + 1) · ``iterations_per_try`` iterations are spent. None when no try succeeds."""
     budget = (len(START_VALUES) + 1) * iterations_per_try
@@ -112,17 +113,14 @@ def newton_2d(master: Master, first: tuple[float, float], iterations_per_try: in
         x0, x1 = float(start[0]), float(start[1])
         iterations = 0
         while True:
-            with np.errstate(all="ignore"):
-                g, jac = master(np.array([x0, x1]))
-            g0, g1 = float(g[0]), float(g[1])
+            g0, g1, j00, j01, j10, j11 = master(x0, x1)
             if abs(g0) <= ACCURACY and abs(g1) <= ACCURACY:
                 return np.array([x0, x1])
-            j00, j01, j10, j11 = (float(v) for v in jac.reshape(-1))
             det = j00 * j11 - j01 * j10
             if det == 0.0 or not math.isfinite(det):
                 break  # the step is infinite or NaN: the try fails (ARX: a NaN solution)
             x0, x1 = x0 - (j11 * g0 - j01 * g1) / det, x1 - (j00 * g1 - j10 * g0) / det
-            if math.isnan(x0) or math.isnan(x1) or not admissible(np.array([x0, x1])):
+            if math.isnan(x0) or math.isnan(x1) or not admissible(x0, x1):
                 break
             iterations += 1
             if iterations > iterations_per_try:
@@ -233,8 +231,9 @@ def pitman_closed(hist: Histogram) -> Master:
     larger = (hist.classes - np.cumsum(by_size))[1:max_size].astype(float)  # classes larger than j, j < max
     j = np.arange(1, max_size, dtype=float)
 
-    def master(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        t, a = float(x[0]), float(x[1])
+    nan = (math.nan,) * 6
+
+    def master(t: float, a: float) -> tuple[float, float, float, float, float, float]:
         try:
             v0 = u - 1.0
             v1, v4 = digamma(v0 + t / a + 1.0), digamma(t / a + 1.0)
@@ -247,11 +246,11 @@ def pitman_closed(hist: Histogram) -> Master:
             o3 = (-t * v1 + a * v0 + t * v4) / (a * a)
             o2, d2 = digamma(n + t) - digamma(t + 1.0), trigamma(t + 1.0) - trigamma(n + t)
         except (ZeroDivisionError, OverflowError, ValueError):
-            return np.full(2, math.nan), np.full((2, 2), math.nan)
+            return nan
         with np.errstate(all="ignore"):
             inverse = 1.0 / (j - a)
             o4, d4 = float(larger @ inverse), float(larger @ (inverse * inverse))
-        return np.array([o1 - o2, o3 - o4]), np.array([[d2 - d1, -d5], [-d5, -d3 - d4]])
+        return o1 - o2, o3 - o4, d2 - d1, -d5, -d5, -d3 - d4
 
     return master
 
@@ -276,7 +275,7 @@ def pitman_uniques(hist: Histogram, population_size: float, iterations_per_try: 
     admissible in [0, N] (ARX ``getResult``). NaN when not solved."""
     from scipy import special
 
-    start, theta_positive = pitman_start(hist), (lambda x: bool(x[0] >= 0))
+    start, theta_positive = pitman_start(hist), (lambda t, a: t >= 0)
     fun, jac = pitman_equations(hist)
     root = newton_2d(pitman_closed(hist), start, iterations_per_try, theta_positive)
     if root is not None:
@@ -285,7 +284,13 @@ def pitman_uniques(hist: Histogram, population_size: float, iterations_per_try: 
         if not (np.all(np.isfinite(check)) and np.all(np.abs(check) <= ACCURACY)):
             root = None
     if root is None:
-        root = newton_2d(lambda x: (fun(x), jac(x)), start, iterations_per_try, theta_positive)
+        def sums(t: float, a: float) -> tuple[float, float, float, float, float, float]:
+            x = np.array([t, a])
+            with np.errstate(all="ignore"):
+                g, d = fun(x), jac(x)
+            return float(g[0]), float(g[1]), float(d[0, 0]), float(d[0, 1]), float(d[1, 0]), float(d[1, 1])
+
+        root = newton_2d(sums, start, iterations_per_try, theta_positive)
     if root is None:
         return math.nan
     t, a = float(root[0]), float(root[1])
@@ -351,12 +356,23 @@ def snb_equations(k: float, f: float, c1: float, c2: float) -> Equations:
     g1 = K f (beta/(1-d))^alpha (alpha d/(1-d) + 1) - c1
     g2 = K alpha beta^alpha f^2 (1-beta)/2 * (1-d)^(alpha+2) * (2 - (1-alpha) d) - c2
     """
+    def power(x: float, y: float) -> float:  # Java's Math.pow: NaN (not complex) for a negative base
+        try:
+            return math.pow(x, y)
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            return math.inf if x == 0 else math.nan
+
     def fun(x: np.ndarray) -> np.ndarray:
-        a, b = np.float64(x[0]), np.float64(x[1])  # numpy powers: NaN (like Java) where Python gives complex
+        a, b = float(x[0]), float(x[1])
         d = (1 - f) * (1 - b)
-        g1 = k * f * (b / (1 - d)) ** a * (a * d / (1 - d) + 1) - c1
-        g2 = k * a * b**a * (f * f) * (1 - b) / 2 * (1 - d) ** (a + 2) * (2 - (1 - a) * d) - c2
-        return np.array([g1, g2], dtype=float)
+        try:
+            g1 = k * f * power(b / (1 - d), a) * (a * d / (1 - d) + 1) - c1
+            g2 = k * a * power(b, a) * (f * f) * (1 - b) / 2 * power(1 - d, a + 2) * (2 - (1 - a) * d) - c2
+        except ZeroDivisionError:
+            g1 = g2 = math.nan
+        return np.array([g1, g2])
 
     return fun
 
