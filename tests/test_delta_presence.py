@@ -53,9 +53,10 @@ def _study(k: int, sup: float, low: float, high: float, algorithm: str = "exhaus
 def _reference(population: pd.DataFrame, hierarchies: dict, rows: np.ndarray, k: int, sup: float, low: float,
                high: float) -> dict[tuple[int, ...], tuple[bool, dict[str, float]]]:
     """Per node, from the definition: the population's classes; a class with subset records is suppressed when it
-    has fewer than k of them or δ = subset / population is outside [low, high]; a class without subset records
-    and δ = 0 < low fails the node; admissible when the suppressed subset records are within floor(sup · m).
-    DM and DM* over the subset's records."""
+    has fewer than k of them or δ = subset / population is outside [low, high]; without k (k = 1), a class without
+    subset records and δ = 0 < low fails the node (with k it fails the class size first, at no cost: ARX's
+    HashGroupify); admissible when the suppressed subset records are within floor(sup · m). DM and DM* over the
+    subset's records."""
     qis = list(hierarchies)
     paths = {q: {r[0]: r for r in hierarchies[q].rows} for q in qis}
     member = np.zeros(len(population), dtype=bool)
@@ -68,7 +69,7 @@ def _reference(population: pd.DataFrame, hierarchies: dict, rows: np.ndarray, k:
             key = tuple(paths[q][population[q].iat[i]][v] for q, v in zip(qis, node, strict=True))
             everyone[key] += 1
             inside[key] += int(member[i])
-        veto = any(inside[c] == 0 and low > 0 for c in everyone)
+        veto = k == 1 and any(inside[c] == 0 and low > 0 for c in everyone)
         bad = [c for c in everyone if inside[c] and (inside[c] < k or not low <= inside[c] / everyone[c] <= high)]
         suppressed = sum(inside[c] for c in bad)
         kept = sum(inside[c] ** 2 for c in everyone if inside[c] and c not in bad)
@@ -79,7 +80,8 @@ def _reference(population: pd.DataFrame, hierarchies: dict, rows: np.ndarray, k:
 
 
 CASES = [(seed, k, sup, low, high) for seed, (k, sup, low, high) in itertools.product(
-    [1, 2, 3], [(1, 0.0, 0.0, 0.5), (2, 0.2, 0.0, 0.6), (1, 0.0, 0.2, 0.8), (1, 0.3, 0.25, 0.75)])]
+    [1, 2, 3], [(1, 0.0, 0.0, 0.5), (2, 0.2, 0.0, 0.6), (1, 0.0, 0.2, 0.8), (1, 0.3, 0.25, 0.75),
+                (2, 0.3, 0.25, 0.75)])]
 
 
 @pytest.mark.parametrize(("seed", "k", "sup", "low", "high"), CASES)
@@ -134,6 +136,21 @@ def test_delta_min_fails_a_node_with_a_population_class_outside_the_subset() -> 
     assert [evaluator.evaluate((v,)).admissible for v in range(3)] == [False, False, True]
     rule0 = admissibility_for(_study(1, 0.0, 0.0, 0.5), ds)
     assert [NodeEvaluator(ds.encoded, 1, 0.0, rule0).evaluate((v,)).admissible for v in range(3)] == [True, True, True]
+    # with k (a minimal class size), the empty class fails k at no cost, and δ-presence never sees it (ARX)
+    rule_k = admissibility_for(_study(2, 1.0, 0.1, 1.0), ds)
+    assert [NodeEvaluator(ds.encoded, 2, 1.0, rule_k).evaluate((v,)).admissible for v in range(3)] == [True, True, True]
+    # so does ℓ-diversity, whose minimal class size is ⌈ℓ⌉ (ARX's LDiversity.getMinimalClassSize)
+    population["s"] = ["x", "y", "x", "y", "x", "y"]
+    ds_s = Dataset.create(population.iloc[[0, 2]].reset_index(drop=True), {"q": "quasi", "s": "sensitive"},
+                          {"q": h}, source="subset", population=Population(population, np.array([0, 2])))
+    diverse = study_from_dict({"data": {"path": "unused.csv"}, "attributes": {"s": {"role": "sensitive"}},
+                               "privacy": {"k": 1, "max_suppression": 1.0,
+                                           "l_diversity": {"attribute": "s", "variant": "distinct", "l": 1},
+                                           "delta_presence": {"subset": "unused.csv", "delta_min": 0.1,
+                                                              "delta_max": 1.0}}})
+    rule_l = admissibility_for(diverse, ds_s)
+    assert rule_l.minimal_class_size == 1
+    assert [NodeEvaluator(ds_s.encoded, 1, 1.0, rule_l).evaluate((v,)).admissible for v in range(3)] == [True] * 3
 
 
 # ------------------------------------------------------------------------------------------ ARX's expectations

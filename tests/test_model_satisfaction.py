@@ -135,31 +135,63 @@ def test_by_height_counts_the_nodes_that_satisfy_each_rule() -> None:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_risk_enforcement_judges_every_step_at_once_as_step_by_step(seed: int) -> None:
-    """Suppressing the smallest classes until a risk threshold holds (``Admissibility._enforce``): average risk and
-    sample uniqueness judge every step at once (``RiskThreshold.fulfilled_prefixes``), with the same suppressed
-    classes as asking ``fulfilled`` one step at a time; each step's verdict equals ``fulfilled`` on its classes."""
+def test_risk_enforcement_suppresses_the_shortest_prefix_in_arx_order(seed: int) -> None:
+    """Suppressing classes until a risk threshold holds (``Admissibility._enforce``): average risk and sample
+    uniqueness only fall as the smallest classes go, so ARX's binary search finds the shortest prefix of the
+    classes by size that holds, whatever the limit; among classes of the last size suppressed, those whose first
+    record comes first (ARX's representative). Each step's verdict at once (``fulfilled_prefixes``) equals
+    ``fulfilled`` on its classes."""
     import numpy as np
 
+    from workbench.privacy.base import ClassView
     from workbench.privacy.risk_thresholds import RiskThreshold
 
     rng = np.random.default_rng(seed)
     for _ in range(60):
         sizes = rng.integers(1, 6, size=int(rng.integers(1, 40)))
         n = int(sizes.sum())
+        first = rng.permutation(n)[:sizes.size]  # each class's first record
+        view = ClassView.from_records(np.arange(sizes.size), sizes.size, (), sizes)
+        view.first = lambda classes, first=first: first[classes]
         suppress = rng.random(sizes.size) < 0.2
         models = [RiskThreshold("average", float(rng.uniform(0.2, 0.7))),
                   RiskThreshold("sample_uniqueness", float(rng.uniform(0.0, 0.3)))]
-        for release in (models[:1], models[1:], models):
-            rule = Admissibility(1, float(rng.uniform(0, 0.6)), n, release)
-            assert np.array_equal(rule._enforce(sizes, suppress, release),
-                                  rule._enforce_stepwise(sizes, suppress, release))
+        for m in models:
+            rule = Admissibility(1, float(rng.uniform(0, 0.6)), n, [m])
+            order = [i for i in sorted(range(sizes.size), key=lambda i: (sizes[i], first[i])) if not suppress[i]]
+            expected = suppress.copy()
+            for i in order:  # the reference: suppress in ARX's order until the model holds
+                if m.fulfilled(sizes[~expected], n):
+                    break
+                expected[i] = True
+            assert np.array_equal(rule._enforce(view, suppress, m), expected)
         order = np.argsort(sizes, kind="stable")
         steps = int(rng.integers(0, sizes.size + 1))
         removable, rest = sizes[order[:steps]], sizes[order[steps:]]
         for m in models:
-            expected = [m.fulfilled(np.concatenate([rest, removable[p:]]), n) for p in range(1, steps + 1)]
-            assert m.fulfilled_prefixes(rest, removable, n).tolist() == expected
+            expected_steps = [m.fulfilled(np.concatenate([rest, removable[p:]]), n) for p in range(1, steps + 1)]
+            assert m.fulfilled_prefixes(rest, removable, n).tolist() == expected_steps
+
+
+def test_arx_binary_search_traced_by_hand() -> None:
+    """ARX's ``suppressWhileNotFulfilledBinary`` on 7 classes where the model holds with 2, not with 3 or 4, and
+    with 5 or more: suppress 4 (mid = 3): fails; 6: holds; 5: holds; the loop ends at mid = 3, so 4 suppressed,
+    which fails, and one more: 5 (not the shortest, 2). A model that holds from p on gives p; nothing to
+    suppress gives 0."""
+    from workbench.privacy.base import arx_binary_search
+
+    pattern = {1: False, 2: True, 3: False, 4: False, 5: True, 6: True, 7: True}
+    asked: list[int] = []
+
+    def holds(p: int) -> bool:
+        asked.append(p)
+        return pattern[p]
+
+    assert arx_binary_search(7, holds) == 5 and asked == [4, 6, 5, 4]
+    for length in range(1, 12):
+        for p in range(1, length + 1):
+            assert arx_binary_search(length, lambda q, p=p: q >= p) == p
+    assert arx_binary_search(0, lambda q: True) == 0
 
 
 def test_chosen_rules_only_and_the_refusal_of_step_by_step_estimates() -> None:

@@ -32,7 +32,8 @@ PRIVACY_MODELS: dict[str, dict[str, tuple[type, ...]]] = {
                     "estimator": (str,)},
     "t_closeness": {"attribute": (str,), "variant": (str,), "t": (int, float)},
     "delta_presence": {"subset": (str,), "delta_min": (int, float), "delta_max": (int, float)},
-    "risk": {"model": (str,), "threshold": (int, float), "estimator": (str,), "population": (int, float)},
+    "risk": {"model": (str,), "threshold": (int, float), "estimator": (str,), "population": (int, float),
+             "solver_iterations": (int,)},
 }
 L_VARIANTS = ("distinct", "entropy", "recursive")
 T_VARIANTS = ("equal", "hierarchical", "ordered")
@@ -143,12 +144,18 @@ def _check_risk(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]
     population = model == "population_uniqueness"
     _only_for(table, "estimator", population, "model = 'population_uniqueness'", where)
     _only_for(table, "population", population, "model = 'population_uniqueness'", where)
+    _only_for(table, "solver_iterations", population, "model = 'population_uniqueness'", where)
     if population:
         out["estimator"] = _choice(table, "estimator", POPULATION_ESTIMATORS, DEFAULT_POPULATION_ESTIMATOR, where)
         size = _required(table, "population", where)
         if not size >= 1:
             raise ConfigError(f"{where}.population must be a number of people (at least 1), got {size}")
         out["population"] = float(size)
+        if "solver_iterations" in table:  # ARX's ARXSolverConfiguration.iterationsPerTry (default 1000)
+            iterations = table["solver_iterations"]
+            if not iterations >= 1:
+                raise ConfigError(f"{where}.solver_iterations must be at least 1, got {iterations}")
+            out["solver_iterations"] = int(iterations)
     return out
 
 

@@ -31,7 +31,7 @@ class ModelSatisfaction:
     rules: dict[str, str]
 
 
-MAX_ESTIMATES = 2_000  # risk figures a lattice-wide view computes step by step (population uniqueness: ~0.1 s each)
+MAX_ESTIMATES = 2_000  # risk figures a lattice-wide view computes step by step (population uniqueness: ms each)
 
 
 def model_satisfaction(study: Study, dataset: Dataset | None = None, rules: Sequence[str] | None = None,

@@ -182,7 +182,7 @@ def _verify_models(release: Release, positions: np.ndarray, groups: Groups | Non
         if m.release_level:
             out[m.describe()] = m.fulfilled(view.sizes, release.n)
         else:
-            out[m.describe()] = not bool(m.violating(view).any()) and m.node_fulfilled(view)
+            out[m.describe()] = not bool(m.violating(view).any()) and release.admissibility.node_fulfilled(m, view)
     return out
 
 

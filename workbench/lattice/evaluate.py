@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.data import EncodedColumn
-from workbench.grouping import class_sizes, distinct_rows
+from workbench.grouping import class_sizes, distinct_rows, group_rows
 from workbench.lattice.rollup import RollUp, Sources
 from workbench.lattice.space import Lattice, Node
 from workbench.privacy.base import Admissibility, ClassView, Outcome
@@ -40,10 +40,20 @@ class FrequencySet:
     counts: np.ndarray
     # with extra columns: (rows over quasi-identifiers + extras, their counts, each row's class); else None
     detail: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    # per row (``detail``'s rows, else the classes): its first record, when a release-level model may ask
+    firsts: np.ndarray | None = None
 
     @property
     def classes(self) -> int:
         return int(self.counts.size)
+
+    def class_firsts(self) -> np.ndarray | None:
+        """Per class: the row of its first record (ARX's tie-break in the order of suppression), when kept."""
+        if self.firsts is None or self.detail is None:
+            return self.firsts
+        row_class = self.detail[2]
+        starts = np.flatnonzero(np.r_[True, row_class[1:] != row_class[:-1]]) if row_class.size else row_class
+        return np.minimum.reduceat(self.firsts, starts) if starts.size else self.firsts[:0]
 
     def suppressed(self, k: int) -> int:
         return int(self.counts[self.counts < k].sum())
@@ -88,6 +98,9 @@ class NodeEvaluator:
         self.max_suppressed = self.admissibility.limit
         self.extras = self.admissibility.extras
         self._outcomes: OrderedDict[Node, Outcome] = OrderedDict()
+        # each class's first record is carried through the frequency sets when a release-level model may need
+        # ARX's order of suppression (``Admissibility._enforce``)
+        self._firsts = any(m.release_level for m in self.admissibility.models)
         # up[j][a] is a (H_j+1, c_{j,a}) table: code at level a -> code at each level b >= a
         self._up = [self._level_maps(c) for c in self.columns]
         self._rollup = RollUp(self._up, [e.cardinality for e in self.extras])
@@ -99,7 +112,8 @@ class NodeEvaluator:
         self._sources = Sources(len(self.columns))
         self._floors: set[Node] = set()  # meets with the level-1 cube met once (see _snapshot)
         bottom = self.lattice.bottom
-        self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]), self.weights)
+        self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]), self.weights,
+                                   self._record_rows())
 
     @staticmethod
     def _level_maps(c: EncodedColumn) -> list[np.ndarray]:
@@ -119,14 +133,27 @@ class NodeEvaluator:
         parts = [*qi_codes, *[e.codes for e in self.extras]]
         return np.stack(parts, axis=1) if parts else np.zeros((self.weights.size, 0), dtype=np.int64)
 
-    def _build(self, node: Node, codes: np.ndarray, counts: np.ndarray) -> FrequencySet:
-        """The frequency set of rows ``codes`` (quasi-identifiers, then extras) weighted by ``counts``."""
-        cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
-        return self._classes(node, *distinct_rows(codes, cards, counts))
+    def _record_rows(self) -> np.ndarray | None:
+        """Each record's row, the first records of the classes built from the records (when kept)."""
+        return np.arange(self.weights.size, dtype=np.int64) if self._firsts else None
 
-    def _classes(self, node: Node, new_codes: np.ndarray, new_counts: np.ndarray) -> FrequencySet:
+    def _build(self, node: Node, codes: np.ndarray, counts: np.ndarray,
+               firsts: np.ndarray | None = None) -> FrequencySet:
+        """The frequency set of rows ``codes`` (quasi-identifiers, then extras) weighted by ``counts`` (each row's
+        first record ``firsts``, when kept)."""
+        cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
+        if firsts is None:
+            return self._classes(node, *distinct_rows(codes, cards, counts))
+        groups = group_rows(codes, cards, counts, with_inverse=True)
+        assert groups.inverse is not None
+        new_firsts = np.full(groups.size, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(new_firsts, groups.inverse, firsts)
+        return self._classes(node, np.asarray(codes)[groups.first], groups.counts, new_firsts)
+
+    def _classes(self, node: Node, new_codes: np.ndarray, new_counts: np.ndarray,
+                 firsts: np.ndarray | None = None) -> FrequencySet:
         """The frequency set of distinct rows in lexicographic order (quasi-identifiers, then extras) and their
-        counts; with extras the rows of one class are contiguous."""
+        counts (and first records); with extras the rows of one class are contiguous."""
         new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
         detail = None
         if self.extras:
@@ -144,7 +171,9 @@ class NodeEvaluator:
             new_counts = np.add.reduceat(new_counts, starts) if starts.size else new_counts[:0]
         new_codes.setflags(write=False)
         new_counts.setflags(write=False)
-        return FrequencySet(node, new_codes, new_counts, detail)
+        if firsts is not None:
+            firsts.setflags(write=False)
+        return FrequencySet(node, new_codes, new_counts, detail, firsts)
 
     def rollup(self, source: FrequencySet, node: Node) -> FrequencySet:
         """The frequency set of ``node`` from that of any ``source ≤ node`` (sum of counts)."""
@@ -153,19 +182,19 @@ class NodeEvaluator:
         codes, counts = (source.detail[0], source.detail[1]) if source.detail is not None else \
             (source.codes, source.counts)
         cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
-        rolled = self._rollup(codes, counts, source.node, node, cards)
+        rolled = self._rollup(codes, counts, source.node, node, cards, source.firsts)
         if rolled is not None:
             return self._classes(node, *rolled)
         mapped = codes.copy()  # a key space beyond int64: codes at node's levels, then the general grouping
         for j, (a, b) in enumerate(zip(source.node, node, strict=True)):
             if a != b:
                 mapped[:, j] = self._up[j][a][b][codes[:, j]]
-        return self._build(node, mapped, counts)
+        return self._build(node, mapped, counts, source.firsts)
 
     def direct(self, node: Node) -> FrequencySet:
         """The frequency set of ``node`` computed from the records (no cache, no roll-up)."""
         codes = self._with_extras([c.level_codes[c.codes, v] for c, v in zip(self.columns, node, strict=True)])
-        return self._build(node, codes, self.weights)
+        return self._build(node, codes, self.weights, self._record_rows())
 
     def frequency_set(self, node: Node) -> FrequencySet:
         """Cached frequency set, rolled up from the cached node below with the fewest classes (once the cache is
@@ -243,13 +272,31 @@ class NodeEvaluator:
             self._cached_classes -= old.classes
 
     def class_view(self, fs: FrequencySet) -> ClassView:
-        """The privacy models' view of a frequency set's classes."""
+        """The privacy models' view of a frequency set's classes (each class's first record computed from the
+        records when a model asks: ARX's tie-break in the order of suppression)."""
         if fs.detail is None:
-            return ClassView.from_records(np.arange(fs.classes), fs.classes, (), fs.counts, fs.node, fs.codes)
-        codes, counts, row_class = fs.detail
-        r = len(self.columns)
-        return ClassView(fs.counts, row_class, codes[:, r:], counts, {e.name: j for j, e in enumerate(self.extras)},
-                         {e.name: e.cardinality for e in self.extras}, tuple(fs.node), fs.codes)
+            view = ClassView.from_records(np.arange(fs.classes), fs.classes, (), fs.counts, fs.node, fs.codes)
+        else:
+            codes, counts, row_class = fs.detail
+            r = len(self.columns)
+            view = ClassView(fs.counts, row_class, codes[:, r:], counts,
+                             {e.name: j for j, e in enumerate(self.extras)},
+                             {e.name: e.cardinality for e in self.extras}, tuple(fs.node), fs.codes)
+        view.first = lambda classes: self.first_records(fs, classes)
+        return view
+
+    def first_records(self, fs: FrequencySet, classes: np.ndarray) -> np.ndarray:
+        """For some classes of a frequency set (indices): the row of each one's first record (carried through the
+        frequency sets, else grouped from the records)."""
+        classes = np.asarray(classes, dtype=np.int64)
+        firsts = fs.class_firsts()
+        if firsts is None:
+            codes = np.stack([c.level_codes[c.codes, v] for c, v in zip(self.columns, fs.node, strict=True)],
+                             axis=1) if self.columns else np.zeros((self.weights.size, 0), dtype=np.int64)
+            groups = group_rows(codes, self.cardinalities(fs.node), with_inverse=True)
+            assert groups.inverse is not None
+            firsts = np.unique(groups.inverse, return_index=True)[1]
+        return firsts[classes]
 
     def outcome(self, fs: FrequencySet) -> Outcome:
         """Which classes of a frequency set are suppressed and whether its node is admissible (memoized for the

@@ -48,11 +48,12 @@ class RollUp:
             table = self._scaled[key] = base * radix
         return table
 
-    def __call__(self, codes: np.ndarray, counts: np.ndarray, source: Node, node: Node,
-                 cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray] | None:
+    def __call__(self, codes: np.ndarray, counts: np.ndarray, source: Node, node: Node, cards: Sequence[int],
+                 firsts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
         """The distinct rows (in lexicographic order) and summed counts of ``codes`` (classes of ``source``:
-        quasi-identifiers, then extras) mapped to ``node``'s levels; ``cards`` bounds the mapped codes. None when
-        the key space exceeds ``KEY_LIMIT``."""
+        quasi-identifiers, then extras) mapped to ``node``'s levels, and the least of the rows' ``firsts`` (first
+        records) in each, when given; ``cards`` bounds the mapped codes. None when the key space exceeds
+        ``KEY_LIMIT``."""
         cards = [int(c) for c in cards]
         space = math.prod(cards)
         if space > KEY_LIMIT or not cards:
@@ -79,7 +80,9 @@ class RollUp:
             self._table(j, source, node, radices[j]).take(codes[:, j], out=part)
             keys += part
         if m == 0:
-            return np.zeros((0, width), dtype=np.int32), np.zeros(0, dtype=np.int64)
+            return np.zeros((0, width), dtype=np.int32), np.zeros(0, dtype=np.int64), \
+                None if firsts is None else np.zeros(0, dtype=np.int64)
+        new_firsts = None
         if space <= _DENSE_FACTOR * m + 1024:
             summed = np.bincount(keys, weights=counts, minlength=space)
             new_keys = np.flatnonzero(summed)
@@ -87,6 +90,10 @@ class RollUp:
             where = np.empty(space, dtype=np.intp)
             where[keys] = np.arange(m)
             first = where[new_keys]  # a class of the source in each new class
+            if firsts is not None:
+                least = np.full(space, np.iinfo(np.int64).max, dtype=np.int64)
+                np.minimum.at(least, keys, firsts)
+                new_firsts = least[new_keys]
         else:
             order = np.argsort(keys, kind="stable")  # keys of a rolled-up source are nearly sorted already
             ordered = keys[order]
@@ -96,11 +103,13 @@ class RollUp:
             starts = np.flatnonzero(new)
             first = order[starts]
             new_counts = np.add.reduceat(counts[order], starts).astype(np.int64, copy=False)
+            if firsts is not None:
+                new_firsts = np.minimum.reduceat(firsts[order], starts)
         new_codes = codes[first]
         for j in changed:
             if j < len(node) and source[j] != node[j]:
                 new_codes[:, j] = self._up[j][source[j]][node[j]][new_codes[:, j]]
-        return new_codes, new_counts
+        return new_codes, new_counts, new_firsts
 
 
 class Sources:

@@ -1,11 +1,16 @@
 """The admissibility seam: one rule decides whether a lattice node (or a release) is admissible.
 
 ARX's semantics (Prasser, Kohlmayer et al., "Flexible data anonymization using ARX", 2016; ARX's
-``PrivacyCriterion``): every equivalence class is checked against k and every configured privacy model; the
+``PrivacyCriterion`` and ``HashGroupify.isPrivacyModelFulfilled``): every equivalence class is checked against
+the minimal class size (k, or ⌈ℓ⌉ of an ℓ-diversity model) and then every configured class-level model; the
 records of a class that fails any of them are suppressed, and the node is admissible when the suppressed
 records are within the limit, ``suppressed <= floor(max_suppression · n)`` (El Emam 2009). Release-level
-models (risk thresholds, ARX's ``SampleBasedCriterion``) then look at the classes that are left and may
-suppress more of them, smallest first, within the same limit.
+models (risk thresholds, ARX's ``SampleBasedCriterion``) then look at the classes that are left and suppress
+more of them until they hold, in ARX's order (``HashGroupifyDistribution``): smallest first; among classes of
+one size, lowest information loss first when the objective has a per-class loss (``tie_break``), then the
+class whose first record comes first; the number suppressed is found by ARX's binary search
+(``suppressWhileNotFulfilledBinary``). As ARX (suppression always enabled), a node that needs more than the
+limit is given that suppression and is not admissible.
 
 A model declares whether it is monotone with suppression (the suppressed records of a generalization are a
 subset of those below it, so "admissible" propagates up and "not admissible" down at any limit) and with
@@ -16,7 +21,7 @@ suppressed). The searches use predictive tagging only when ``Admissibility.monot
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +54,7 @@ class ClassView:
     cardinalities: Mapping[str, int]
     node: tuple[int, ...] | None = None  # the lattice node of the classes, when they are one
     keys: np.ndarray | None = None  # (E, r) each class's level codes at ``node``
+    first: Callable[[np.ndarray], np.ndarray] | None = None  # classes -> the row of each one's first record
     _pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
@@ -69,6 +75,13 @@ class ClassView:
             self._pairs[name] = hit
         return hit
 
+    def first_records(self, classes: np.ndarray) -> np.ndarray:
+        """For the given classes (indices): the row of each one's first record (ARX's
+        ``HashGroupifyEntry.representative``, which breaks ties in the order of suppression); the class's own index
+        when the view does not know its records."""
+        classes = np.asarray(classes, dtype=np.int64)
+        return np.asarray(self.first(classes), dtype=np.int64) if self.first is not None else classes
+
     def dense(self, name: str) -> np.ndarray:
         """The (E, m) matrix of records per class and value of one extra column."""
         cls, val, cnt = self.pairs(name)
@@ -85,7 +98,8 @@ class ClassView:
         lattice ``node`` and the classes' level codes ``keys`` when known)."""
         w = np.ones(class_index.size, dtype=np.int64) if weights is None else weights.astype(np.int64)
         sizes = np.bincount(class_index, weights=w, minlength=n_classes).astype(np.int64)
-        where = {"node": None if node is None else tuple(int(v) for v in node), "keys": keys}
+        first = None if weights is not None else (lambda classes: _first_rows(class_index, n_classes)[classes])
+        where = {"node": None if node is None else tuple(int(v) for v in node), "keys": keys, "first": first}
         if not extras:
             return cls(sizes, np.zeros(0, np.int64), np.zeros((0, 0), np.int64), np.zeros(0, np.int64), {}, {},
                        **where)
@@ -109,6 +123,8 @@ class PrivacyModel:
     (``workbench.local.mondrian``; LeFevre, DeWitt & Ramakrishnan 2006 §3: a cut is allowable when both sides hold
     the rule). False for a release-level model and one that looks the classes up by their node (δ-presence)."""
     extras: tuple[Extra, ...] = ()
+    minimal_class_size: int | None = None  # a class smaller than this cannot hold (ℓ-diversity: ⌈ℓ⌉; ARX's
+    # ``PrivacyCriterion.getMinimalClassSize``)
 
     def violating(self, view: ClassView) -> np.ndarray:
         """Per class: does it violate the model? (class-level models)"""
@@ -126,7 +142,8 @@ class PrivacyModel:
 
     def node_fulfilled(self, view: ClassView) -> bool:
         """Does the generalization hold whatever is suppressed? (class-level models; False vetoes the node, as
-        δ-presence does for population classes without a subset record)"""
+        δ-presence does for population classes without a subset record). Asked only when no minimal class size
+        applies (``Admissibility.node_fulfilled``)."""
         return True
 
     def describe(self) -> str:
@@ -146,19 +163,31 @@ class Outcome:
     models: dict[str, bool]  # per model: does it hold on the kept classes (before the limit is applied)
 
 
+TieBreak = Callable[[ClassView, np.ndarray], np.ndarray]
+"""For some classes of a view (indices), a key ordering classes of one size for suppression (lower first): the
+objective's information loss of the class (ARX's ``Metric.getInformationLoss(transformation, entry)``)."""
+
+
 class Admissibility:
     """k with the suppression limit, plus every configured privacy model: the one admissibility rule.
 
-    ``k = 1`` is no k constraint. ``limit`` is ``floor(max_suppression · n)``; ``within(s)`` the limit test."""
+    ``k = 1`` is no k constraint. ``limit`` is ``floor(max_suppression · n)``; ``within(s)`` the limit test.
+    ``tie_break``: ARX's order among classes of one size when a release-level model suppresses some of them
+    (``privacy.build.admissibility_for`` gives the objective's per-class loss, when it has one)."""
 
-    def __init__(self, k: int, max_suppression: float, n: int, models: Sequence[PrivacyModel] = ()) -> None:
+    def __init__(self, k: int, max_suppression: float, n: int, models: Sequence[PrivacyModel] = (),
+                 tie_break: TieBreak | None = None) -> None:
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         if not 0.0 <= max_suppression <= 1.0:
             raise ValueError(f"max_suppression must be in [0, 1], got {max_suppression}")
         self.k, self.max_suppression, self.n = k, max_suppression, n
         self.models = tuple(models)
+        self.tie_break = tie_break
         self.limit = limit_of(max_suppression, n)
+        sizes = [k] if k > 1 else []
+        sizes += [m.minimal_class_size for m in self.models if m.minimal_class_size is not None]
+        self.minimal_class_size: int | None = max(sizes) if sizes else None
         seen: dict[str, Extra] = {}
         for m in self.models:
             for e in m.extras:
@@ -177,6 +206,13 @@ class Admissibility:
         view = ClassView.from_records(groups.inverse, groups.size, self.extras, node=node,
                                       keys=None if node is None else np.asarray(codes)[groups.first])
         return self.outcome(view).suppress[groups.inverse]
+
+    def node_fulfilled(self, model: PrivacyModel, view: ClassView) -> bool:
+        """A class-level model's verdict on the node beyond its classes' (``PrivacyModel.node_fulfilled``), asked
+        only without a minimal class size: ARX (``HashGroupify.isPrivacyModelFulfilled``) checks a class's size
+        against k (or ℓ) before any model, so a population class without a released record fails that check at no
+        cost, and δ-presence never sees it."""
+        return self.minimal_class_size is not None or model.node_fulfilled(view)
 
     def within(self, suppressed: int) -> bool:
         """Is this many suppressed records within the limit?"""
@@ -198,68 +234,67 @@ class Admissibility:
         return not self.models
 
     def outcome(self, view: ClassView) -> Outcome:
-        """Suppress the classes smaller than k or violating a class-level model; then, for release-level
-        models, the smallest kept classes until they hold (ARX's ``RiskBasedCriterion.enforce``)."""
+        """Suppress the classes smaller than k or violating a class-level model; then, for each release-level
+        model in turn, more classes until it holds (``_enforce``, ARX's ``RiskBasedCriterion.enforce``)."""
         sizes = view.sizes
         suppress = sizes < self.k
         models: dict[str, bool] = {}
         for m in self.models:  # a class-level model holds on every kept class by construction, bar a veto
             if not m.release_level:
                 suppress = suppress | m.violating(view)
-                models[m.describe()] = m.node_fulfilled(view)
+                models[m.describe()] = self.node_fulfilled(m, view)
         release = [m for m in self.models if m.release_level]
-        if release:
-            suppress = self._enforce(sizes, suppress, release)
-            kept = sizes[~suppress]
-            for m in release:
-                models[m.describe()] = m.fulfilled(kept, self.n)
+        for m in release:
+            suppress = self._enforce(view, suppress, m)
+        kept = sizes[~suppress]
+        for m in release:
+            models[m.describe()] = m.fulfilled(kept, self.n)
         suppressed = int(sizes[suppress].sum())
         admissible = self.within(suppressed) and all(models.values())
         return Outcome(suppress, suppressed, admissible, models)
 
-    def _enforce(self, sizes: np.ndarray, suppress: np.ndarray, release: Sequence[PrivacyModel]) -> np.ndarray:
-        """Suppress the smallest kept classes one at a time, while the limit allows, until every release-level model
-        holds (the first such step); unchanged when none does. Every model's ``fulfilled_prefixes`` judges all the
-        steps at once; without it, ``_enforce_stepwise`` asks each step in turn."""
-        kept = sizes[~suppress]
-        if all(m.fulfilled(kept, self.n) for m in release):
+    def _enforce(self, view: ClassView, suppress: np.ndarray, model: PrivacyModel) -> np.ndarray:
+        """Suppress kept classes until a release-level model holds, as ARX (``HashGroupifyDistribution``): the
+        kept classes in ARX's order (smallest first, then ``first_suppressed``), and the number of them
+        suppressed found by ARX's binary search over that order (``arx_binary_search``), whatever the limit (ARX
+        suppresses always; the limit then decides admissibility). Every model judges kept class sizes only, so
+        the number is found from the sizes alone, and the order among the classes of the last size suppressed is
+        computed only when some of them stay."""
+        sizes = view.sizes
+        kept = ~suppress
+        if model.fulfilled(sizes[kept], self.n):
             return suppress
-        order = np.flatnonzero(~suppress)
-        order = order[np.argsort(sizes[order], kind="stable")]
-        budget = self.limit - int(sizes[suppress].sum())
-        steps = int(np.searchsorted(np.cumsum(sizes[order]), budget, side="right")) if budget >= 0 else 0
-        removable, rest = sizes[order[:steps]], sizes[order[steps:]]
-        held = [m.fulfilled_prefixes(rest, removable, self.n) for m in release]
-        if any(h is None for h in held):
-            return self._enforce_stepwise(sizes, suppress, release)
-        first = np.flatnonzero(np.logical_and.reduce([np.asarray(h, dtype=bool) for h in held]))
-        if not first.size:
+        ordered = np.sort(sizes[kept])
+        held = model.fulfilled_prefixes(np.zeros(0, dtype=np.int64), ordered, self.n)
+        if held is not None:
+            def holds(p: int) -> bool:
+                return bool(held[p - 1])
+        else:
+            def holds(p: int) -> bool:
+                return model.fulfilled(ordered[p:], self.n)
+        steps = arx_binary_search(ordered.size, holds)
+        if not steps:
             return suppress
-        mask = suppress.copy()
-        mask[order[:int(first[0]) + 1]] = True
+        boundary = ordered[steps - 1]
+        mask = suppress | (kept & (sizes < boundary))
+        same = np.flatnonzero(kept & (sizes == boundary))
+        take = steps - int(np.searchsorted(ordered, boundary, side="left"))
+        mask[self.first_suppressed(view, same, take)] = True  # some of that size may stay: ARX's order
         return mask
 
-    def _enforce_stepwise(self, sizes: np.ndarray, suppress: np.ndarray, release: Sequence[PrivacyModel]
-                          ) -> np.ndarray:
-        """``_enforce`` one step at a time (ARX ``RiskBasedCriterion.enforce``'s order)."""
-        def ok(mask: np.ndarray) -> bool:
-            kept = sizes[~mask]
-            return all(m.fulfilled(kept, self.n) for m in release)
-
-        if ok(suppress):
-            return suppress
-        order = np.flatnonzero(~suppress)
-        order = order[np.argsort(sizes[order], kind="stable")]
-        budget = self.limit - int(sizes[suppress].sum())
-        mask = suppress.copy()
-        for i in order:  # smallest classes first, while the limit allows
-            if sizes[i] > budget:
-                break
-            mask[i] = True
-            budget -= int(sizes[i])
-            if ok(mask):
-                return mask
-        return suppress
+    def first_suppressed(self, view: ClassView, classes: np.ndarray, take: int) -> np.ndarray:
+        """The ``take`` of ``classes`` (all of one size) that ARX suppresses first: lowest ``tie_break``, then
+        first record (computed only for the classes tied where the cut falls)."""
+        if take >= classes.size:
+            return classes
+        key = np.zeros(classes.size) if self.tie_break is None else \
+            np.asarray(self.tie_break(view, classes), dtype=float)
+        cut = np.sort(key)[take - 1]
+        below, tied = classes[key < cut], classes[key == cut]
+        need = take - below.size
+        if need < tied.size:
+            tied = tied[np.argsort(view.first_records(tied), kind="stable")[:need]]
+        return np.concatenate([below, tied])
 
     def describe(self) -> list[str]:
         return [m.describe() for m in self.models]
@@ -275,3 +310,34 @@ def limit_of(max_suppression: float, n: int) -> int:
     """The suppression limit: ``floor(max_suppression · n)`` records (MEASURES.md; the 1e-9 absorbs a product
     such as 0.07 · 100 = 7.000000000000001)."""
     return math.floor(max_suppression * n + 1e-9)
+
+
+def arx_binary_search(length: int, holds: Callable[[int], bool]) -> int:
+    """How many of ``length`` ordered classes ARX suppresses (``HashGroupifyDistribution.
+    suppressWhileNotFulfilledBinary``; ``holds(p)``: does the model hold with the first p suppressed?). Suppress
+    the first half, then halve towards fewer while it holds and towards more while it does not; at the end, one
+    more when it still does not hold. For a model that holds on every longer prefix once it holds (average risk,
+    sample uniqueness) this is the shortest prefix that holds; for one that does not (population uniqueness) it
+    is ARX's answer, which may differ from the shortest. 0 when there is nothing to suppress."""
+    if length <= 0:
+        return 0
+    low, high = 0, length - 1
+    mid = (low + high) // 2
+    while low <= high:
+        if holds(mid + 1):  # the first mid + 1 classes suppressed
+            high = mid - 1
+        else:
+            low = mid + 1
+        mid = int((low + high) / 2)  # Java's integer division truncates: (0 + -1) / 2 is 0
+    steps = mid + 1
+    if steps < length and not holds(steps):
+        steps += 1
+    return steps
+
+
+def _first_rows(class_index: np.ndarray, n_classes: int) -> np.ndarray:
+    """Per class: the first row whose class it is (classes without rows: their own index)."""
+    first = np.arange(n_classes, dtype=np.int64)
+    present, rows = np.unique(class_index, return_index=True)
+    first[present] = rows
+    return first

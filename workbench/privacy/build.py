@@ -8,7 +8,8 @@ import numpy as np
 from workbench.config import PrivacyModelSpec, Study
 from workbench.data import Dataset
 from workbench.errors import ConfigError
-from workbench.privacy.base import Admissibility, Extra, PrivacyModel
+from workbench.population_uniques import ITERATIONS_PER_TRY
+from workbench.privacy.base import Admissibility, ClassView, Extra, PrivacyModel, TieBreak
 from workbench.privacy.delta_presence import DeltaPresence
 from workbench.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from workbench.privacy.risk_thresholds import RiskThreshold
@@ -91,7 +92,8 @@ def build_model(spec: PrivacyModelSpec, dataset: Dataset) -> PrivacyModel:
         if population is not None and population < dataset.n:
             raise ConfigError(f"{where}.population {population:g} is smaller than the {dataset.n:,} records of the "
                               "data (the data is a sample of the population)")
-        return RiskThreshold(spec.get("model"), float(spec.get("threshold")), spec.get("estimator"), population)
+        return RiskThreshold(spec.get("model"), float(spec.get("threshold")), spec.get("estimator"), population,
+                             int(spec.get("solver_iterations", ITERATIONS_PER_TRY)))
     if dataset.population is None:
         raise ConfigError(f"{where}: the data is not a research subset of a population: load the study with "
                           "workbench.study.load_dataset, which releases the subset's rows of the data file")
@@ -103,6 +105,46 @@ def models_for(study: Study, dataset: Dataset) -> list[PrivacyModel]:
     return [build_model(spec, dataset) for spec in study.privacy_models]
 
 
+def class_loss(dataset: Dataset) -> TieBreak:
+    """ARX's information loss of one class under its Loss metric (``MetricMDNMLoss.getInformationLossInternal(
+    transformation, entry)``, aggregated by ``ILMultiDimensionalGeometricMean``): per quasi-identifier j the
+    class's records times the domain share of its generalized value, x_j = c · share_j(g_j) (the shares of
+    ``measures.loss``), and Π_j (x_j + 1)^(1/r) − 1 over the r quasi-identifiers. ARX suppresses classes of one
+    size in ascending order of it when a release-level model needs some of them."""
+    domains = [c.column_domain().domain_shares for c in dataset.encoded]
+    factors: dict[tuple[int, int, int], np.ndarray] = {}  # (column, level, class size) -> (c·share + 1)^(1/r)
+
+    def factor(j: int, level: int, size: int) -> np.ndarray:
+        hit = factors.get((j, level, size))
+        if hit is None:
+            numerators, domain = domains[j]
+            share = np.asarray(numerators[level], dtype=float) / float(domain)
+            hit = factors[(j, level, size)] = np.power(size * share + 1.0, 1.0 / len(domains))
+        return hit
+
+    def key(view: ClassView, classes: np.ndarray) -> np.ndarray:
+        if view.node is None or view.keys is None:
+            return np.zeros(classes.size)
+        sizes = view.sizes[classes]
+        result = np.ones(classes.size)
+        for size in np.unique(sizes):  # one size, as Admissibility asks, in one pass
+            at = sizes == size
+            for j, level in enumerate(view.node):
+                result[at] *= factor(j, level, int(size))[np.asarray(view.keys[classes[at], j], dtype=np.int64)]
+        return result - 1.0
+
+    return key
+
+
+TIE_BREAKS = {"loss": class_loss}
+"""The objectives with a per-class information loss (ARX's ``Metric.isClassBasedInformationLossAvailable``: its
+Loss metric, among the measures here), which orders the classes of one size for suppression."""
+
+
 def admissibility_for(study: Study, dataset: Dataset) -> Admissibility:
-    """The study's admissibility rule on its dataset: k, the suppression limit and every privacy model."""
-    return Admissibility(study.k, study.max_suppression, dataset.n, models_for(study, dataset))
+    """The study's admissibility rule on its dataset: k, the suppression limit and every privacy model; with a
+    release-level model, ARX's order of suppression among classes of one size for the study's objective."""
+    models = models_for(study, dataset)
+    make = TIE_BREAKS.get(study.objective)
+    tie_break = make(dataset) if make is not None and any(m.release_level for m in models) else None
+    return Admissibility(study.k, study.max_suppression, dataset.n, models, tie_break)

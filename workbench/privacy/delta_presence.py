@@ -73,9 +73,9 @@ class DeltaPresence(PrivacyModel):
     are kept as codes in the subset's code space per level (−1 for a label no subset record has at that
     level: such records share no class with the subset there), and counted per class at each node. A class of
     the population with no subset record has δ = 0: below a positive δ_min, no suppression can mend it, and the
-    node fails (ARX's ``HashGroupify``; ARX skips this check when k-anonymity is configured too, as its class
-    size check comes first; the workbench applies it always, as Nergiz et al. define δ for every population
-    record)."""
+    node fails (``node_fulfilled``; ARX's ``HashGroupify``), unless a minimal class size applies (k > 1, or
+    ℓ-diversity): ARX checks a class's size first, so such a class fails k with nothing to suppress and δ is
+    never asked (``Admissibility.node_fulfilled``)."""
 
     id = "delta_presence"
 

@@ -57,6 +57,7 @@ class _LDiversity(PrivacyModel):
         self.key, self.attribute, self.l = extra.name, extra.name.split(":", 1)[-1], ell
         self.extras = (extra,)
         self.min_size = math.ceil(ell)
+        self.minimal_class_size = self.min_size  # ARX's LDiversity.getMinimalClassSize
 
     def distinct(self, view: ClassView) -> np.ndarray:
         cls, _, _ = view.pairs(self.key)

@@ -3,15 +3,16 @@
 Personal Health Information", 2013; Dankar, El Emam, Neisa & Roffey, "Estimating the re-identification risk
 of clinical data sets", BMC Med Inform Decis Mak 12:66, 2012).
 
-They judge the kept classes as a whole (release-level): when they fail, the smallest classes are suppressed,
-one at a time, until they hold or the suppression limit is reached (ARX ``RiskBasedCriterion.enforce``, which
-binary-searches the same order). Figures come from ``workbench.risk``:
+They judge the kept classes as a whole (release-level): when they fail, more classes are suppressed, in ARX's
+order and number (``Admissibility._enforce``: smallest first, ARX's binary search of ``RiskBasedCriterion.
+enforce``); the suppression limit then decides admissibility. Each judges the kept class sizes only:
 
-- average: average prosecutor risk, kept classes / kept records (= 1 / average class size) <= threshold;
+- average: average prosecutor risk, 1 / (kept records / kept classes) (ARX's operations) <= threshold;
 - sample_uniqueness: share of kept records alone in their class <= threshold;
 - population_uniqueness: estimated share of the population that is unique (Pitman, Zayatz, SNB or Dankar's
-  decision rule) <= threshold, for a population of ``population`` people; an estimate of 0 is accepted only
-  when no kept record is unique (ARX).
+  decision rule, ``workbench.population_uniques``; sampling fraction = kept records / population) <= threshold,
+  for a population of ``population`` people; an estimate of 0 is accepted only when no kept record is unique,
+  and Dankar's rule falls back on no other model when Pitman has no estimate (ARX ``PopulationUniqueness``).
 
 Average risk and sample uniqueness only fall when classes merge, so they are monotone with generalization;
 population-uniqueness estimates are not monotone (ARX), and none is declared monotone with suppression.
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.population_uniques import population_uniques
+from workbench.population_uniques import ITERATIONS_PER_TRY, estimated_uniques
 from workbench.privacy.base import PrivacyModel
 from workbench.risk import Histogram
 
@@ -35,10 +36,11 @@ class RiskThreshold(PrivacyModel):
     release_level = True
 
     def __init__(self, model: str, threshold: float, estimator: str | None = None,
-                 population: float | None = None) -> None:
+                 population: float | None = None, solver_iterations: int = ITERATIONS_PER_TRY) -> None:
         if model not in MODELS:
             raise ValueError(f"model must be one of {MODELS}, got {model!r}")
         self.model, self.threshold, self.estimator, self.population = model, threshold, estimator, population
+        self.solver_iterations = solver_iterations
         self.monotone_with_generalization = model != "population_uniqueness"
 
     def value(self, kept_sizes: np.ndarray) -> float:
@@ -48,12 +50,13 @@ class RiskThreshold(PrivacyModel):
         if records == 0:
             return 0.0
         if self.model == "average":
-            return sizes.size / records
+            return 1.0 / (records / sizes.size)  # ARX: 1 / average class size, in this order of operations
         if self.model == "sample_uniqueness":
             return int((sizes == 1).sum()) / records
         assert self.population is not None and self.estimator is not None
-        estimate = getattr(population_uniques(Histogram.of(sizes), self.population), self.estimator)
-        return float("inf") if estimate is None else float(estimate)
+        uniques, _ = estimated_uniques(Histogram.of(sizes), self.population, self.estimator, zayatz_fallback=False,
+                                       iterations_per_try=self.solver_iterations)
+        return float("inf") if uniques is None else uniques / float(self.population)
 
     def fulfilled(self, kept_sizes: np.ndarray, n: int) -> bool:
         sizes = np.asarray(kept_sizes, dtype=np.int64)
@@ -78,8 +81,9 @@ class RiskThreshold(PrivacyModel):
             count = rest.size + kept_after_each_step(np.ones_like(removable))
         else:
             count = int((rest == 1).sum()) + kept_after_each_step((removable == 1).astype(np.int64))
-        value = np.where(records > 0, count / np.maximum(records, 1), 0.0)
-        return value <= self.threshold
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = 1.0 / (records / count) if self.model == "average" else count / records
+        return np.where(records > 0, value, 0.0) <= self.threshold
 
     def describe(self) -> str:
         what = {"average": "average re-identification risk", "sample_uniqueness": "sample uniqueness",
@@ -89,5 +93,6 @@ class RiskThreshold(PrivacyModel):
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"model": self.id, "risk": self.model, "threshold": self.threshold}
         if self.model == "population_uniqueness":
-            out |= {"estimator": self.estimator, "population": self.population}
+            out |= {"estimator": self.estimator, "population": self.population,
+                    "solver_iterations": self.solver_iterations}
         return out
