@@ -11,6 +11,7 @@ import streamlit as st
 from workbench.attack_checks import attack_table
 from workbench.compare import RISK_COLUMNS
 from workbench.ui import state
+from workbench.ui.export import download  # the session's own records: produced on click, served once
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart
 from workbench.ui.source import Source
@@ -76,12 +77,14 @@ def attacks_section(source: Source, release_config: str | None) -> None:
         if len(rare["table"]):
             st.dataframe(rare["table"], hide_index=True)
             left, right = st.columns(2)
-            left.download_button("Table without these records (CSV)", rare["rows_csv"], "without_rare_records.csv",
-                                 "text/csv", key="risk_rare_rows",
-                                 help="records dropped until no value is rarer than k; load it on the Data page")
-            right.download_button("Table with these values blanked (CSV)", rare["values_csv"],
-                                  "without_rare_values.csv", "text/csv", key="risk_rare_values",
-                                  help="each rare value becomes the missing value, which the hierarchies must have")
+            with left:
+                download("Table without these records (CSV)", rare["rows_csv"], "without_rare_records.csv",
+                         "text/csv", key="risk_rare_rows",
+                         help="records dropped until no value is rarer than k; load it on the Data page")
+            with right:
+                download("Table with these values blanked (CSV)", rare["values_csv"], "without_rare_values.csv",
+                         "text/csv", key="risk_rare_values",
+                         help="each rare value becomes the missing value, which the hierarchies must have")
     if release_config is None:
         st.info("Run an anonymization on the Anonymize page: the attacks on its release are shown here.")
         return
