@@ -10,8 +10,9 @@ the app's own caches that the session is gone. Here:
   releases when the session disconnects (its ``on_release``, called on Streamlit's event loop);
 - ``END_MARGIN_S`` before the TTL runs out, unless the session has reconnected, it ends: every hook registered with
   ``on_end`` runs with its id (the memos drop what only it asked for, the worker pool its jobs), its state is
-  emptied (``state.empty``), and Streamlit closes it (``Runtime.close_session``: its uploaded files and media files
-  go), while Streamlit can still find it; a garbage collection follows, and glibc's ``malloc_trim``.
+  emptied (``state.empty``), its uploaded and media files are dropped, and Streamlit closes it
+  (``Runtime.close_session``) while it can still find it; a garbage collection follows, and glibc's
+  ``malloc_trim``.
 
 An ended session is remembered (``ended``), so that a job finishing for it afterwards keeps nothing for it."""
 
@@ -123,11 +124,17 @@ def _check(session_id: str, on_event_loop: bool) -> None:
     if since is None or _active(session_id) or time.monotonic() - since < _grace_s() - 0.05:
         return  # reconnected (and maybe disconnected again: that disconnect has its own check)
     end(session_id)
-    if on_event_loop and runtime.exists():
-        try:
-            runtime.get_instance().close_session(session_id)  # its uploaded files and media files
-        except Exception:  # Streamlit drops it in its own time anyway
-            log.exception("closing the ended session %s failed", session_id)
+    if not runtime.exists():
+        return
+    try:  # what Streamlit's own shutdown of a session frees first (thread-safe): its uploads, its media files
+        server = runtime.get_instance()
+        server.uploaded_file_mgr.remove_session_files(session_id)
+        server.media_file_mgr.clear_session_refs(session_id)
+        server.media_file_mgr.remove_orphaned_files()
+        if on_event_loop:  # where Streamlit closes sessions
+            server.close_session(session_id)
+    except Exception:
+        log.exception("closing the ended session %s failed", session_id)
 
 
 def end(session_id: str) -> None:
