@@ -3,6 +3,7 @@ computes it, checked here against a class count in plain Python; privacy models 
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from collections import Counter
@@ -13,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import workbench as wb
-from tests._app import goto, ready_own_table
+from tests._app import captured_downloads, goto, ready_own_table
 from workbench.samples import load_sample
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -140,11 +141,16 @@ def test_attacks_section_before_and_after_a_run() -> None:
     from workbench import attacks
     from workbench.attack_checks import check_attacks
 
-    at = _risk_page("teaching")
+    with captured_downloads() as seen:  # the tables without the rare values: produced on click
+        at = _risk_page("teaching")
     sample = load_sample("teaching")
     shown = next(d.value for d in at.dataframe if "attribute" in d.value.columns)
     expected = attacks.rare_values(sample.frame, list(sample.quasi_identifiers), 5).table()
     assert shown.reset_index(drop=True).equals(expected)
+    rows, values = (pd.read_csv(io.BytesIO(seen[name]()), dtype=str, keep_default_na=False)
+                    for name in ("without_rare_records.csv", "without_rare_values.csv"))
+    assert len(rows) < len(values) == len(sample.frame) and list(rows.columns) == list(values.columns)
+    assert attacks.rare_values(rows, list(sample.quasi_identifiers), 5).table().empty
     assert any("Run an anonymization on the Anonymize page: the attacks" in i.value for i in at.info)
     goto(at, "Anonymize").run()
     at.number_input(key="an_k").set_value(3).run()  # at k = 5 the release is the only k-minimal node

@@ -21,11 +21,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.runtime.media_file_storage import MediaFileKind
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.runtime.media_file_storage import MediaFileKind, MediaFileStorageError
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
 from workbench.output import download_name
+from workbench.ui import served_once
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = 64 * 2**10  # Streamlit's sampled window
@@ -63,6 +65,76 @@ def test_download_names_give_every_session_and_every_file_its_own_id() -> None:
     assert same_session != name_a and storage.get_file(_store(storage, b, same_session)).content == b
     assert download_name("release.csv", a, key_b) != name_a  # the same file in two sessions: two names
     assert re.fullmatch(r"release-[0-9a-f]{16}\.csv", name_a)
+
+
+# ------------------------------------------------------------------------------------------------ served once
+def _click(manager: MediaFileManager, content: bytes, name: str) -> str:
+    """What a click on a deferred download button does on the server: the URL path's last part (``<id><ext>``)."""
+    placeholder = manager.add_deferred(lambda: content, "text/csv", f"coordinates of {name}", name)
+    return manager.execute_deferred(placeholder).rsplit("/", 1)[1]
+
+
+def _served(storage: MemoryMediaFileStorage, file_name: str) -> bytes | None:
+    """What the ``/media`` route serves for ``file_name`` (None: 404)."""
+    try:
+        return storage.get_file(file_name).content
+    except MediaFileStorageError:
+        return None
+
+
+def test_streamlit_keeps_a_clicked_download_after_it_was_served() -> None:
+    """The reference: without the hook the file answers any number of requests until Streamlit's clean-ups."""
+    manager = MediaFileManager(MemoryMediaFileStorage("/media"))
+    name = _click(manager, b"a,b\n1,2\n", "release-0123456789abcdef.csv")
+    assert [_served(manager._storage, name) for _ in range(5)] == [b"a,b\n1,2\n"] * 5
+
+
+def test_a_clicked_download_answers_its_clicks_requests_then_is_gone() -> None:
+    storage = MemoryMediaFileStorage("/media")
+    manager = MediaFileManager(storage)
+    assert served_once.install(manager) and served_once.install(manager)  # idempotent
+    assert isinstance(storage, MemoryMediaFileStorage) and manager.can_read_files  # still Streamlit's classes
+    content = b"a,b\n1,2\n"
+    name = _click(manager, content, "release-0123456789abcdef.csv")
+    assert storage.armed() == {name.split(".")[0]: served_once.GETS_PER_CLICK}
+    got = [_served(storage, name) for _ in range(served_once.GETS_PER_CLICK + 1)]
+    assert got == [content] * served_once.GETS_PER_CLICK + [None]
+    assert storage.armed() == {}
+    # two clicks of one button before the browser fetched: each click's requests are answered
+    name = _click(manager, content, "release-0123456789abcdef.csv")
+    assert _click(manager, content, "release-0123456789abcdef.csv") == name
+    got = [_served(storage, name) for _ in range(2 * served_once.GETS_PER_CLICK + 1)]
+    assert got == [content] * (2 * served_once.GETS_PER_CLICK) + [None]
+    # a click again after the file was dropped stores it again
+    assert _served(storage, _click(manager, content, "release-0123456789abcdef.csv")) == content
+
+
+def test_a_clicked_download_nobody_fetches_is_dropped_after_its_lifetime() -> None:
+    storage = MemoryMediaFileStorage("/media")
+    manager = MediaFileManager(storage)
+    served_once.install(manager, lifetime_s=0.2)
+    name = _click(manager, b"x" * 100, "config-0123456789abcdef.toml")
+    assert _served(storage, name) == b"x" * 100  # one request of two: still there
+    deadline = time.monotonic() + 5
+    while _peek(storage, name) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _served(storage, name) is None
+
+
+def _peek(storage: MemoryMediaFileStorage, name: str) -> bool:
+    """Whether the file is stored, without counting as a request."""
+    return name.split(".")[0] in storage._files_by_id
+
+
+def test_files_streamlit_stores_otherwise_are_left_to_it() -> None:
+    """An image or a download button given its bytes at once: referenced by the page that shows it, it answers
+    every request (Streamlit drops it once no page refers to it)."""
+    storage = MemoryMediaFileStorage("/media")
+    manager = MediaFileManager(storage)
+    served_once.install(manager)
+    url = manager.add(b"static bytes", "text/csv", "coordinates", "table.csv", is_for_static_download=True)
+    name = url.rsplit("/", 1)[1]
+    assert [_served(storage, name) for _ in range(5)] == [b"static bytes"] * 5 and storage.armed() == {}
 
 
 # ------------------------------------------------------------------------------------------------ browser
@@ -185,15 +257,11 @@ def test_two_analysts_each_download_their_own_release(app_url: str, tmp_path: Pa
         assert set(marks_b) <= notes_b and not set(marks_a) & notes_b  # B got B's bytes, not A's
         assert got_a.suggested_filename != got_b.suggested_filename
         assert re.fullmatch(r"release-[0-9a-f]{16}\.csv", got_b.suggested_filename)
-        # the stored file is dropped at Streamlit's clean-ups (each run of any session): after a few reruns a
-        # request without the session's cookies (or with them) finds nothing
-        for page in (first, second, first, second):
-            page.get_by_text("xlsx", exact=True).click()
-            page.get_by_text("re-verification").first.wait_for(timeout=60_000)
-            page.get_by_text("csv", exact=True).first.click()
-            page.get_by_text("re-verification").first.wait_for(timeout=60_000)
-        deadline = time.time() + 30
-        while time.time() < deadline and (_status(got_a.url), _status(got_b.url)) != (404, 404):
-            time.sleep(0.5)
+        # served once (ui/served_once.py): once the browser has fetched it, with no rerun and both pages idle, a
+        # request without the session's cookies finds nothing. (The page's own check of the URL may still be on
+        # its way when the download has finished; a request that takes its turn leaves the file gone after it.)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and (_status(got_a.url), _status(got_b.url)) != (404, 404):
+            time.sleep(0.2)
         assert (_status(got_a.url), _status(got_b.url)) == (404, 404)
         browser.close()

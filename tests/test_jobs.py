@@ -190,6 +190,26 @@ def test_a_running_job_that_is_cancelled_stops_at_its_next_progress_report(pool)
     assert p.find("long") is None
 
 
+def test_an_ended_session_waits_for_nothing(pool):
+    """``forget``: the ended session's running job stops at its next report, its queued job leaves the queue, and a
+    job another session waits for too goes on for that one."""
+    p = pool(1)
+    running, steps, gate = _at_step_three(lambda work: p.submit(work, session="gone", key="long"))
+    queued = p.submit(lambda: "never", session="gone", key="mine")
+    shared = p.submit(lambda: "for both", session="other", key="theirs")
+    p.submit(lambda: "for both", session="also gone", key="theirs")  # the same job: both wait for it
+    assert shared.sessions == {"other", "also gone"} and queued.state == "queued"
+    p.forget("gone")
+    p.forget("also gone")
+    assert queued.state == CANCELLED and p.status()["queued"] == 1
+    gate.set()
+    with pytest.raises(JobCancelledError):
+        running.result(5)
+    assert steps == [0, 1, 2, 3]
+    assert shared.result(5) == "for both" and shared.sessions == {"other"}
+    assert running.fn is None and shared.fn is None  # finished jobs hold no closure (a session's context)
+
+
 def test_a_job_without_progress_reports_runs_to_its_end_even_when_cancelled(pool):
     p = pool(1)
     started, release = threading.Event(), threading.Event()

@@ -49,7 +49,7 @@ class Job:
     def __init__(self, pool: JobPool, fn: Callable[[], Any], key: Hashable | None, session: Hashable | None,
                  token: CancelToken | None = None) -> None:
         self._pool = pool
-        self.fn = fn
+        self.fn: Callable[[], Any] | None = fn  # None once finished: its closure (a session's context) is let go
         self.key = key
         self.sessions: set[Hashable] = {session} if session is not None else set()
         self.state = QUEUED
@@ -103,7 +103,7 @@ class Job:
         return self._pool.cancel(self, session)
 
     def _finish(self, state: str, value: Any = None, error: BaseException | None = None) -> None:
-        self.state, self._value, self._error = state, value, error
+        self.state, self._value, self._error, self.fn = state, value, error, None
         self._done.set()
 
 

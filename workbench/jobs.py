@@ -146,6 +146,20 @@ class JobPool:
                 self._drop(job, JobCancelledError())
             return True
 
+    def forget(self, session: Hashable) -> None:
+        """``session`` has ended: it waits for nothing any more. Its queued jobs that no other session waits for
+        are taken out of the queue; its running ones are cancelled (they stop at their next progress report)."""
+        with self._lock:
+            for job in [*self._queue, *self._running]:
+                if session not in job.sessions:
+                    continue
+                job.sessions.discard(session)
+                if job.sessions:
+                    continue
+                job.token.cancel()
+                if job.state == QUEUED and job in self._queue:
+                    self._drop(job, JobCancelledError())
+
     def status(self) -> dict[str, int]:
         """How many jobs run and wait now."""
         with self._lock:
@@ -186,6 +200,7 @@ class JobPool:
                     self._running.discard(job)
                     if job.key is not None and self._by_key.get(job.key) is job:
                         del self._by_key[job.key]
+                del job  # a waiting worker holds no finished job: its result, its session's context
                 release_memory()
 
     @staticmethod
@@ -194,6 +209,8 @@ class JobPool:
         outer, worker.job = current_job(), job
         try:
             job.token.check()  # cancelled between leaving the queue and starting
+            if job.fn is None:  # finished before it started
+                return
             value = job.fn()
         except JobCancelledError as exc:
             job._finish(CANCELLED, error=exc)
@@ -207,6 +224,14 @@ class JobPool:
 
 _pool: JobPool | None = None
 _pool_lock = threading.Lock()
+
+
+def forget_session(session: Hashable) -> None:
+    """``JobPool.forget`` on the process's pool, if it has started."""
+    with _pool_lock:
+        started = _pool
+    if started is not None:
+        started.forget(session)
 
 
 def pool() -> JobPool:

@@ -50,14 +50,15 @@ def rss_mb(pid: int, field: str = "VmRSS") -> float:
     raise RuntimeError(f"no {field} for process {pid}")
 
 
-def start_server(env_extra: dict[str, str], root: Path = ROOT) -> tuple[subprocess.Popen, str]:
-    """A fresh headless server of the checkout at ``root`` on a free port (the Makefile's run flags); returns it
-    once healthy."""
+def start_server(env_extra: dict[str, str], root: Path = ROOT, args: list[str] | None = None
+                 ) -> tuple[subprocess.Popen, str]:
+    """A fresh headless server of the checkout at ``root`` on a free port (the Makefile's run flags, then
+    ``args``); returns it once healthy."""
     port = _free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "PYTHONPATH": str(root), **env_extra}
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port",
                              str(port), "--server.address", "localhost", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false"],
+                             "--browser.gatherUsageStats", "false", *(args or [])],
                             cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://localhost:{port}"
     for _ in range(240):

@@ -184,7 +184,7 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
     }
 
 
-@dual_cache(max_entries=8)
+@dual_cache(max_entries=8, session_entries=2)  # each holds the whole release file: two formats, not eight
 def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[str, Any]:
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,

@@ -6,7 +6,7 @@ ticks so (``[release] suppressed = "drop"``); the page says which, and how many 
 Each download is the analyst's own bytes: its file name carries a digest of the whole file keyed with a secret of
 this session (``workbench.output.download_name``), so no two sessions, and no two different files, share a
 download URL; and the bytes are handed to Streamlit only when the button is clicked, so no URL exists before the
-click and the stored file is dropped at Streamlit's next clean-ups (docs/deploy.md)."""
+click, and the stored file is dropped once the browser has fetched it (``ui/served_once.py``, docs/deploy.md)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import streamlit as st
 
 from workbench.guarantees import guarantee_text, suppression_note
 from workbench.output import download_name, release_file_stem
-from workbench.ui import guarantee, long_work, state
+from workbench.ui import guarantee, long_work, served_once, state
 from workbench.ui.cached import export_files, run_config
 from workbench.ui.format import md
 from workbench.ui.report_section import report_section
@@ -30,7 +30,9 @@ MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocumen
 def download(label: str, content: bytes, file_name: str, mime: str, **kwargs: Any) -> None:
     """A download button for ``content`` under a name no other session or file shares, produced on click. The click
     does not rerun the page: a rerun registers a new deferred download and drops the one clicked, which could then
-    be lost before the browser fetched it."""
+    be lost before the browser fetched it. The stored bytes leave Streamlit's media storage once the browser has
+    fetched them (``served_once``)."""
+    served_once.install()
     key = state.DOWNLOAD_SECRET.setdefault(secrets.token_bytes(32))
     st.download_button(label, lambda: content, file_name=download_name(file_name, content, key), mime=mime,
                        on_click="ignore", **kwargs)

@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
-from workbench.ui import prefetch, state, upload
+from workbench.ui import prefetch, sessions, state, upload
 from workbench.ui import state_upload as S
 from workbench.ui.format import md
 from workbench.ui.source import Source
@@ -42,6 +42,7 @@ PERSISTENT_SETTINGS = (state.AN_ENGINE.key, state.AN_ALG.key, state.AN_OBJ.key, 
 
 def main() -> None:
     st.set_page_config(page_title="k-anonymity workbench", layout="wide")
+    sessions.track()  # when this session ends, the caches drop what only it asked for
     state.keep(PERSISTENT_SETTINGS)
     st.title("k-anonymity workbench")
     st.caption("De-identify tabular health data and see what each de-identification costs.")

@@ -2,7 +2,12 @@
 (shared by every session, never replaying Streamlit calls), a per-session memo for uploaded data, and the glue to
 the server's bounded worker pool (``workbench.jobs``) for heavy calls: submitting a job with this session's
 Streamlit context, waiting for it while showing its place in the queue, starting it without waiting and
-cancelling it (``ui/long_work.py``). ``ui/cached.py`` holds the calls themselves."""
+cancelling it (``ui/long_work.py``). ``ui/cached.py`` holds the calls themselves.
+
+Memory: the shared memo records which sessions asked for each result, the per-session memo is an LRU of at most
+``_MEMO_ENTRIES`` results (and at most a function's ``session_entries``), and when a session ends
+(``ui/sessions.py``) its per-session memo is emptied, its jobs are cancelled and every shared result that only it
+asked for is dropped (docs/deploy.md#memory)."""
 
 from __future__ import annotations
 
@@ -19,37 +24,65 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ct
 
 from workbench import jobs
 from workbench.study import Progress
-from workbench.ui import state
+from workbench.ui import sessions, state
 
-_MEMO_ENTRIES = 24
+_MEMO_ENTRIES = 24  # results per session, on its own data
 
 
 class _SharedMemo:
     """A small LRU of results for the embedded samples, shared by every session of this server process.
     Unlike ``st.cache_data`` it never replays Streamlit calls, so a cached call may report progress to a bar
     drawn outside it (``st.cache_data`` raises CacheReplayClosureError on the next hit). A result being
-    computed (by another session or the background warm-up) is waited for, not computed twice."""
+    computed (by another session or the background warm-up) is waited for, not computed twice. ``owners`` holds
+    the sessions that asked for each result (a thread outside any session, such as the warm-up, is an owner that
+    never ends); ``forget`` drops a session's claims and the results no session claims any more."""
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
         self.entries: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+        self.owners: dict[tuple, set[str]] = {}
         self.pending: dict[tuple, threading.Event] = {}
         self.lock = threading.Lock()
 
+    def _claim(self, key: tuple) -> None:
+        """The asking session claims the result ``key`` (with the lock held); one that has ended claims nothing."""
+        owner = _session_id()
+        if not sessions.ended(owner):
+            self.owners.setdefault(key, set()).add(owner)
+
+    def _drop(self, key: tuple) -> None:  # with the lock held
+        self.entries.pop(key, None)
+        self.owners.pop(key, None)
+
     def put(self, key: tuple, value: dict[str, Any]) -> dict[str, Any]:
-        """Keep ``value`` (a heavy job stores its result itself, whether or not anyone still waits for it)."""
+        """Keep ``value`` (a heavy job stores its result itself, whether or not anyone still waits for it), unless
+        the session that asked for it has ended and no other claims it."""
         with self.lock:
             self.entries[key] = value
             self.entries.move_to_end(key)
+            self._claim(key)
+            if not self.owners.get(key):
+                self._drop(key)
             while len(self.entries) > self.max_entries:
-                self.entries.popitem(last=False)
+                self._drop(next(iter(self.entries)))
         return value
+
+    def forget(self, session_id: str) -> None:
+        """``session_id`` has ended: drop its claims, and every result no other session claims."""
+        with self.lock:
+            for key in list(self.entries):
+                owners = self.owners.get(key)
+                if owners is not None:
+                    owners.discard(session_id)
+                if not owners:
+                    self._drop(key)
 
     def get(self, key: tuple, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         while True:
             with self.lock:
                 if key in self.entries:
                     self.entries.move_to_end(key)
+                    self._claim(key)
                     return self.entries[key]
                 running = self.pending.get(key)
                 if running is None:
@@ -73,6 +106,60 @@ def clear() -> None:
     for memo in _SHARED:
         with memo.lock:
             memo.entries.clear()
+            memo.owners.clear()
+
+
+_SESSION_MEMOS: dict[str, dict[tuple, Any]] = {}  # session id -> its per-session memo (state.RESULTS)
+_SESSION_MEMOS_LOCK = threading.Lock()
+
+
+def _session_memo() -> dict[tuple, Any]:
+    """This session's memo of results on its own data (in its session state), known here so that it can be
+    emptied when the session ends."""
+    memo = state.RESULTS.setdefault({})
+    with _SESSION_MEMOS_LOCK:
+        _SESSION_MEMOS[_session_id()] = memo
+    return memo
+
+
+def _keep_in_session(memo: dict[tuple, Any], key: tuple, value: Any, per_function: int) -> Any:
+    """Keep ``value`` as the newest entry of the per-session ``memo`` (an LRU by insertion order): at most
+    ``per_function`` entries of its function (``key[0]``) and ``_MEMO_ENTRIES`` in all. (A heavy job keeps its
+    result from a worker thread while the session's run reads the memo: both go through the lock.)"""
+    with _SESSION_MEMOS_LOCK:
+        memo.pop(key, None)
+        memo[key] = value
+        mine = [k for k in memo if k[0] == key[0]]
+        for old in mine[:max(len(mine) - per_function, 0)]:
+            del memo[old]
+        while len(memo) > _MEMO_ENTRIES:
+            del memo[next(iter(memo))]
+    return value
+
+
+def _session_hit(memo: dict[tuple, Any], key: tuple) -> Any:
+    """The per-session ``memo``'s entry for ``key`` (None when absent), made the newest."""
+    with _SESSION_MEMOS_LOCK:
+        if key not in memo:
+            return None
+        value = memo[key] = memo.pop(key)
+    return value
+
+
+def forget_session(session_id: str) -> None:
+    """A session has ended (``sessions.on_end``): empty its per-session memo, drop the shared results only it asked
+    for, and cancel the heavy jobs only it waits for."""
+    with _SESSION_MEMOS_LOCK:
+        memo = _SESSION_MEMOS.pop(session_id, None)
+    if memo is not None:
+        with _SESSION_MEMOS_LOCK:
+            memo.clear()
+    for shared in _SHARED:
+        shared.forget(session_id)
+    jobs.forget_session(session_id)
+
+
+sessions.on_end(forget_session)
 
 
 def _session_id() -> str:
@@ -149,8 +236,9 @@ def _in_pool(work: Callable[[], dict[str, Any]], key: tuple, progress: Progress 
             continue
 
 
-def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
-    """A process-wide memo for embedded samples, a per-session memo for uploaded data. The wrapped function
+def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | None = None) -> Callable:
+    """A process-wide memo for embedded samples (at most ``max_entries`` results), a per-session memo for uploaded
+    data (at most ``session_entries`` results of this function, default ``max_entries``). The wrapped function
     takes the dataset key as its last positional argument (and, if it reports progress, a ``_progress``
     keyword, which is not part of the key). Results are shared read-only: callers must not modify them.
 
@@ -160,6 +248,8 @@ def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
     call has ``start(*args, dataset_key=...)``, which returns the result when it is cached and otherwise the
     ``jobs.Job`` computing it (submitting it when none runs), and ``cancel(*args, dataset_key=...)``, which
     cancels that job for this session (``ui/long_work.py`` draws both)."""
+
+    per_session = session_entries if session_entries is not None else max_entries
 
     def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
         shared = _SharedMemo(max_entries)
@@ -183,16 +273,15 @@ def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
                 with shared.lock:
                     hit = shared.entries.get(key)
                 return hit, in_job(args, None, lambda value: shared.put(key, value)), ("shared", key)
-            memo = state.RESULTS.setdefault({})
+            memo = _session_memo()
             key = (*key, dataset_key)
 
             def keep(value: dict[str, Any]) -> dict[str, Any]:
-                if key not in memo and len(memo) >= _MEMO_ENTRIES:
-                    memo.pop(next(iter(memo)))
-                memo[key] = value
-                return value
+                if sessions.ended(_session_id()):  # finished after its session ended: nothing kept for it
+                    return value
+                return _keep_in_session(memo, key, value, per_session)
 
-            return memo.get(key), in_job(args, dataset_key, keep), (_session_id(), key)
+            return _session_hit(memo, key), in_job(args, dataset_key, keep), (_session_id(), key)
 
         @functools.wraps(fn)
         def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
@@ -205,13 +294,12 @@ def dual_cache(max_entries: int, heavy: bool = False) -> Callable:
             key = (fn.__qualname__, args)
             if dataset_key is None:
                 return shared.get(key, lambda: fn(*args, None, **extra))
-            memo = state.RESULTS.setdefault({})
+            memo = _session_memo()
             key = (*key, dataset_key)
-            if key not in memo:
-                if len(memo) >= _MEMO_ENTRIES:
-                    memo.pop(next(iter(memo)))
-                memo[key] = fn(*args, dataset_key, **extra)
-            return memo[key]
+            hit = _session_hit(memo, key)
+            if hit is not None:
+                return hit
+            return _keep_in_session(memo, key, fn(*args, dataset_key, **extra), per_session)
 
         def start(*args: Any, dataset_key: str | None = None) -> dict[str, Any] | jobs.Job:
             hit, work, pool_key = heavy_parts(args, dataset_key)

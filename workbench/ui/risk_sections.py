@@ -12,6 +12,7 @@ from workbench.attack_checks import attack_table, row_order_finding
 from workbench.compare import RISK_COLUMNS
 from workbench.output import dataset_stem
 from workbench.ui import format, long_work, state
+from workbench.ui.export import download  # the session's own records: produced on click, served once
 from workbench.ui.format import md
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart
@@ -81,12 +82,14 @@ def attacks_section(source: Source, release_config: str | None) -> None:
             format.show(rare["table"], width="content")
             left, right = st.columns(2)
             stem = f"{dataset_stem(source.config(k=k)['data'])}-k{k}"  # the dataset and k: people-k5-without-...
-            left.download_button("Table without these records (CSV)", rare["rows_csv"],
-                                 f"{stem}-without-rare-records.csv", "text/csv", key="risk_rare_rows",
-                                 help="records dropped until no value is rarer than k; load it on the Data page")
-            right.download_button("Table with these values blanked (CSV)", rare["values_csv"],
-                                  f"{stem}-without-rare-values.csv", "text/csv", key="risk_rare_values",
-                                  help="each rare value becomes the missing value, which the hierarchies must have")
+            with left:
+                download("Table without these records (CSV)", rare["rows_csv"], f"{stem}-without-rare-records.csv",
+                         "text/csv", key="risk_rare_rows",
+                         help="records dropped until no value is rarer than k; load it on the Data page")
+            with right:
+                download("Table with these values blanked (CSV)", rare["values_csv"],
+                         f"{stem}-without-rare-values.csv", "text/csv", key="risk_rare_values",
+                         help="each rare value becomes the missing value, which the hierarchies must have")
     if release_config is None:
         st.info("Run an anonymization on the Anonymize page: the attacks on its release are shown here.")
         return

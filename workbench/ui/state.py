@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import streamlit as st
+from streamlit import runtime
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.state import SessionState
 
 from workbench.guarantees import SUPPRESSION_DEFAULT_MAX_PERCENT
 from workbench.policy import suppression_percent, suppression_share
@@ -52,6 +55,21 @@ class Slot(Generic[T]):
     def pop(self) -> T | None:
         """The value (None when absent), removed."""
         return st.session_state.pop(self.key, None)
+
+
+def held_state() -> SessionState | None:
+    """This session's state as Streamlit's runtime holds it across runs (None outside a served session), for
+    ``sessions`` to empty once the session has ended."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not runtime.exists():
+        return None
+    held = getattr(runtime.get_instance().get_app_session(ctx.session_id), "session_state", None)
+    return held if isinstance(held, SessionState) else None
+
+
+def empty(held: SessionState) -> None:
+    """Drop every value of an ended session's state: its uploads, datasets, results and widgets' values."""
+    held.clear()
 
 
 def keep(keys: Iterable[str]) -> None:
