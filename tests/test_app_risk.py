@@ -148,7 +148,7 @@ def test_attacks_section_before_and_after_a_run() -> None:
     expected = attacks.rare_values(sample.frame, list(sample.quasi_identifiers), 5).table()
     assert shown.reset_index(drop=True).equals(expected)
     rows, values = (pd.read_csv(io.BytesIO(seen[name]()), dtype=str, keep_default_na=False)
-                    for name in ("without_rare_records.csv", "without_rare_values.csv"))
+                    for name in ("rare-records.csv", "rare-values.csv"))
     assert len(rows) < len(values) == len(sample.frame) and list(rows.columns) == list(values.columns)
     assert attacks.rare_values(rows, list(sample.quasi_identifiers), 5).table().empty
     assert any("Run an anonymization on the Anonymize page: the attacks" in i.value for i in at.info)

@@ -256,7 +256,7 @@ def test_two_analysts_each_download_their_own_release(app_url: str, tmp_path: Pa
         assert set(marks_a) <= notes_a and not set(marks_b) & notes_a  # A got A's bytes
         assert set(marks_b) <= notes_b and not set(marks_a) & notes_b  # B got B's bytes, not A's
         assert got_a.suggested_filename != got_b.suggested_filename
-        assert re.fullmatch(r"release-[0-9a-f]{16}\.csv", got_b.suggested_filename)
+        assert re.fullmatch(r"[a-z0-9-]*release-[0-9a-f]{16}\.csv", got_b.suggested_filename)
         # served once (ui/served_once.py): once the browser has fetched it, with no rerun and both pages idle, a
         # request without the session's cookies finds nothing. (The page's own check of the URL may still be on
         # its way when the download has finished; a request that takes its turn leaves the file gone after it.)
