@@ -79,10 +79,12 @@ def test_the_order_of_suppression_decides_the_score(adult9, risk, measure, node,
     """At ARX's optimum, the threshold suppresses some of the classes of one size (608 records for average risk,
     among them some of the classes of 14; 1,059 of the 1,350 unique records for sample uniqueness): which ones
     changes the score. ARX's order (for the Loss metric, lowest per-class loss first; then first record) gives
-    ARX's value; the classes in the order of their codes do not."""
+    ARX's value, for the node's frequency set and for its release alike; the classes in the order of their codes
+    do not."""
     from workbench.lattice.evaluate import NodeEvaluator
-    from workbench.objective import NodeScorer
+    from workbench.objective import NodeScorer, score_release
     from workbench.privacy.build import admissibility_for
+    from workbench.release import Release
 
     study = study_from_dict({"data": {"sample": "adult9"}, "privacy": {"k": 1, "max_suppression": 0.04, "risk": risk},
                              "engine": {"algorithm": "bnb", "objective": measure}, "measures": {"compare": [measure]}})
@@ -95,5 +97,31 @@ def test_the_order_of_suppression_decides_the_score(adult9, risk, measure, node,
         outcome = evaluator.outcome(evaluator.frequency_set(node))
         assert outcome.admissible and outcome.suppressed == suppressed
         scores[order] = NodeScorer(evaluator).scores(node, [measure])[measure].value
+        if order == "arx":  # the release of the node suppresses the same records, cell by cell
+            release = Release.from_node(adult9, node, 1, 0.04, "bnb", rule)
+            assert int(release.suppressed.sum()) == suppressed and release.verify().holds
+            assert score_release(study, release)[measure].value == pytest.approx(value, rel=1e-9)
     assert scores["arx"] == pytest.approx(value, rel=1e-12)
     assert scores["codes"] != pytest.approx(value, rel=1e-6)
+
+
+def test_solver_iterations_is_checked_and_reaches_the_estimator() -> None:
+    """``solver_iterations`` (ARX's iterationsPerTry) belongs to population uniqueness and is at least 1; it is
+    the threshold's, reported with it, and ARX's 1000 when not given."""
+    from workbench.errors import ConfigError
+    from workbench.privacy.build import models_for
+
+    def study(risk: dict):
+        return study_from_dict({"data": {"sample": "adult9"}, "privacy": {"max_suppression": 0.04, "risk": risk}})
+
+    with pytest.raises(ConfigError, match=r"privacy\.risk\.solver_iterations applies to model = "
+                                          r"'population_uniqueness' only"):
+        study({"model": "average", "threshold": 0.01, "solver_iterations": 15})
+    with pytest.raises(ConfigError, match=r"privacy\.risk\.solver_iterations must be at least 1, got 0"):
+        study(_population("pitman") | {"solver_iterations": 0})
+    dataset = S.load_dataset(study({"model": "average", "threshold": 0.01}))
+    (model,) = models_for(study(_population("pitman")), dataset)
+    assert model.solver_iterations == 15 and model.as_dict()["solver_iterations"] == 15
+    arx_default = {key: value for key, value in _population("pitman").items() if key != "solver_iterations"}
+    (default,) = models_for(study(arx_default), dataset)
+    assert default.solver_iterations == 1000  # ARXSolverConfiguration's default

@@ -288,7 +288,7 @@ class Admissibility:
         if take >= classes.size:
             return classes
         key = np.zeros(classes.size) if self.tie_break is None else \
-            np.asarray(self.tie_break(view, classes), dtype=float)
+            np.nan_to_num(np.asarray(self.tie_break(view, classes), dtype=float), nan=np.inf)
         cut = np.sort(key)[take - 1]
         below, tied = classes[key < cut], classes[key == cut]
         need = take - below.size
