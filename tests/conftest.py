@@ -20,3 +20,16 @@ def adult_dataset():
     from workbench.study import load_dataset
 
     return load_dataset(load_study(ROOT / "sample_configs" / "adult.toml"))
+
+
+# The fast loop (`make test-fast`) leaves out what drives the app or a browser, executes notebooks, reproduces
+# a published study or runs at scale: every test of these modules is marked slow.
+SLOW_MODULES = ("test_app", "test_browser", "test_downloads", "test_notebooks", "test_sessions", "test_geo_app",
+                "test_deploy_config", "test_scale", "test_arx_", "test_el_emam_study", "test_ayala_rivera_study",
+                "test_local_studies")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.stem.startswith(SLOW_MODULES):
+            item.add_marker(pytest.mark.slow)
