@@ -250,3 +250,38 @@ def test_the_app_never_loads_a_data_path_for_a_config_without_the_sessions_table
 
     with pytest.raises(DataError, match="never a data path"):
         dataset_for(json.dumps({"data": {"path": "/etc/passwd.csv"}}), None)
+
+
+def test_config_hierarchy_and_points_uploads_are_named_by_their_base_names(monkeypatch):
+    """The Data page's config upload, the Hierarchies page's ARX import and the Geography page's points table, each
+    sent under a path: each is read from its bytes and named by its base name; nothing so named is opened."""
+    from workbench.samples import province
+    from workbench.ui import geography_data
+    from workbench.ui.state_upload import WORKSPACE
+
+    opened = _Opened(monkeypatch)
+    content = _table()
+    at = _app_upload(content, "C:\\Users\\ana\\patients.csv")
+    config = (b'[data]\npath = "/srv/data/patients.csv"\n[attributes.sex]\nrole = "quasi"\n'
+              b'builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }\n')
+    at.file_uploader(key="config_upload").upload("/srv/conf/study.toml", config, "application/toml").run()
+    assert not at.exception and not at.error
+    said = [e.value for e in [*at.success, *at.caption]]
+    assert any(t.startswith(("study.toml loaded", "study.toml is loaded")) for t in said), said
+    assert at.selectbox(key="dataset").value == "uploaded"  # sex's hierarchy came with the config: ready
+    goto(at, "Hierarchies").run()
+    at.selectbox(key="h_column").select("sex").run()
+    at.radio(key="mode:sex").set_value("Import an ARX file").run()
+    at.file_uploader(key="arxfile:sex").upload("..\\..\\h\\sex.csv", b"F;*\nM;*\n", "text/csv").run()
+    assert not at.exception and at.session_state[WORKSPACE.key]["hierarchies"]["sex"]["file"] == "sex.csv"
+
+    frame, points = province.generate(regions=6, seed=3)
+    at = _app_upload(frame[["region", "sex", "age"]].to_csv(index=False).encode(), "/srv/data/people.csv")
+    goto(at, "Geography").run()
+    at.file_uploader(key=geography_data.POINTS_UPLOAD).upload(
+        "/srv/geo/regions.csv", points.to_csv(index=False).encode(), "text/csv").run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith("Points: regions.csv (6 regions)") for c in at.caption)
+    shown = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.warning, *at.info, *at.success])
+    assert "/srv" not in shown and "C:" not in shown
+    assert [p for p in opened.paths if p.endswith(("patients.csv", "study.toml", "sex.csv", "regions.csv"))] == []
