@@ -31,10 +31,13 @@ from workbench.readers import (  # noqa: F401  (re-exported: workbench.data is w
     _as_text_column,
     _read_text_arrow,
     _with_header,
+    base_name,
     encoding_note,
+    read_data_file,
     read_table,
     read_table_bytes,
     row_names_note,
+    upload_name,
 )
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying", "target")
@@ -109,7 +112,10 @@ class Dataset:
 
     Build it with ``Dataset.create``, which validates everything and copies the frame. ``population``: when the
     table is a research subset (δ-presence), the table it was drawn from. ``missing``: per column, each text read
-    as the missing value ``""`` with its number of cells (``workbench.hierarchy.missing``).
+    as the missing value ``""`` with its number of cells (``workbench.hierarchy.missing``). ``source`` names the
+    input (a data file's path as the config gave it, an upload's base name, ``sample:NAME``);
+    ``input_sha256`` is the SHA-256 of the bytes the table was read from (a data file, or the bytes an analyst
+    uploaded: ``uploaded``), None when there were none (an embedded sample, a DataFrame).
     """
 
     frame: pd.DataFrame
@@ -119,6 +125,8 @@ class Dataset:
     warnings: tuple[str, ...] = field(default=())
     population: Population | None = None
     missing: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    input_sha256: str | None = None
+    uploaded: bool = False
 
     @classmethod
     def create(
@@ -129,13 +137,16 @@ class Dataset:
         source: str = "data",
         without_hierarchy: Collection[str] = (),
         population: Population | None = None,
+        input_sha256: str | None = None,
+        uploaded: bool = False,
     ) -> Dataset:
         """Validate roles and hierarchies against the frame; raise DataError/HierarchyError on problems.
 
         Columns not in ``roles`` are insensitive. The order of ``roles`` is the quasi-identifier order.
         ``without_hierarchy``: quasi-identifiers generalized by a poset of their own (local engine), which
         need no hierarchy. ``population``: the table the frame's rows were drawn from (δ-presence); the
-        hierarchies must cover its values too.
+        hierarchies must cover its values too. ``input_sha256``, ``uploaded``: the digest of the bytes the frame was
+        read from and whether an analyst uploaded them (the provenance records both; ``export.input_record``).
         """
         if len(frame) == 0:
             raise DataError(f"{source}: no data rows")
@@ -192,7 +203,8 @@ class Dataset:
                        for c in population.frame.columns}
             population = Population(population.frame.assign(**changed), population.rows, population.source)
         return cls(frame=frame, roles=ordered, hierarchies=hierarchies, source=source, warnings=tuple(warnings),
-                   population=population, missing={c: m for c, m in missing.items() if m})
+                   population=population, missing={c: m for c, m in missing.items() if m}, input_sha256=input_sha256,
+                   uploaded=uploaded)
 
     @property
     def n(self) -> int:

@@ -29,6 +29,7 @@ from workbench.output import escape_formulas as escape_formula_cells
 from workbench.verify import Guarantee
 
 if TYPE_CHECKING:
+    from workbench.data import Dataset
     from workbench.release import Release
 
 EXPORT_SUFFIXES = (".csv", ".parquet", ".xlsx")
@@ -138,20 +139,38 @@ def value_mappings(release: Release) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
 
 
+UPLOADED_BYTES, DATA_FILE = "the uploaded bytes", "the data file"  # what an input's file_sha256 is the digest of
+
+
+def input_record(dataset: Dataset) -> dict[str, object]:
+    """The input as the provenance and the report name it (the one place both read): ``source``, the dataset's
+    name (a data file's path as the config gave it; an upload's base name, never a path a client sent), and, when
+    the table was read from bytes, ``file_sha256``, their SHA-256 (``Dataset.input_sha256``: computed from the
+    bytes as they were read or uploaded; no file is opened here), with ``file_sha256_of`` saying whose digest it
+    is (``UPLOADED_BYTES`` or ``DATA_FILE``)."""
+    record: dict[str, object] = {"source": dataset.source}
+    if dataset.input_sha256 is not None:
+        record |= {"file_sha256": dataset.input_sha256,
+                   "file_sha256_of": UPLOADED_BYTES if dataset.uploaded else DATA_FILE}
+    return record
+
+
 def provenance_record(release: Release, *, seed: int, config: dict[str, object] | None,
                       measures: dict[str, float] | None, guarantee: Guarantee,
                       suppressed_policy: str) -> dict[str, object]:
-    """The provenance record of a release written with ``seed`` (``provenance.json``)."""
+    """The provenance record of a release written with ``seed`` (``provenance.json``); its ``input`` is
+    ``input_record`` with the record count and ``content_sha256``, a digest of the table's values."""
     data_hash = hashlib.sha256(
         pd.util.hash_pandas_object(release.dataset.frame, index=False).to_numpy().tobytes()
     ).hexdigest()
+    source = input_record(release.dataset)
     return {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "package": {"name": "k-anonymity-workbench", "version": _version()},
         "versions": {"python": platform.python_version(), "numpy": np.__version__,
                      "pandas": pd.__version__},
         "config": config or {},
-        "input": {"source": release.dataset.source, "records": release.n, "content_sha256": data_hash},
+        "input": {"source": source.pop("source"), "records": release.n, "content_sha256": data_hash, **source},
         "engine": release.engine,
         "algorithm": release.algorithm,
         "transformation": release.transformation,

@@ -41,7 +41,8 @@ def aggregated_dataset(problem: GeoProblem, aggregation: Aggregation) -> Dataset
     frame = ds.frame.assign(**{problem.attribute: labels[aggregation.groups[problem.region_of]]})
     geography = Hierarchy.from_mapping({str(label): ["*"] for label in labels},
                                        name=f"{problem.attribute} aggregated")
-    return Dataset.create(frame, ds.roles, {**ds.hierarchies, problem.attribute: geography}, source=ds.source)
+    return Dataset.create(frame, ds.roles, {**ds.hierarchies, problem.attribute: geography}, source=ds.source,
+                          input_sha256=ds.input_sha256, uploaded=ds.uploaded)
 
 
 @dataclass(frozen=True, eq=False)

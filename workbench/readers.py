@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import hashlib
 import io
 import re
 from pathlib import Path
@@ -64,6 +65,12 @@ def read_table(path: str | Path, separator: str | None = None) -> pd.DataFrame:
 
     Raises DataError naming the file for a missing, unreadable, empty or malformed file.
     """
+    return read_data_file(path, separator)[0]
+
+
+def read_data_file(path: str | Path, separator: str | None = None) -> tuple[pd.DataFrame, str]:
+    """``read_table``, and the SHA-256 of the bytes the table was read from (the provenance's ``file_sha256``:
+    the digest of exactly what was read, not of the file as it is at some later time)."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in SUFFIXES:
@@ -76,7 +83,31 @@ def read_table(path: str | Path, separator: str | None = None) -> pd.DataFrame:
         content = p.read_bytes()
     except OSError as exc:  # e.g. a file the user may not read
         raise DataError(f"cannot read data file {p}: {exc.strerror or exc}") from None
-    return read_table_bytes(content, str(p), separator)
+    return read_table_bytes(content, str(p), separator), hashlib.sha256(content).hexdigest()
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def base_name(name: str) -> str:
+    """The file name a client sent with an upload, reduced to its last part: any folder before it is dropped
+    (``/`` and ``\\`` both separate, as a browser on Windows may send ``C:\\Users\\...``; a drive such as
+    ``C:`` goes too) and control characters are removed; ``""`` when nothing that names a file is left (``""``,
+    ``.``, ``..``). The result names the upload in messages, the report and the provenance; it is never a path
+    to open (docs/deploy.md)."""
+    last = re.split(r"[/\\]", _CONTROL.sub("", str(name)))[-1]
+    last = _DRIVE.sub("", last).strip()
+    return "" if last in ("", ".", "..") else last
+
+
+def upload_name(name: str) -> str:
+    """``base_name`` of an uploaded file's name; DataError (one line) when nothing that names a file is left."""
+    base = base_name(name)
+    if not base:
+        raise DataError(f"the uploaded file's name {_CONTROL.sub('', str(name))[:80]!r} names no file: rename it "
+                        "(e.g. data.csv) and upload it again")
+    return base
 
 
 def read_table_bytes(content: bytes, name: str, separator: str | None = None) -> pd.DataFrame:

@@ -14,7 +14,7 @@ import pandas as pd
 
 import measures as M
 from workbench.config import Study
-from workbench.data import Dataset, read_table
+from workbench.data import Dataset, read_data_file
 from workbench.errors import ConfigError, DataError
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
@@ -45,10 +45,10 @@ def load_dataset(study: Study) -> Dataset:
 
         sample = load_sample(study.sample)
         frame, roles, hierarchies = sample.frame, dict(sample.roles), dict(sample.hierarchies)
-        source = f"sample:{study.sample}"
+        source, digest = f"sample:{study.sample}", None
     else:
         assert study.data_path is not None
-        frame = read_table(study.data_path, study.separator)
+        frame, digest = read_data_file(study.data_path, study.separator)
         roles, hierarchies, source = {}, {}, str(study.data_path)
     if study.rows is not None:
         frame = frame.iloc[: study.rows]
@@ -79,7 +79,8 @@ def load_dataset(study: Study) -> Dataset:
     poset_only = [a.name for a in study.attributes
                   if a.poset is not None and POSETS[a.poset].build is not None and not POSETS[a.poset].uses_hierarchy]
     dataset = Dataset.create(frame, roles, hierarchies, source=source,
-                             without_hierarchy=poset_only if study.engine == "local" else (), population=population)
+                             without_hierarchy=poset_only if study.engine == "local" else (), population=population,
+                             input_sha256=digest)
     if not dataset.quasi_identifiers:
         raise ConfigError(f"{study.source}: no quasi-identifier: give at least one attribute role = \"quasi\"")
     return dataset

@@ -1,27 +1,16 @@
-"""The report's provenance: the release's provenance record (``workbench.export.provenance_record``), the input
-file's SHA-256, the versions of the packages that computed it, the config, and the commands that reproduce it."""
+"""The report's provenance: the release's provenance record (``workbench.export.provenance_record``), the input's
+name and SHA-256, the versions of the packages that computed it, the config, and the commands that reproduce it."""
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import shlex
 from typing import Any
 
-from workbench.config import Study, to_toml
+from workbench.config import to_toml
 from workbench.study import RunResult
 
 PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "altair", "vl-convert-python")
-
-
-def _file_hash(study: Study) -> str | None:
-    if study.data_path is None:
-        return None
-    digest = hashlib.sha256()
-    with open(study.data_path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _versions() -> dict[str, str]:
@@ -35,9 +24,10 @@ def _versions() -> dict[str, str]:
 
 
 def provenance_facts(result: RunResult, command: str) -> dict[str, Any]:
-    """The provenance section: the release's provenance record, the input file's hash, versions, the config and
-    the commands that reproduce the report and the release."""
-    from workbench.export import provenance_record
+    """The provenance section: the release's provenance record, the input's name and the SHA-256 of its bytes
+    (``export.input_record``, as the record gives them: a data file's, or an upload's bytes; no file is opened
+    here), versions, the config and the commands that reproduce the report and the release."""
+    from workbench.export import DATA_FILE, UPLOADED_BYTES, input_record, provenance_record
 
     study, release = result.study, result.release
     record = {}
@@ -46,8 +36,11 @@ def provenance_facts(result: RunResult, command: str) -> dict[str, Any]:
         record = provenance_record(release, seed=study.seed, config=dict(study.raw),
                                    measures={i: s.value for i, s in result.scores.items()},
                                    guarantee=result.guarantee, suppressed_policy=study.suppressed)
-    return {"record": record, "file_sha256": _file_hash(study), "data_path": str(study.data_path or ""),
-            "source": result.dataset.source, "versions": _versions() | dict(record.get("versions", {})),
+    given = dict(record.get("input") or input_record(result.dataset))
+    label = {UPLOADED_BYTES: "SHA-256 of the uploaded bytes", DATA_FILE: "input file SHA-256"}
+    return {"record": record, "file_sha256": given.get("file_sha256"),
+            "file_sha256_label": label.get(str(given.get("file_sha256_of")), "input file SHA-256"),
+            "source": given["source"], "versions": _versions() | dict(record.get("versions", {})),
             "config_toml": to_toml(study.raw), "seed": study.seed, "search_seed": study.search_seed,
             "command": command, "run_command": run_command(command)}
 

@@ -228,7 +228,7 @@ def _provenance(f: Facts) -> str:
     record = p["record"]
     pairs: list[tuple[str, object]] = [("created", record.get("created", "-")), ("input", p["source"])]
     if p["file_sha256"]:
-        pairs.append(("input file SHA-256", p["file_sha256"]))
+        pairs.append((p.get("file_sha256_label", "input file SHA-256"), p["file_sha256"]))
     pairs.append(("input content SHA-256 (the table's values)", record.get("input", {}).get("content_sha256", "-")))
     pairs += [("records", record.get("input", {}).get("records", "-")), ("shuffle seed", p["seed"]),
               ("search seed", p["search_seed"])]

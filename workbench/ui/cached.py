@@ -26,7 +26,7 @@ from workbench import policy
 from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
 from workbench.dependencies import dependency_warnings as find_dependency_warnings
-from workbench.errors import WorkbenchError
+from workbench.errors import DataError, WorkbenchError
 from workbench.hierarchy import Hierarchy
 from workbench.study import Progress, run
 from workbench.ui import state_upload as S
@@ -54,6 +54,8 @@ def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
     if dataset_key is not None:
         return session_dataset(dataset_key)
     raw = json.loads(config_json)
+    if "sample" not in raw.get("data", {}):  # a [data] path: the app never opens a file a client named
+        raise DataError("the app reads an embedded sample or the table uploaded in this session, never a data path")
     data_only = {key: raw[key] for key in ("data", "attributes") if key in raw}
     data_only["engine"] = {"kind": raw.get("engine", {}).get("kind", "lattice")}
     data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}

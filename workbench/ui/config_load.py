@@ -12,6 +12,7 @@ import streamlit as st
 import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.config_bundle import read_config_bytes
+from workbench.data import base_name, upload_name
 from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.ui import state, upload
@@ -56,14 +57,15 @@ def load_config(ws: dict[str, Any] | None) -> None:
     if upload.oversized(loaded, upload.MAX_CONFIG_MB):
         st.error(md(upload.oversized(loaded, upload.MAX_CONFIG_MB)))
         return
-    try:
-        study, files = read_config_bytes(loaded.getvalue(), loaded.name)
+    try:  # the client's name without any folder: it names the config in messages, never a path
+        study, files = read_config_bytes(loaded.getvalue(), upload_name(loaded.name))
     except WorkbenchError as exc:
         st.error(md(str(exc).splitlines()[0]))
         return
+    loaded_name = study.source
     marker = hashlib.sha256(loaded.getvalue()).hexdigest()
     if S.CONFIG_LOADED.get() == marker:
-        st.caption(f"{md(loaded.name)} is loaded.")
+        st.caption(f"{md(loaded_name)} is loaded.")
         for note in S.CONFIG_NOTES.get_or([]):  # kept across the reruns a load triggers
             st.warning(note)
         return
@@ -71,7 +73,7 @@ def load_config(ws: dict[str, Any] | None) -> None:
     refused = unrepresentable_settings(study)
     if refused:  # nothing of the config is applied: a widget would clamp or round a privacy parameter
         for problem in refused:
-            st.error(f"{md(loaded.name)}: {problem}")
+            st.error(f"{md(loaded_name)}: {problem}")
         return
     offered = LOCAL_OBJECTIVES if local else M.LATTICE_MEASURES  # the Anonymize page's objective choices
     state.AN_ENGINE.set(study.engine)  # the Anonymize page's settings
@@ -80,13 +82,13 @@ def load_config(ws: dict[str, Any] | None) -> None:
     notes = []
     ignored = unapplied_settings(study)
     if ignored:
-        notes.append(f"{md(loaded.name)}: {', '.join(ignored)} not applied in the app (it uses every row of the data, "
+        notes.append(f"{md(loaded_name)}: {', '.join(ignored)} not applied in the app (it uses every row of the data, "
                      "runs on this server's own workers, and the Export page sets the release options); "
                      "`workbench run` runs the config as written.")
     if study.objective in offered:
         (state.AN_LOCAL_OBJ if local else state.AN_OBJ).set(study.objective)
     else:
-        notes.append(f"{md(loaded.name)}: objective {md(repr(study.objective))} is not offered on the Anonymize "
+        notes.append(f"{md(loaded_name)}: objective {md(repr(study.objective))} is not offered on the Anonymize "
                      f"page (it has no fast path there); choose one of {', '.join(offered)}, or run the config with "
                      "`workbench run`.")
     S.CONFIG_NOTES.set(notes)
@@ -96,13 +98,14 @@ def load_config(ws: dict[str, Any] | None) -> None:
         S.PENDING_DATASET.set(study.sample)  # the Dataset box is already drawn in this run
         S.CONFIG_LOADED.set(marker)
         st.rerun()
-    if ws is None or study.data_path is None or study.data_path.name != ws["name"]:
-        wanted = study.data_path.name if study.data_path else "the data"
-        st.warning(md(f"{loaded.name} is for {wanted}: upload that file first, then load the config again."))
+    wanted = base_name(str(study.raw["data"]["path"])) if study.data_path is not None else ""
+    if ws is None or wanted != ws["name"]:  # the config's data file by its base name; nothing is opened
+        wanted = wanted or "the data"
+        st.warning(md(f"{loaded_name} is for {wanted}: upload that file first, then load the config again."))
         return
     missing = [c for c in (a.name for a in study.attributes) if c not in ws["roles"]]
     if missing:
-        st.error(md(f"{loaded.name}: {', '.join(map(repr, missing))} not a column of {ws['name']}"))
+        st.error(md(f"{loaded_name}: {', '.join(map(repr, missing))} not a column of {ws['name']}"))
         return
     # the config's attribute order is the quasi-identifier order; columns it does not list are insensitive
     listed = {a.name: a.role or ws["roles"][a.name] for a in study.attributes}
@@ -115,17 +118,17 @@ def load_config(ws: dict[str, Any] | None) -> None:
         elif spec.hierarchy is not None:
             rel = spec.hierarchy.as_posix().removeprefix("./")
             if rel not in files:
-                st.warning(md(f"{loaded.name}: hierarchy file {rel} of {spec.name!r} is not in the upload; "
+                st.warning(md(f"{loaded_name}: hierarchy file {rel} of {spec.name!r} is not in the upload; "
                               "import it on the Hierarchies page"))
                 continue
             ws["hierarchies"][spec.name] = {"mode": "arx", "text": files[rel], "file": rel.split("/")[-1]}
         if spec.poset in upload.POSETS:
             ws["posets"][spec.name] = spec.poset
         elif spec.poset:
-            notes.append(f"{md(loaded.name)}: poset {md(repr(spec.poset))} of {md(repr(spec.name))} needs a poset "
+            notes.append(f"{md(loaded_name)}: poset {md(repr(spec.poset))} of {md(repr(spec.name))} needs a poset "
                          f"file, which the app does not take; {md(repr(spec.name))} uses the tree poset here "
                          "(`workbench run` runs the config as written).")
             st.warning(notes[-1])
     upload.set_role_widgets(ws)
     S.CONFIG_LOADED.set(marker)
-    st.success(f"{md(loaded.name)} loaded: roles, hierarchies and settings applied.")
+    st.success(f"{md(loaded_name)} loaded: roles, hierarchies and settings applied.")

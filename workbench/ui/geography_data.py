@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench import geography
-from workbench.data import read_table_bytes
+from workbench.data import base_name, read_table_bytes, upload_name
 from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.samples import GEO_POINTS, load_sample
@@ -128,19 +128,20 @@ def _uploaded_points() -> tuple[str, str, Any] | None:
                             type=["csv", "tsv", "txt", "xlsx", "parquet"], key=POINTS_UPLOAD,
                             max_upload_size=MAX_POINTS_MB)
     if file is not None:
+        name = base_name(file.name)  # the client's name without any folder: a label, never a path
         too_big = oversized(file, MAX_POINTS_MB)
         if too_big:
             state.GEO_POINTS.pop()
-            return file.name, "", too_big
+            return name, "", too_big
         content = file.getvalue()
         sha = hashlib.sha256(content).hexdigest()
         stored = state.GEO_POINTS.get()
-        if stored is None or stored[1] != sha:
+        if stored is None or stored[1] != sha or stored[0] != name:
             try:
-                parsed: Any = geography.points_from_frame(read_table_bytes(content, file.name), file.name)
+                parsed: Any = geography.points_from_frame(read_table_bytes(content, upload_name(file.name)), name)
             except WorkbenchError as exc:
                 parsed = str(exc).splitlines()[0]
-            state.GEO_POINTS.set((file.name, sha, parsed))
+            state.GEO_POINTS.set((name, sha, parsed))
     return state.GEO_POINTS.get()
 
 

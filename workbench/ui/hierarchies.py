@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from workbench.data import base_name
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import (
     BUILDER_KINDS,
@@ -188,14 +189,15 @@ def _edit(ws: dict[str, Any], column: str) -> None:
             st.error(md(upload.oversized(file, upload.MAX_HIERARCHY_MB)))
             return
         if file is not None:
+            name = base_name(file.name) or "hierarchy.csv"  # a label, never a path (docs/deploy.md)
             try:
                 text = file.getvalue().decode("utf-8-sig")
             except UnicodeDecodeError as exc:  # recorded, so the column is not ready (no earlier file is used)
-                error = f"{file.name}: not UTF-8 text (byte {exc.start} cannot be decoded)"
-                ws["hierarchies"][column] = {"mode": "arx", "error": error, "file": file.name}
+                error = f"{name}: not UTF-8 text (byte {exc.start} cannot be decoded)"
+                ws["hierarchies"][column] = {"mode": "arx", "error": error, "file": name}
                 st.error(md(error))
                 return
-            ws["hierarchies"][column] = {"mode": "arx", "text": text, "file": file.name}
+            ws["hierarchies"][column] = {"mode": "arx", "text": text, "file": name}
         elif not current or current["mode"] != "arx":
             st.info("Choose a file to import.")
             return

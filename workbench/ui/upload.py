@@ -12,7 +12,16 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config_bundle import hierarchy_paths
-from workbench.data import Dataset, encoding_note, profile, read_table_bytes, row_names_note, suggest_roles
+from workbench.data import (
+    Dataset,
+    base_name,
+    encoding_note,
+    profile,
+    read_table_bytes,
+    row_names_note,
+    suggest_roles,
+    upload_name,
+)
 from workbench.errors import WorkbenchError
 from workbench.hierarchy import Hierarchy, build_hierarchy, suggest_spec
 from workbench.ui import cached, format
@@ -31,7 +40,8 @@ def oversized(file: Any, limit_mb: int) -> str | None:
     """The message for an upload larger than ``limit_mb`` (checked here too: the widget's own limit is enforced
     by the browser, which a client need not be), None when it fits."""
     if file.size > limit_mb * 2**20:
-        return f"{file.name} is {file.size / 2**20:,.1f} MB; this upload takes at most {limit_mb} MB"
+        name = base_name(file.name) or "the file"
+        return f"{name} is {file.size / 2**20:,.1f} MB; this upload takes at most {limit_mb} MB"
     return None
 POSETS = {"tree": "the hierarchy as a tree (default)", "range": "numeric ranges [a, b] (Katirai)",
           "power": "sets of bits (Katirai's power poset)", "date_of_birth": "dates of birth: granularity + age band"}
@@ -178,7 +188,8 @@ def session_source() -> Source | None:
     if digest not in S.DATASETS.get_or({}):
         roles = {c: ws["roles"][c] for c in attributes}
         try:
-            dataset = Dataset.create(ws["frame"], roles, hierarchies, source=ws["name"])
+            dataset = Dataset.create(ws["frame"], roles, hierarchies, source=ws["name"], input_sha256=ws["sha"],
+                                     uploaded=True)  # the provenance names the upload by its bytes, never a path
         except WorkbenchError as exc:
             S.PROBLEM.set(str(exc).splitlines()[0])
             return None
@@ -236,20 +247,26 @@ def _roles(ws: dict[str, Any]) -> dict[str, str] | None:
 
 def take_upload() -> str | None:
     """Make the table in the upload widget the session's workspace (a new table starts a new workspace); called
-    before the Dataset box is drawn, so the box names the table just uploaded. Returns the upload's error, if any."""
+    before the Dataset box is drawn, so the box names the table just uploaded. Returns the upload's error, if any.
+    The table is named by the base name of the name the browser sent (``data.upload_name``) and identified by the
+    SHA-256 of its bytes: nothing the client sent ever becomes a path on the server."""
     upload = S.UPLOAD.get()
     if upload is None or not hasattr(upload, "getvalue"):
         return None
     if oversized(upload, MAX_MB):
         return oversized(upload, MAX_MB)
+    try:
+        name = upload_name(upload.name)  # the client's name, without any folder: a label, never a path
+    except WorkbenchError as exc:
+        return str(exc)
     content = upload.getvalue()
     sha = hashlib.sha256(content).hexdigest()
-    frame = _read(content, upload.name, sha)
+    frame = _read(content, name, sha)
     if isinstance(frame, str):
         return frame
     ws = workspace()
     if ws is None or ws["sha"] != sha:
-        _start(frame, upload.name, sha)
+        _start(frame, name, sha)
         S.PENDING_DATASET.set("uploaded")  # the analyst works on the table just uploaded
     return None
 
