@@ -96,15 +96,16 @@ def test_data_path_flows_one_way():
 # The library's public modules: what the app may import (the engines' packages, workbench.lattice and
 # workbench.local, and the measures' modules stay behind them). docs/architecture.md lists the same set.
 PUBLIC_MODULES = {
-    "workbench", "workbench.attack_checks", "workbench.attacks", "workbench.catalog", "workbench.compare",
-    "workbench.config", "workbench.config_bundle",
+    "workbench", "workbench.risk.attack_checks", "workbench.risk.attacks", "workbench.catalog", "workbench.compare",
+    "workbench.config", "workbench.config.bundle",
     "workbench.data",
-    "workbench.dependencies", "workbench.errors", "workbench.export", "workbench.geography", "workbench.guarantees",
-    "workbench.hierarchy", "workbench.lattice_views", "workbench.model_degradation", "workbench.model_satisfaction",
-    "workbench.node_details",
-    "workbench.output",
+    "workbench.risk.dependencies", "workbench.errors", "workbench.release.export", "workbench.geo.scored",
+    "workbench.release.guarantees",
+    "workbench.hierarchy", "workbench.views.lattice", "workbench.compare.degradation", "workbench.views.satisfaction",
+    "workbench.views.node_details",
+    "workbench.release.output",
     "workbench.policy", "workbench.report", "workbench.risk", "workbench.samples", "workbench.study",
-    "workbench.unique_combinations", "workbench.walkthrough", "measures",
+    "workbench.risk.combinations", "workbench.walkthrough", "measures",
 }
 
 

@@ -1,4 +1,4 @@
-"""The report's provenance: the release's provenance record (``workbench.export.provenance_record``), the input
+"""The report's provenance: the release's provenance record (``workbench.release.export.provenance_record``), the input
 file's SHA-256, the versions of the packages that computed it, the config, and the commands that reproduce it."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _versions() -> dict[str, str]:
 def provenance_facts(result: RunResult, command: str) -> dict[str, Any]:
     """The provenance section: the release's provenance record, the input file's hash, versions, the config and
     the commands that reproduce the report and the release."""
-    from workbench.export import provenance_record
+    from workbench.release.export import provenance_record
 
     study, release = result.study, result.release
     record = {}
