@@ -209,7 +209,7 @@ BUILT_IN: frozenset[str] = frozenset(MEASURES)
 def register(measure: Measure) -> None:
     """Add a measure to the registry (``MEASURES``, and ``LATTICE_MEASURES`` when it has a node path). The ids of
     the built-in measures are a contract and cannot be taken; any other id is replaced (the caller,
-    ``workbench.plugins``, decides which replacements it allows)."""
+    ``workbench.config.plugins``, decides which replacements it allows)."""
     if measure.id in BUILT_IN:
         raise ValueError(f"measure id {measure.id!r} is a built-in measure's")
     MEASURES[measure.id] = measure

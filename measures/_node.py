@@ -134,7 +134,7 @@ class NodeClasses:
     ``class_codes[e, j]`` is class e's code in column j at level ``levels[j]`` (the codes of
     ``domains[j].level_codes[:, levels[j]]``); ``class_sizes[e]`` its number of records. ``class_codes`` is
     given as the matrix, or as a ``CodesOf`` that decodes it on demand (a packed-key frequency set,
-    ``workbench.lattice_sweep``): the built-in measures only decode the classes they read (``codes_of``).
+    ``workbench.views.sweep``): the built-in measures only decode the classes they read (``codes_of``).
     """
 
     levels: tuple[int, ...]
@@ -149,7 +149,7 @@ class NodeClasses:
                  cells: Callable[[], Generalized] | None = None, *,
                  known: Known | None = None) -> None:
         """``known``: the node's records, suppressed-class mask, suppressed records and ``suppressed_flat`` computed
-        for many nodes at once (``workbench.lattice_sweep.suppression``); they must equal what the properties
+        for many nodes at once (``workbench.views.sweep.suppression``); they must equal what the properties
         would compute."""
         self.__dict__.update(levels=levels, class_sizes=class_sizes, domains=domains, k=k, suppress=suppress,
                              cells=cells)  # frozen: set once, here

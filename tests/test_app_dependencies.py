@@ -1,4 +1,4 @@
-"""The Data page warns when a released column gives a quasi-identifier back (workbench.dependencies)."""
+"""The Data page warns when a released column gives a quasi-identifier back (workbench.risk.dependencies)."""
 
 from __future__ import annotations
 

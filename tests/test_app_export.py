@@ -95,7 +95,7 @@ def test_a_release_without_suppressed_records_offers_no_choice() -> None:
 
 # ---------------------------------------------------------------------------------------------- file names
 def test_file_names_say_the_dataset_and_the_rule_and_are_safe() -> None:
-    from workbench.output import release_file_stem, safe_name
+    from workbench.release.output import release_file_stem, safe_name
 
     assert release_file_stem({"data": {"path": "wages1985.csv"}, "privacy": {"k": 5}}) == "wages1985-k5"
     l3 = {"k": 5, "l_diversity": {"attribute": "diagnosis", "l": 3}}

@@ -107,7 +107,7 @@ def _registry_like():
     from _random_tables import random_dataset
 
     from workbench.config import Study
-    from workbench.node_details import node_details
+    from workbench.views.node_details import node_details
 
     ds = random_dataset(21, max_rows=40, max_qis=3)
     study = Study(source="t", base_dir=Path("."), data_path=None, separator=None, sample=None, rows=None,
@@ -145,10 +145,10 @@ def test_contribution_chart_spec_and_bad_input():
 
 
 def test_per_height_summary_and_chart():
-    from workbench.lattice_views import lattice_table
-    from workbench.node_details import lattice_by_height
     from workbench.study import evaluator_for
     from workbench.ui.node_charts import lattice_levels_chart, neighbour_edges
+    from workbench.views.lattice import lattice_table
+    from workbench.views.node_details import lattice_by_height
 
     ds, study, _ = _registry_like()
     table = lattice_table(evaluator_for(study, ds))
@@ -177,9 +177,9 @@ def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
     node (the library's brute-force node table minimum, 474,388) and Flash's different node, not proven
     optimal."""
     from workbench.config import load_study
-    from workbench.lattice_views import lattice_table
     from workbench.study import evaluator_for, load_dataset
     from workbench.ui.format import md
+    from workbench.views.lattice import lattice_table
 
     at = AppTest.from_file(APP, default_timeout=300).run()
     at.selectbox(key="dataset").select("registry").run()
@@ -208,8 +208,8 @@ def _walk(spec: object):
 
 
 def _hasse_spec(color: str = "status", selected: str | None = None) -> tuple[dict, object]:
-    from workbench.lattice_views import lattice_overview
     from workbench.ui.charts import hasse_chart, hasse_edges, hasse_layout
+    from workbench.views.lattice import lattice_overview
 
     ds, study, _ = _registry_like()
     table, _ = lattice_overview(study, ds)

@@ -15,7 +15,7 @@ import measures as M
 import workbench as wb
 from tests._app import APP, goto, ready_own_table
 from workbench.config import study_from_dict
-from workbench.model_satisfaction import ALL_MODELS, K_ANONYMITY, model_satisfaction, satisfaction_by_height
+from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY, model_satisfaction, satisfaction_by_height
 
 
 def _chart(at: AppTest) -> tuple[dict, dict[str, pd.DataFrame]]:
@@ -145,7 +145,7 @@ def test_the_hasse_chart_colours_a_boolean_rule_green_or_grey() -> None:
 
 # ---------------------------------------------------------------------------------------------- measures' marks
 def _overview(study, ds):
-    from workbench.lattice_views import lattice_overview
+    from workbench.views.lattice import lattice_overview
 
     return lattice_overview(study, ds)
 

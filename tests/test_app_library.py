@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests._random_tables import random_dataset, random_node
 from workbench import cli
 from workbench.config import study_from_dict
-from workbench.config_bundle import config_bundle, read_config_bytes
+from workbench.config.bundle import config_bundle, read_config_bytes
 from workbench.data import Dataset
 from workbench.errors import ConfigError, HierarchyError
 from workbench.hierarchy.builders import build_hierarchy, groupings_from_table

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests._app import goto
-from workbench.config_bundle import config_bundle, read_config_bytes
+from workbench.config.bundle import config_bundle, read_config_bytes
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import measures as M
 from tests._app import APP, goto
-from workbench.output import MISSING_TOKEN
+from workbench.release.output import MISSING_TOKEN
 
 READABLE = re.compile(r"^-?\d{1,3}(,\d{3})*(\.\d+)?$")  # 7,104,826 or 0.789: no exponent, separators
 

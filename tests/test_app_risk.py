@@ -120,7 +120,7 @@ def test_risk_against_utility_shows_the_library_points_and_front() -> None:
 def test_unique_combinations_of_the_input_and_the_release() -> None:
     """The combinations table of the input, then of the last run's release (suppressed records ``*``), as
     ``unique_combinations`` computes them (tested against a row count in test_risk)."""
-    from workbench.unique_combinations import unique_combinations
+    from workbench.risk.combinations import unique_combinations
 
     at = _risk_page("teaching")
     sample = load_sample("teaching")
@@ -138,8 +138,8 @@ def test_unique_combinations_of_the_input_and_the_release() -> None:
 def test_attacks_section_before_and_after_a_run() -> None:
     """Before a run: the input's values rarer than k (the library's report) with the tables without them; after a
     run: the attacks on its release as ``check_attacks`` computes them."""
-    from workbench import attacks
-    from workbench.attack_checks import check_attacks
+    from workbench.risk import attacks
+    from workbench.risk.attack_checks import check_attacks
 
     with captured_downloads() as seen:  # the tables without the rare values: produced on click
         at = _risk_page("teaching")
@@ -166,10 +166,10 @@ def test_attacks_section_before_and_after_a_run() -> None:
     assert table.result[0].startswith(f"{comp['below_k']:,} of {comp['records']:,} records")
     assert str(checks["unsorted_matching_same_seed"]["reidentified"]) in table.result[1]
     # the caption under the table says what its figures show, counted here from the writer's own row order
-    from workbench.attack_checks import second_node
-    from workbench.export import row_order
     from workbench.privacy.build import admissibility_for
     from workbench.release import Release
+    from workbench.release.export import row_order
+    from workbench.risk.attack_checks import second_node
 
     other = Release.from_node(result.dataset, second_node(result.study, result.dataset, result.release),
                               result.study.k, result.study.max_suppression, "second",

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from tests._app import goto
 from workbench import cli
 from workbench.config import MAX_K
-from workbench.config_bundle import (
+from workbench.config.bundle import (
     BUNDLE_MAX_MEMBER_BYTES,
     BUNDLE_MAX_MEMBERS,
     BUNDLE_MAX_TOTAL_BYTES,

@@ -1,5 +1,5 @@
-"""Attacks on releases (workbench/attacks.py) against hand computation on small tables and brute force: rare values,
-unsorted matching and the release writer's row order, complementary releases, and the matching attack on
+"""Attacks on releases (workbench/risk/attacks.py) against hand computation on small tables and brute force: rare
+values, unsorted matching and the release writer's row order, complementary releases, and the matching attack on
 k-ambiguous (overlapping local) releases."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 
 from tests._random_tables import random_dataset
-from workbench import attacks
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.hierarchy.tree import Hierarchy
 from workbench.release import Release
+from workbench.risk import attacks
 from workbench.study import run
 
 
@@ -108,7 +108,7 @@ def test_the_writer_shuffles_each_release_by_its_own_content() -> None:
 
 def test_chance_of_sharing_rows_is_the_fixed_points_of_a_permutation() -> None:
     """Montmort's rencontres, counted by brute force over every permutation of 6 rows."""
-    from workbench.attack_checks import chance_of_sharing
+    from workbench.risk.attack_checks import chance_of_sharing
 
     perms = list(itertools.permutations(range(6)))
     fixed = [sum(p[i] == i for i in range(6)) for p in perms]
@@ -119,7 +119,7 @@ def test_chance_of_sharing_rows_is_the_fixed_points_of_a_permutation() -> None:
 
 def _finding(first: Release, second: Release, orders: tuple[np.ndarray, ...]) -> str | None:
     """The row-order sentence of two releases written in ``orders`` (seed 0) and (seed 1)."""
-    from workbench.attack_checks import row_order_finding
+    from workbench.risk.attack_checks import row_order_finding
 
     def joined(a: np.ndarray, b: np.ndarray) -> dict[str, object]:
         files = [r.table().iloc[o].reset_index(drop=True) for r, o in ((first, a), (second, b))]
@@ -209,9 +209,9 @@ def test_risk_attacks_cli_text_and_json(capsys) -> None:
 
     from tests.conftest import ROOT
     from workbench import study as S
-    from workbench.attack_checks import check_attacks
     from workbench.cli import main
     from workbench.config import load_study
+    from workbench.risk.attack_checks import check_attacks
 
     config = str(ROOT / "sample_configs" / "teaching.toml")
     assert main(["risk", config, "--attacks", "--json"]) == 0
@@ -220,8 +220,8 @@ def test_risk_attacks_cli_text_and_json(capsys) -> None:
     result = S.run(study)
     assert shown == json.loads(json.dumps(check_attacks(study, result.dataset, result.release).to_dict()))
     same = shown["unsorted_matching_same_seed"]  # each file shuffled by its own content: rows pair by chance only
-    from workbench.attack_checks import second_node
     from workbench.privacy.build import admissibility_for
+    from workbench.risk.attack_checks import second_node
 
     node = second_node(study, result.dataset, result.release)
     other = Release.from_node(result.dataset, node, study.k, study.max_suppression, "second",

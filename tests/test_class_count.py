@@ -23,15 +23,15 @@ from tests._app import APP, captured_downloads, goto
 from tests._cli import call
 from workbench import cli
 from workbench.config import Study, load_study
-from workbench.display import esc, fmt, summary_line
-from workbench.lattice_views import lattice_table
-from workbench.node_details import node_details
 from workbench.report.facts import Facts, _release, _risk
 from workbench.report.render import RISK_LABELS
 from workbench.report.render import _release as release_section
 from workbench.report.render import _risk as risk_section
 from workbench.risk import risk_of_release
 from workbench.study import evaluator_for, load_dataset
+from workbench.views.display import esc, fmt, summary_line
+from workbench.views.lattice import lattice_table
+from workbench.views.node_details import node_details
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = ROOT / "sample_configs" / "registry.toml"

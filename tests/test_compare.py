@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from workbench import compare, model_degradation
+from workbench import compare
 from workbench.cli import main
+from workbench.compare import degradation as model_degradation
 from workbench.config import load_study
 from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
@@ -175,7 +176,7 @@ def test_candidates_match_every_node_evaluated(seed, k, sup):
     assert compare.lattice_candidates(study, ds, "all") == admissible
     assert compare.lattice_candidates(study, ds, "k_minimal") == minimal
     top = compare.lattice_candidates(study, ds, "top", top_n=3)
-    from workbench.lattice_views import lattice_table
+    from workbench.views.lattice import lattice_table
 
     table = lattice_table(ev, [study.objective])
     best = table[table.k_anonymous].sort_values([study.objective, "rank"]).head(3)

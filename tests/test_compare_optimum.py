@@ -24,10 +24,10 @@ from workbench.config import Study, load_study
 from workbench.data import Dataset
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.space import Lattice
-from workbench.lattice_views import lattice_table
 from workbench.objective import score_release, target_codes
 from workbench.release import Release
 from workbench.study import evaluator_for, load_dataset, search
+from workbench.views.lattice import lattice_table
 
 ALL_IDS = ("height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm", "loss",
            "vinterbo", "col_mi", "pmi", "nmi")
@@ -176,7 +176,7 @@ def test_lattice_overview_marks_the_optimum_over_every_node_whatever_the_search(
     """Flash run with a non-monotone objective (allowed, not proven optimal): the node marked "optimum" is the
     brute-force minimum over every admissible node (the lowest, then first, of the nodes attaining it), and
     Flash's own node, when it is another one, is marked as the search's result."""
-    from workbench.lattice_views import SEARCH_RESULT, lattice_overview
+    from workbench.views.lattice import SEARCH_RESULT, lattice_overview
 
     study, ds = _random_study(seed, k, sup)
     if ds.n < k:
@@ -213,7 +213,7 @@ def test_lattice_overview_marks_the_optimum_over_every_node_whatever_the_search(
 def test_lattice_overview_on_the_registry_flash_with_dm():
     """Registry, k = 5, 5 %: Flash with dm returns a node scoring 1,812,315 (not proven optimal); the node
     marked optimum scores 474,388, the minimum of dm over the node table's k-anonymous rows."""
-    from workbench.lattice_views import SEARCH_RESULT, lattice_overview
+    from workbench.views.lattice import SEARCH_RESULT, lattice_overview
 
     study = load_study(ROOT / "sample_configs" / "registry.toml",
                        ["privacy.k=5", "privacy.max_suppression=0.05", "engine.algorithm=flash",

@@ -1,6 +1,6 @@
 """Every CSV file the workbench writes is safe to open in a spreadsheet: the release, the value mappings, the
 tables of ``workbench compare --out``, the region map of ``workbench geo --out`` and the Risk page's tables without
-rare values all go through one writer (``workbench.output.table_csv``), which gives a formula-like text cell or
+rare values all go through one writer (``workbench.release.output.table_csv``), which gives a formula-like text cell or
 column name a leading ``'`` (OWASP's rule for CSV injection) and leaves numbers such as ``-2`` or ``+1`` as they
 are. Each file is read back with the csv module and every cell checked against the rule written out here."""
 
@@ -65,7 +65,7 @@ def _hostile_study(folder: Path) -> Path:
 
 
 def test_the_rule_leaves_numbers_and_escapes_the_rest() -> None:
-    from workbench.output import table_csv
+    from workbench.release.output import table_csv
 
     data = table_csv(pd.DataFrame({FORMULAS[0]: HOSTILE, "n": [-2.5, 1, 0, 3, 4, 5]}))
     assert unescaped(data) == []
@@ -92,8 +92,8 @@ def test_every_csv_the_cli_writes_escapes_formulas_in_cells_and_names(tmp_path: 
 
 
 def test_the_value_mappings_and_the_tables_without_rare_values_escape_both_columns(tmp_path: Path) -> None:
-    from workbench.attack_checks import without_rare_csv
     from workbench.config import load_study
+    from workbench.risk.attack_checks import without_rare_csv
     from workbench.study import run
 
     study = load_study(_hostile_study(tmp_path))

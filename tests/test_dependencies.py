@@ -1,4 +1,4 @@
-"""The guard against released columns that give a quasi-identifier back (workbench.dependencies): brute force
+"""The guard against released columns that give a quasi-identifier back (workbench.risk.dependencies): brute force
 on random tables with planted dependencies, alone and in combinations (sums, differences, pairs that determine
 a level), the registry sample (whose district coordinates did), and the warning in `workbench run`."""
 
@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from tests._random_tables import random_hierarchy
 from workbench import cli
 from workbench.data import Dataset
-from workbench.dependencies import (
+from workbench.hierarchy.tree import Hierarchy
+from workbench.risk.dependencies import (
     COEFFICIENTS,
     RELEASED_ROLES,
     Determination,
@@ -30,7 +31,6 @@ from workbench.dependencies import (
     dependency_warnings,
     determinations,
 )
-from workbench.hierarchy.tree import Hierarchy
 from workbench.samples import load_sample
 from workbench.samples import registry as registry_module
 
@@ -503,7 +503,7 @@ def test_run_warns_when_released_columns_recompute_a_quasi_identifier(tmp_path: 
 
 def test_the_report_warns_beside_the_verified_guarantee(tmp_path: Path):
     import workbench as wb
-    from workbench.display import esc
+    from workbench.views.display import esc
 
     study = wb.load_study(_wage_config(tmp_path))
     report = wb.build_report(study)

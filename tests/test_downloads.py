@@ -2,9 +2,10 @@
 
 Streamlit stores a download under an id made of its length, mimetype, file name and, above 1 MiB, only the first,
 middle and last 64 KiB of its bytes; an identical id serves the file stored first. The Export page names each file
-with a digest of its whole content keyed with a secret of the session (``workbench.output.download_name``). Checked
-through Streamlit's own storage class, and end to end with two browser contexts (Debian's chromium, Playwright)
-exporting same-named releases over 1 MiB that differ only in 40 cells away from the sampled windows.
+with a digest of its whole content keyed with a secret of the session
+(``workbench.release.output.download_name``). Checked through Streamlit's own storage class, and end to end
+with two browser contexts (Debian's chromium, Playwright) exporting same-named releases over 1 MiB that differ only
+in 40 cells away from the sampled windows.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from streamlit.runtime.media_file_storage import MediaFileKind, MediaFileStorage
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from tests._server import CHROMIUM, FLAGS, free_port, local_args, streamlit_server
-from workbench.output import download_name
+from workbench.release.output import download_name
 from workbench.ui import served_once
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,11 +145,11 @@ NOTE = 90  # characters of the insensitive note column: every row has the same l
 
 def _tables(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, list[str], list[str]]:
     """Two analysts' tables of identical records (one released row, repeated) except for the note of two records,
-    chosen so that the release's shuffle (``workbench.export.row_order``: the seed and the release's content) puts
-    them away from Streamlit's sampled windows at both ends of each file: the files then agree in every sampled
-    byte, the case Streamlit's ids confuse. Written to ``folder``/a and ``folder``/b."""
+    chosen so that the release's shuffle (``workbench.release.export.row_order``: the seed and the release's
+    content) puts them away from Streamlit's sampled windows at both ends of each file: the files then agree in
+    every sampled byte, the case Streamlit's ids confuse. Written to ``folder``/a and ``folder``/b."""
     from workbench.config import load_study
-    from workbench.export import row_order
+    from workbench.release.export import row_order
     from workbench.study import run
 
     frame = pd.DataFrame({"patient": [f"P{i:06d}" for i in range(ROWS)], "age": "40", "sex": "F",

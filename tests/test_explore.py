@@ -1,4 +1,4 @@
-"""``workbench explore`` (workbench.exploration): monotonicity counts, worst edges, k-minimal optima, ranges and
+"""``workbench explore`` (workbench.views.exploration): monotonicity counts, worst edges, k-minimal optima, ranges and
 Kendall τ-b against a brute force over every pair of nodes of small random tables, each node scored cell by cell
 on its release; the registry sample's figures; the JSON contract and the CLI."""
 
@@ -178,7 +178,7 @@ def test_the_two_measure_pareto_front_is_the_general_one():
     import pandas as pd
 
     from workbench import compare
-    from workbench.exploration import pareto_2d
+    from workbench.views.exploration import pareto_2d
 
     rng = np.random.default_rng(7)
     for _ in range(300):

@@ -11,7 +11,7 @@ import pytest
 
 from tests._random_tables import random_dataset
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice_views import lattice_table
+from workbench.views.lattice import lattice_table
 
 
 @pytest.mark.parametrize("seed", [1, 7, 23, 40, 2])

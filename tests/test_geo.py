@@ -11,15 +11,15 @@ import pandas as pd
 import pytest
 
 from measures.geography import GEO_MEASURES, compactness, discernibility, geo_entropy
-from workbench import geography
 from workbench.data import Dataset
 from workbench.errors import ConfigError, DataError
 from workbench.geo import engine
+from workbench.geo import scored as geography
 from workbench.geo.aggregation import adjacency, geoleader_like, nearest_site, vbas
 from workbench.geo.placement import balanced_density, cells_of_row, cells_per_row, round_half_up, walk
 from workbench.geo.points import points_from_frame
+from workbench.release.verify import SUPPRESSED
 from workbench.samples import province
-from workbench.verify import SUPPRESSED
 
 
 # ---------------------------------------------------------------------------------------------- placement

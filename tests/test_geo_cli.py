@@ -12,8 +12,8 @@ import pytest
 from tests._cli import call
 from workbench.config import load_study
 from workbench.errors import ConfigError
+from workbench.release.verify import SUPPRESSED
 from workbench.samples import province
-from workbench.verify import SUPPRESSED
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_CONFIG = ROOT / "sample_configs" / "province_geo.toml"

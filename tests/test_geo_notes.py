@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from tests._cli import call
-from workbench import geography
 from workbench.data import Dataset
-from workbench.geography import points_from_frame
+from workbench.geo import scored as geography
+from workbench.geo.scored import points_from_frame
 from workbench.hierarchy.builders import groupings
 from workbench.samples import province
 

@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import geography
 from workbench.config import load_study
 from workbench.errors import ConfigError
+from workbench.geo import scored as geography
 from workbench.geo.config import geo_spec
 from workbench.geo.engine import load_problem
+from workbench.release.verify import SUPPRESSED
 from workbench.samples import load_sample, region_points, registry_geo
 from workbench.samples import registry as registry_module
-from workbench.verify import SUPPRESSED
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "sample_configs" / "registry_geo.toml"

@@ -1,4 +1,4 @@
-"""The packed-key pass behind ``lattice_table`` (``workbench.lattice_sweep``): every node's classes equal the ones
+"""The packed-key pass behind ``lattice_table`` (``workbench.views.sweep``): every node's classes equal the ones
 grouped from the records, the suppression counted for many nodes at once equals what ``NodeClasses`` computes for
 one, and the node table equals the one built node by node through the evaluator's cache."""
 
@@ -14,10 +14,10 @@ from tests.conftest import ROOT
 from tests.test_grouping import _wide_table
 from workbench.config import load_study
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice_sweep import chunks, packed_sets, suppression
-from workbench.lattice_views import lattice_table
 from workbench.objective import NodeScorer
 from workbench.study import evaluator_for, load_dataset
+from workbench.views.lattice import lattice_table
+from workbench.views.sweep import chunks, packed_sets, suppression
 
 
 @pytest.mark.parametrize("seed", [0, 1, 7, 23, 40])

@@ -31,7 +31,7 @@ def _registry_solutions():
 
 
 def test_degradation_in_threads_reports_every_fold_and_matches_the_processes():
-    from workbench.model_degradation import add_degradation
+    from workbench.compare.degradation import add_degradation
 
     study, dataset, table = _registry_solutions()
     rows = [int(i) for i in table.index[:2]]
@@ -57,7 +57,7 @@ def test_degradation_in_threads_reports_every_fold_and_matches_the_processes():
 
 
 def test_a_progress_callback_that_raises_stops_degradation_within_a_fold():
-    from workbench.model_degradation import add_degradation
+    from workbench.compare.degradation import add_degradation
 
     study, dataset, table = _registry_solutions()
     rows = [int(i) for i in table.index[:2]]
@@ -82,7 +82,7 @@ def _slow_degradation(monkeypatch, started: threading.Event, stopped: list[str],
     cancelled: its report raises)."""
     import pandas as pd
 
-    from workbench import model_degradation
+    from workbench.compare import degradation as model_degradation
 
     def fake(df, study, dataset, rows=None, classifiers=(), folds=5, n_jobs=2, progress=None, prefer="processes"):
         assert prefer == "threads" and progress is not None

@@ -22,8 +22,8 @@ from workbench.config import load_study
 from workbench.data import Dataset, profile, read_table
 from workbench.errors import HierarchyError
 from workbench.hierarchy import MISSING, Hierarchy, build_hierarchy, suggest_spec
-from workbench.output import mark_missing
 from workbench.release import Release
+from workbench.release.output import mark_missing
 from workbench.study import load_dataset, run
 
 QIS = ["age", "income", "education", "sex"]

@@ -15,12 +15,12 @@ from tests.test_delta_presence import _population, _subset_dataset
 from tests.test_delta_presence import _study as _delta_study
 from tests.test_privacy import REF, _study, _table, ref_violates
 from workbench.data import Dataset
-from workbench.lattice_views import lattice_table
-from workbench.model_satisfaction import ALL_MODELS, K_ANONYMITY, model_satisfaction, satisfaction_by_height
 from workbench.privacy.base import Admissibility
 from workbench.privacy.build import admissibility_for
 from workbench.release import Release
 from workbench.study import evaluator_for
+from workbench.views.lattice import lattice_table
+from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY, model_satisfaction, satisfaction_by_height
 
 MODELS = {
     "distinct": {"l_diversity": {"attribute": "s", "variant": "distinct", "l": 2}},

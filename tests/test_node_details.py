@@ -1,4 +1,4 @@
-"""Node drill-down (workbench.node_details) against independent references: the cell-level measures of the
+"""Node drill-down (workbench.views.node_details) against independent references: the cell-level measures of the
 node's Release (measures.score, as score_release does) and brute force with pandas on small random tables."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import measures as M
 from workbench.config import Study
 from workbench.errors import ConfigError
 from workbench.lattice.space import Lattice
-from workbench.lattice_views import lattice_table
-from workbench.node_details import DECOMPOSITION, NOT_DECOMPOSABLE, node_details, node_diff
 from workbench.release import Release
 from workbench.study import evaluator_for
+from workbench.views.lattice import lattice_table
+from workbench.views.node_details import DECOMPOSITION, NOT_DECOMPOSABLE, node_details, node_diff
 
 
 def _study(k: int, max_suppression: float = 0.0) -> Study:

@@ -25,7 +25,7 @@ import pytest
 from tests._cli import call
 from workbench.config import load_study
 from workbench.errors import ConfigError, OutputError
-from workbench.output import escape_formulas, write_folder
+from workbench.release.output import escape_formulas, write_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 TEACHING = ROOT / "sample_configs" / "teaching.toml"
@@ -43,7 +43,8 @@ def run_cli_subprocess(argv: list[str], *, fsize: int | None = None, as_nobody: 
     file-size limit and as user ``nobody`` (after the imports, which read root's interpreter)."""
     script = textwrap.dedent(f"""
         import os, resource, sys
-        import workbench.cli, workbench.study, workbench.config, workbench.release, workbench.output, workbench.data
+        import workbench.cli, workbench.study, workbench.config, workbench.release, workbench.release.output
+        import workbench.data
         import workbench.lattice.search, workbench.hierarchy.builders, measures
         fsize = {fsize!r}
         if fsize is not None:

@@ -18,9 +18,9 @@ from tests._app import goto
 from tests._cli import call
 from tests._server import CHROMIUM, FLAGS
 from workbench import compare, risk
-from workbench.display import esc, fmt, percent
-from workbench.export import provenance_record
+from workbench.release.export import provenance_record
 from workbench.report import SECTIONS
+from workbench.views.display import esc, fmt, percent
 
 ROOT = Path(__file__).resolve().parents[1]
 TEACHING = ROOT / "sample_configs" / "teaching.toml"
@@ -307,7 +307,7 @@ def test_every_measure_has_a_plain_explanation():
 def test_the_attacks_section_is_check_attacks(teaching):
     """The attacks section shows ``attack_checks.check_attacks`` on the release: the rare values, each attack's
     result, and how many rows two of the table's release files pair by chance (each is shuffled by its content)."""
-    from workbench.attack_checks import attack_table, check_attacks, row_order_finding
+    from workbench.risk.attack_checks import attack_table, check_attacks, row_order_finding
 
     study, result, report = teaching
     checks = check_attacks(study, result.dataset, result.release).to_dict()

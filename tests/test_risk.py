@@ -1,4 +1,4 @@
-"""Re-identification risk (workbench/risk.py and ``workbench risk``).
+"""Re-identification risk (workbench/risk/__init__.py and ``workbench risk``).
 
 References, none taken from the module's own output:
 - brute force over records in plain Python on small random tables (every record's class counted pairwise);
@@ -518,7 +518,7 @@ def test_unique_combinations_equal_a_brute_force(seed: int) -> None:
     from collections import Counter
     from itertools import combinations
 
-    from workbench.unique_combinations import combinations_count, unique_combinations
+    from workbench.risk.combinations import combinations_count, unique_combinations
 
     rng = np.random.default_rng(seed)
     r = int(rng.integers(1, 9))
@@ -547,8 +547,8 @@ def test_risk_combinations_cli(capsys) -> None:
     """``workbench risk --combinations --json`` prints ``unique_combinations`` of the input."""
     from workbench.cli import main
     from workbench.config import load_study
+    from workbench.risk.combinations import unique_combinations
     from workbench.study import load_dataset
-    from workbench.unique_combinations import unique_combinations
 
     config = str(Path(__file__).resolve().parents[1] / "sample_configs" / "teaching.toml")
     assert main(["risk", config, "--combinations", "--json"]) == 0

@@ -1,4 +1,4 @@
-"""Journalist risk against a population table (workbench/risk_population.py, ``workbench risk --population-table``,
+"""Journalist risk against a population table (workbench/risk/population.py, ``workbench risk --population-table``,
 ``"risk"`` of ``workbench run --json`` on a research subset).
 
 References, none taken from the module's own output: tests/test_risk.py's record-by-record count in plain Python

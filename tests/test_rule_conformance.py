@@ -30,7 +30,7 @@ from tests._cli import call
 from tests._random_tables import random_hierarchy
 from workbench import compare
 from workbench.config import BACKENDS, load_study
-from workbench.config_privacy import PRIVACY_MODELS
+from workbench.config.privacy import PRIVACY_MODELS
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS
 from workbench.study import load_dataset, run, search

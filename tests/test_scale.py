@@ -107,8 +107,7 @@ def test_two_releases_of_one_file_are_not_row_aligned(tmp_path, cluster, backend
 
 
 def test_the_file_check_catches_a_tampered_release(tmp_path):
-    from workbench import backends
-    from workbench.scale import frequency_dataset, verify_file
+    from workbench.scale import backends, frequency_dataset, verify_file
 
     config = _write(tmp_path, "csv")
     study = load_study(config, ["engine.backend=duckdb"])

@@ -99,8 +99,8 @@ def test_checks_fewer_nodes_than_exhaustive_on_the_registry():
     """Registry, k = 5, 5 % (3,600 nodes): bnb proves the dm optimum 474,388 (the best k-minimal node scores
     1,812,315) and the precision_nm optimum while checking fewer nodes than the lattice has."""
     from workbench.config import load_study
-    from workbench.lattice_views import lattice_table
     from workbench.study import evaluator_for, load_dataset, search
+    from workbench.views.lattice import lattice_table
 
     study = load_study(ROOT / "sample_configs" / "registry.toml", ["privacy.k=5", "privacy.max_suppression=0.05",
                                                                     "engine.algorithm=bnb"])

@@ -1,5 +1,5 @@
-"""Sweeps in parallel (workbench.parallel): ``compare.sweep`` and ``workbench compare`` give the same table, row for
-row, with engine.jobs = 2 on local processes (loky), threads and a Dask cluster (in-process) as sequentially,
+"""Sweeps in parallel (workbench.jobs.parallel): ``compare.sweep`` and ``workbench compare`` give the same table, row
+for row, with engine.jobs = 2 on local processes (loky), threads and a Dask cluster (in-process) as sequentially,
 and the same as the per-setting ``solutions`` it is defined by; user measures (a notebook's, a plugin file's)
 reach the worker processes and their failures come back; bad settings are refused in one line."""
 
@@ -17,11 +17,12 @@ import pytest
 import workbench as wb
 from tests._cli import call
 from tests.test_user_measures import FAILING
-from workbench import compare, parallel, plugins
-from workbench.config import load_study
-from workbench.config_checks import local_cpus
+from workbench import compare
+from workbench.config import load_study, plugins
+from workbench.config.checks import local_cpus
 from workbench.data import Dataset
 from workbench.errors import ConfigError, MeasureError
+from workbench.jobs import parallel
 from workbench.study import load_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +64,7 @@ def test_two_local_jobs_give_the_same_table(adult, sequential, backend):
                           progress=lambda f, text: seen.append(f))
     pd.testing.assert_frame_equal(table, sequential)
     assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) == len(KS) * len(SUPS) + 3 * len(KS)  # 3 local
-    assert wb.sweep is compare.sweep  # the runner's module (workbench.parallel) never shadows the notebook's name
+    assert wb.sweep is compare.sweep  # the runner's module (workbench.jobs.parallel) never shadows the notebook's name
 
 
 def test_a_dask_cluster_gives_the_same_table(adult, sequential):

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.output import MISSING_TOKEN
+from workbench.release.output import MISSING_TOKEN
 from workbench.ui import format as F
 
 

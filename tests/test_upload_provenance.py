@@ -24,8 +24,8 @@ from tests._app import APP, goto
 from workbench.config import study_from_dict
 from workbench.data import Dataset, base_name, read_table_bytes, upload_name
 from workbench.errors import DataError
-from workbench.export import DATA_FILE, UPLOADED_BYTES, input_record
 from workbench.hierarchy import build_hierarchy
+from workbench.release.export import DATA_FILE, UPLOADED_BYTES, input_record
 
 CLIENT_NAMES = ["/srv/x/other.csv", "..\\..\\x.csv", "/etc/passwd.csv", "C:\\Users\\ana\\data.csv",
                 "C:data.csv", "a/b\\c/../d.csv"]

@@ -1,4 +1,4 @@
-"""Measures of your own (workbench.plugins): the decorator, config plugins, entry points, and a user
+"""Measures of your own (workbench.config.plugins): the decorator, config plugins, entry points, and a user
 measure used everywhere a built-in one is. Every measure registered here is unregistered when its test ends
 (``wb.registered_within``), so no test sees another's measures."""
 
@@ -17,8 +17,8 @@ from _random_tables import random_dataset
 
 import measures as M
 import workbench as wb
-from workbench import compare, plugins
-from workbench.config import load_study, study_from_dict
+from workbench import compare
+from workbench.config import load_study, plugins, study_from_dict
 from workbench.errors import ConfigError, MeasureError
 from workbench.study import load_dataset, run, search
 

@@ -28,41 +28,41 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workbench.alternatives import Comparison, comparison
     from workbench.compare import solutions, sweep
+    from workbench.compare.alternatives import Comparison, comparison
+    from workbench.compare.degradation import add_degradation
     from workbench.config import Study, load_study, study_from_dict
-    from workbench.display import progress_bar
-    from workbench.experiments.el_emam_2009 import el_emam_comparison
-    from workbench.exploration import Exploration, explore
-    from workbench.lattice_views import lattice_overview
-    from workbench.model_degradation import add_degradation
-    from workbench.plugins import (
+    from workbench.config.plugins import (
         load_server_measures,
         measure,
         registered_within,
         unregister_measure,
         user_measures,
     )
+    from workbench.experiments.el_emam_2009 import el_emam_comparison
     from workbench.release import Release
     from workbench.report import Report, build_report
     from workbench.risk import risk_of_node, risk_of_release
     from workbench.samples import load_sample
     from workbench.study import RunResult, compare_algorithms, load_dataset, run
+    from workbench.views.display import progress_bar
+    from workbench.views.exploration import Exploration, explore
+    from workbench.views.lattice import lattice_overview
 
 _EXPORTS = {
     "Study": "workbench.config", "load_study": "workbench.config", "study_from_dict": "workbench.config",
     "load_dataset": "workbench.study", "run": "workbench.study", "RunResult": "workbench.study",
-    "lattice_overview": "workbench.lattice_views", "compare_algorithms": "workbench.study",
+    "lattice_overview": "workbench.views.lattice", "compare_algorithms": "workbench.study",
     "solutions": "workbench.compare", "Release": "workbench.release", "load_sample": "workbench.samples",
     "risk_of_release": "workbench.risk", "risk_of_node": "workbench.risk",
-    "sweep": "workbench.compare", "add_degradation": "workbench.model_degradation",
-    "comparison": "workbench.alternatives", "Comparison": "workbench.alternatives",
-    "build_report": "workbench.report", "Report": "workbench.report", "progress_bar": "workbench.display",
+    "sweep": "workbench.compare", "add_degradation": "workbench.compare.degradation",
+    "comparison": "workbench.compare.alternatives", "Comparison": "workbench.compare.alternatives",
+    "build_report": "workbench.report", "Report": "workbench.report", "progress_bar": "workbench.views.display",
     "el_emam_comparison": "workbench.experiments.el_emam_2009",
-    "measure": "workbench.plugins", "unregister_measure": "workbench.plugins",
-    "user_measures": "workbench.plugins", "registered_within": "workbench.plugins",
-    "load_server_measures": "workbench.plugins",
-    "explore": "workbench.exploration", "Exploration": "workbench.exploration",
+    "measure": "workbench.config.plugins", "unregister_measure": "workbench.config.plugins",
+    "user_measures": "workbench.config.plugins", "registered_within": "workbench.config.plugins",
+    "load_server_measures": "workbench.config.plugins",
+    "explore": "workbench.views.exploration", "Exploration": "workbench.views.exploration",
 }
 
 __all__ = [

@@ -15,6 +15,7 @@ import numpy as np
 import measures as M
 from measures.information_weights import column_weights, pmi_node_costs
 from workbench.config import Study
+from workbench.config.plugins import at
 from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.grouping import group_rows
@@ -24,7 +25,6 @@ from workbench.lattice.space import Node
 from workbench.local.lub import Poset
 from workbench.local.posets import FinitePoset
 from workbench.local.setup import Weigh
-from workbench.plugins import at
 from workbench.release import Release, generalized_column
 
 

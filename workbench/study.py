@@ -109,8 +109,8 @@ class RunResult:
         """What the analyst must know besides the release, the same for every entry point (the CLI prints them and
         adds them to ``--json``): the data file's encoding when it is not UTF-8, and each released column that gives
         a quasi-identifier back (``dependencies.dependency_warnings``)."""
-        from workbench.dependencies import dependency_warnings
         from workbench.readers import encoding_note
+        from workbench.risk.dependencies import dependency_warnings
 
         path = self.study.data_path
         note = encoding_note(self.dataset.frame, str(path)) if path is not None else None
@@ -168,13 +168,13 @@ class RunResult:
                            if spec.kind == "risk" and spec.get("population")), None)
         return risk_of_release(self.release, population_size=population).to_dict()
 
-    def _repr_html_(self) -> str:  # Jupyter: the run's guarantee, scores and first rows (workbench.display)
-        from workbench.display import run_result_html
+    def _repr_html_(self) -> str:  # Jupyter: the run's guarantee, scores and first rows (workbench.views.display)
+        from workbench.views.display import run_result_html
 
         return run_result_html(self)
 
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (workbench.display)
-        from workbench.display import pretty
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (views.display)
+        from workbench.views.display import pretty
 
         pretty(self, printer)
 

@@ -1,6 +1,6 @@
 """One measure of your own (docs/measures.md#measures-of-your-own): the ``measure`` decorator and
 ``register_measure``, which check a user measure and register it in the one registry, ``measures.MEASURES``;
-removing one; and what a failing one does. ``workbench.plugins`` loads the files and packages that register them.
+removing one; and what a failing one does. ``workbench.config.plugins`` loads the files and packages that register them.
 
 A user measure is a function of the cell-level view of a release (``measures.Generalized``: ``n``, ``k``,
 ``suppressed`` and ``columns``, each with ``name``, ``height`` and ``max_height``) returning a float. On a
@@ -65,8 +65,8 @@ def collecting_failures() -> Iterator[list[str]]:
 
 
 def collected_failures() -> list[str] | None:
-    """The list the innermost ``collecting_failures()`` appends to, or None outside one (``workbench.parallel`` hands
-    a worker's failures back to it)."""
+    """The list the innermost ``collecting_failures()`` appends to, or None outside one
+    (``workbench.jobs.parallel`` hands a worker's failures back to it)."""
     return _failures.get()
 
 

@@ -31,7 +31,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from workbench.data import Dataset  # noqa: E402
-from workbench.dependencies import (  # noqa: E402
+from workbench.hierarchy.builders import masking  # noqa: E402
+from workbench.hierarchy.intervals import intervals  # noqa: E402
+from workbench.risk.dependencies import (  # noqa: E402
     BUDGET_SECONDS,
     RELEASED_ROLES,
     CombinedSearch,
@@ -39,8 +41,6 @@ from workbench.dependencies import (  # noqa: E402
     combined_determinations,
     determinations,
 )
-from workbench.hierarchy.builders import masking  # noqa: E402
-from workbench.hierarchy.intervals import intervals  # noqa: E402
 
 
 def table(rows: int, columns: int, seed: int = 0) -> Dataset:

@@ -15,9 +15,9 @@ import platform
 import statistics
 import time
 
-from workbench import geography
 from workbench.data import Dataset
 from workbench.geo import engine
+from workbench.geo import scored as geography
 from workbench.geo.points import points_from_frame
 from workbench.samples import province
 

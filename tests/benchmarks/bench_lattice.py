@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from workbench.config import load_study  # noqa: E402
 from workbench.lattice.evaluate import NodeEvaluator  # noqa: E402
-from workbench.lattice_views import lattice_table  # noqa: E402
 from workbench.study import load_dataset  # noqa: E402
+from workbench.views.lattice import lattice_table  # noqa: E402
 
 ARX_MEASURES = ["height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy", "entropy_nm", "loss"]
 

@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from workbench.config import study_from_dict  # noqa: E402
-from workbench.lattice_views import lattice_overview, lattice_table  # noqa: E402
-from workbench.node_details import node_details, node_diff  # noqa: E402
 from workbench.study import evaluator_for, load_dataset, search  # noqa: E402
 from workbench.ui import charts  # noqa: E402
 from workbench.ui.source import Source  # noqa: E402
+from workbench.views.lattice import lattice_overview, lattice_table  # noqa: E402
+from workbench.views.node_details import node_details, node_diff  # noqa: E402
 
 BEFORE = "e134748"  # the last commit before the Lattice page speed-up
 EDGES = 1500  # the page draws every edge up to this many nodes (before and after)

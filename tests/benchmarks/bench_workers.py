@@ -12,9 +12,9 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from workbench import compare
 from workbench.config import study_from_dict
-from workbench.lattice_views import lattice_table
 from workbench.study import evaluator_for, load_dataset
 from workbench.ui.main import _sample_source
+from workbench.views.lattice import lattice_table
 
 SOURCE = _sample_source("registry")
 _DATASETS: dict[str, object] = {}

@@ -50,9 +50,9 @@ def comparison(ks: Sequence[int] = KS, qi_counts: Sequence[int] = QI_COUNTS,
                progress: Progress | None = None, jobs: int | None = None, backend: str = "loky") -> pd.DataFrame:
     """One row per (quasi-identifiers, k, algorithm): loss, dm, cavg, classes and seconds (the run's own time:
     the search or the local algorithm, not loading). The (quasi-identifiers, k) settings run ``jobs`` at a time
-    on ``backend`` (``workbench.parallel``; default one at a time: the seconds of runs made side by side share
+    on ``backend`` (``workbench.jobs.parallel``; default one at a time: the seconds of runs made side by side share
     the machine)."""
-    from workbench.parallel import parallel_map
+    from workbench.jobs.parallel import parallel_map
     from workbench.study import load_dataset
 
     grid = [(q, k) for q in qi_counts for k in ks]

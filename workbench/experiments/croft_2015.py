@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
-from workbench import geography
 from workbench.data import Dataset
 from workbench.geo import engine
+from workbench.geo import scored as geography
 from workbench.geo.points import RegionPoints
 
 COLUMNS = ["scenario", "quasi_identifiers", "cutoff", "method", "sites", "regions", "suppressed", "dm",

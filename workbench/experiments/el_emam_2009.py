@@ -17,8 +17,8 @@ import pandas as pd
 
 from workbench.config import Study
 from workbench.data import Dataset
-from workbench.lattice_views import lattice_table
 from workbench.study import Progress, evaluator_for, relative_loss, search
+from workbench.views.lattice import lattice_table
 
 MEASURES = ("precision", "dm_star", "entropy")
 KS = (2, 5, 10, 15)
@@ -32,8 +32,8 @@ def comparison(study: Study, dataset: Dataset, ks: Sequence[int] = KS,
                progress: Progress | None = None) -> pd.DataFrame:
     """One row per (k, max_suppression, measure, algorithm): the algorithm's loss, the optimum and the
     relative information loss in percent. The (k, max_suppression) settings run ``engine.jobs`` at a time on
-    ``engine.sweep_backend`` (``workbench.parallel``); the rows are the same, in the same order."""
-    from workbench.parallel import parallel_map
+    ``engine.sweep_backend`` (``workbench.jobs.parallel``); the rows are the same, in the same order."""
+    from workbench.jobs.parallel import parallel_map
 
     grid = [(k, s) for k in ks for s in max_suppressions]
 

@@ -44,7 +44,7 @@ def comparison(study: Study, dataset: Dataset, sizes: Sequence[int] = (100, 500,
     unknown = [a for a in algorithms if a not in ALGORITHMS]
     if unknown:
         raise ValueError(f"unknown algorithm(s) {', '.join(unknown)}; known: {', '.join(ALGORITHMS)}")
-    from workbench.parallel import parallel_map
+    from workbench.jobs.parallel import parallel_map
 
     units = [(study, dataset, size, seed, k, tuple(algorithms)) for size in sizes for seed in seeds]
     return pd.DataFrame([row for rows in parallel_map(_setting, units, study) for row in rows])
@@ -52,7 +52,7 @@ def comparison(study: Study, dataset: Dataset, sizes: Sequence[int] = (100, 500,
 
 def _setting(study: Study, dataset: Dataset, size: int, seed: int, k: int,
              algorithms: Sequence[str]) -> list[dict[str, object]]:
-    """The rows of one size and seed (``engine.jobs`` of them run at a time, ``workbench.parallel``)."""
+    """The rows of one size and seed (``engine.jobs`` of them run at a time, ``workbench.jobs.parallel``)."""
     rows = []
     picked = np.random.default_rng(seed).choice(dataset.n, size=size, replace=False)
     base = Dataset.create(dataset.frame.iloc[np.sort(picked)].reset_index(drop=True), dataset.roles,

@@ -20,9 +20,9 @@ def comparison(study: Study, dataset: Dataset, ks: Sequence[int] = (2, 5, 10, 25
                local_algorithms: Sequence[str] = ("greedy", "partition"), lattice_algorithm: str = "flash",
                objective: str = "vinterbo", measures: Sequence[str] = MEASURES) -> pd.DataFrame:
     """One row per (k, solution): engine, algorithm, solution label, every measure, classes and seconds. The k
-    run ``engine.jobs`` at a time on ``engine.sweep_backend`` (``workbench.parallel``; the seconds of runs made
+    run ``engine.jobs`` at a time on ``engine.sweep_backend`` (``workbench.jobs.parallel``; the seconds of runs made
     side by side share the machine)."""
-    from workbench.parallel import parallel_map
+    from workbench.jobs.parallel import parallel_map
 
     units = [(replace(study, k=k, max_suppression=0.0, compare=tuple(measures), objective=objective), dataset,
               tuple(local_algorithms), lattice_algorithm) for k in ks]

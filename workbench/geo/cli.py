@@ -24,8 +24,8 @@ from workbench.errors import OutputError, WorkbenchError
 
 if TYPE_CHECKING:
     from workbench.config import Study
-    from workbench.geography import GeoResult
-    from workbench.geography_lattice import GeoLatticeResult
+    from workbench.geo.lattice import GeoLatticeResult
+    from workbench.geo.scored import GeoResult
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -66,7 +66,7 @@ def write(result: GeoResult | GeoLatticeResult, study: Study, out: Path, force: 
           warnings: Sequence[str] = ()) -> list[Path]:
     """Write the release, the region map and the provenance (with ``warnings``, when there are any) as the folder
     ``out``, all or nothing."""
-    from workbench.output import table_csv, write_folder
+    from workbench.release.output import table_csv, write_folder
 
     config = dict(study.raw)
     files = result.release.export_bytes(seed=study.seed, fmt="csv", config=config,
@@ -85,10 +85,10 @@ def run(study: Study, args: argparse.Namespace) -> int:
     """Run ``workbench geo`` on a loaded study; returns the exit status."""
     from workbench.geo.config import geo_spec
     from workbench.geo.engine import load_problem
-    from workbench.geography import empty_sites_warning
-    from workbench.geography import run as run_geo
-    from workbench.output import check_folder
+    from workbench.geo.scored import empty_sites_warning
+    from workbench.geo.scored import run as run_geo
     from workbench.policy import geo_refusal
+    from workbench.release.output import check_folder
 
     spec = geo_spec(study.raw, study.source, study.base_dir)
     refusal = geo_refusal(study, spec.lattice)  # its own aggregation enforces k alone
@@ -102,9 +102,9 @@ def run(study: Study, args: argparse.Namespace) -> int:
     problem = load_problem(study, spec)
     result: GeoResult | GeoLatticeResult
     if spec.lattice:  # the lattice engine over the aggregated geography: the suppression limit applies
-        from workbench import geography_lattice
+        from workbench.geo import lattice as geography_lattice
         from workbench.geo.engine import aggregate
-        from workbench.geography import site_counts
+        from workbench.geo.scored import site_counts
 
         result = geography_lattice.run(study, problem, aggregate(problem, spec.method, sites=spec.sites,
                                                                  cutoff=spec.cutoff))

@@ -4,7 +4,7 @@
 (``workbench.geo.aggregation``: VBAS or GeoLeader-like) into a ``GeoRelease``: a ``Release`` like the other
 engines' (the geographic column released as the aggregated region's id, every other quasi-identifier unchanged,
 the records of every equivalence class smaller than k suppressed, with no limit) and the region map. Like the
-other engines it never imports ``measures``: ``workbench.geography`` scores it (Croft 2015 §3.4).
+other engines it never imports ``measures``: ``workbench.geo.scored`` scores it (Croft 2015 §3.4).
 
 The release is re-verified from the released table like any other (``Release.verify``): its dataset carries the
 aggregation as the geographic attribute's hierarchy (fine region → aggregated region → ``*``), so the verifier
@@ -31,7 +31,7 @@ from workbench.grouping import group_rows
 from workbench.hierarchy.builders import groupings
 from workbench.hierarchy.tree import Hierarchy
 from workbench.release import Release
-from workbench.verify import Guarantee
+from workbench.release.verify import Guarantee
 
 if TYPE_CHECKING:
     from workbench.config import AttributeSpec, Study
@@ -204,7 +204,7 @@ def _release(problem: GeoProblem, aggregation: Aggregation, labels: Sequence[str
 
 class AggregatedRelease:
     """What an anonymized aggregation offers, whichever engine released it (``GeoRelease`` here, the lattice's
-    ``workbench.geography_lattice.GeoLatticeResult``): its method, its suppressed records and its region map."""
+    ``workbench.geo.lattice.GeoLatticeResult``): its method, its suppressed records and its region map."""
 
     problem: GeoProblem
     aggregation: Aggregation
@@ -227,7 +227,7 @@ class AggregatedRelease:
 
 @dataclass(frozen=True, eq=False)
 class GeoRelease(AggregatedRelease):
-    """An anonymized aggregation: the release and the region map (``workbench.geography.GeoResult`` adds the
+    """An anonymized aggregation: the release and the region map (``workbench.geo.scored.GeoResult`` adds the
     measures)."""
 
     problem: GeoProblem

@@ -8,7 +8,6 @@ import numpy as np
 from workbench.config import PrivacyModelSpec, Study
 from workbench.data import Dataset
 from workbench.errors import ConfigError
-from workbench.population_uniques import ITERATIONS_PER_TRY
 from workbench.privacy.base import Admissibility, ClassView, Extra, PrivacyModel, TieBreak
 from workbench.privacy.delta_presence import DeltaPresence
 from workbench.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
@@ -18,6 +17,7 @@ from workbench.privacy.t_closeness import (
     HierarchicalDistanceTCloseness,
     OrderedDistanceTCloseness,
 )
+from workbench.risk.uniqueness import ITERATIONS_PER_TRY
 
 
 def sensitive_extra(dataset: Dataset, attribute: str, where: str) -> tuple[Extra, list[str]]:

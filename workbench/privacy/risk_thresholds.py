@@ -10,7 +10,7 @@ enforce``); the suppression limit then decides admissibility. Each judges the ke
 - average: average prosecutor risk, 1 / (kept records / kept classes) (ARX's operations) <= threshold;
 - sample_uniqueness: share of kept records alone in their class <= threshold;
 - population_uniqueness: estimated share of the population that is unique (Pitman, Zayatz, SNB or Dankar's
-  decision rule, ``workbench.population_uniques``; sampling fraction = kept records / population) <= threshold,
+  decision rule, ``workbench.risk.uniqueness``; sampling fraction = kept records / population) <= threshold,
   for a population of ``population`` people; an estimate of 0 is accepted only when no kept record is unique,
   and Dankar's rule falls back on no other model when Pitman has no estimate (ARX ``PopulationUniqueness``).
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.population_uniques import ITERATIONS_PER_TRY, estimated_uniques
 from workbench.privacy.base import PrivacyModel
 from workbench.risk import Histogram
+from workbench.risk.uniqueness import ITERATIONS_PER_TRY, estimated_uniques
 
 MODELS = ("average", "sample_uniqueness", "population_uniqueness")
 

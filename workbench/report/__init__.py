@@ -45,8 +45,8 @@ class Report:
         return out
 
     def write(self, out_dir: str | Path, *, pdf: bool = False, force: bool = False) -> dict[str, Path]:
-        """Write the report into ``out_dir``, whole or not at all (``workbench.output.write_folder``)."""
-        from workbench.output import write_folder
+        """Write the report into ``out_dir``, whole or not at all (``workbench.release.output.write_folder``)."""
+        from workbench.release.output import write_folder
 
         return write_folder(out_dir, self.files(pdf), force=force)
 

@@ -34,7 +34,7 @@ def command_line(args: argparse.Namespace) -> str:
 
 def report_command(study: Study, args: argparse.Namespace) -> int:
     """Run the study, build its report and write it into ``--out`` whole or not at all."""
-    from workbench.output import check_folder
+    from workbench.release.output import check_folder
     from workbench.report import build_report
     from workbench.study import load_dataset, run
 

@@ -153,7 +153,7 @@ def _risk(result: RunResult) -> dict[str, Any]:
 def _release(result: RunResult, gives_back: Sequence[str] = ()) -> dict[str, Any]:
     """The release's guarantee and shape; ``gives_back``: the warnings about released columns that give a
     quasi-identifier back (``dependencies.dependency_warnings``), shown beside the verified guarantee."""
-    from workbench.guarantees import guarantee_text, suppression_note, suppression_warning
+    from workbench.release.guarantees import guarantee_text, suppression_note, suppression_warning
 
     release, study = result.release, result.study
     if release is None:
@@ -197,7 +197,7 @@ def _costs(result: RunResult) -> pd.DataFrame:
 
 
 def _alternatives(result: RunResult, progress: Progress | None) -> dict[str, Any]:
-    from workbench.alternatives import comparison
+    from workbench.compare.alternatives import comparison
     from workbench.report.charts import pareto, svg
 
     try:
@@ -218,7 +218,7 @@ def _checks(result: RunResult, warnings: Sequence[str]) -> list[dict[str, str]]:
     """The checks done on the release: its verification from the released table, the privacy models, the
     columns that could give a quasi-identifier back (``warnings``: ``dependencies.dependency_warnings``), and
     how the written files are protected."""
-    from workbench.dependencies import NEAR_EXACT
+    from workbench.risk.dependencies import NEAR_EXACT
 
     release, study = result.release, result.study
     out = []
@@ -251,8 +251,8 @@ def _checks(result: RunResult, warnings: Sequence[str]) -> list[dict[str, str]]:
 def _attacks(result: RunResult) -> dict[str, Any]:
     """The attacks on the release (``attack_checks.check_attacks``): the checks as a dict and as table rows, or
     ``{"error": ...}``; {} without a release."""
-    from workbench.attack_checks import attack_table, check_attacks
     from workbench.errors import WorkbenchError
+    from workbench.risk.attack_checks import attack_table, check_attacks
 
     if result.release is None:
         return {}
@@ -278,7 +278,7 @@ def gather(study: Study, result: RunResult, command: str, progress: Progress | N
     facts.hierarchies = _hierarchies(study, result.dataset)
     report(0.25, "assessing the risk")
     facts.risk = _risk(result)
-    from workbench.dependencies import dependency_warnings
+    from workbench.risk.dependencies import dependency_warnings
 
     gives_back = dependency_warnings(result.dataset)
     facts.release = _release(result, gives_back)

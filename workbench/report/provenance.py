@@ -1,5 +1,6 @@
-"""The report's provenance: the release's provenance record (``workbench.export.provenance_record``), the input's
-name and SHA-256, the versions of the packages that computed it, the config, and the commands that reproduce it."""
+"""The report's provenance: the release's provenance record (``workbench.release.export.provenance_record``), the
+input's name and SHA-256, the versions of the packages that computed it, the config, and the commands that reproduce
+it."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def provenance_facts(result: RunResult, command: str) -> dict[str, Any]:
     """The provenance section: the release's provenance record, the input's name and the SHA-256 of its bytes
     (``export.input_record``, as the record gives them: a data file's, or an upload's bytes; no file is opened
     here), versions, the config and the commands that reproduce the report and the release."""
-    from workbench.export import DATA_FILE, UPLOADED_BYTES, input_record, provenance_record
+    from workbench.release.export import DATA_FILE, UPLOADED_BYTES, input_record, provenance_record
 
     study, release = result.study, result.release
     record = {}

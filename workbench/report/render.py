@@ -1,6 +1,6 @@
 """The report as one self-contained HTML page: inline CSS, charts as inline SVG, no script, and a content
 security policy that forbids fetching anything, so it opens offline and prints (WeasyPrint) as it shows.
-Every value that comes from the data or the config is escaped (``workbench.display``)."""
+Every value that comes from the data or the config is escaped (``workbench.views.display``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.attack_checks import row_order_finding
-from workbench.display import esc, fmt, pairs_html, percent, table_html
 from workbench.report.facts import Facts
+from workbench.risk.attack_checks import row_order_finding
+from workbench.views.display import esc, fmt, pairs_html, percent, table_html
 
 SECTIONS = (
     ("dataset", "The dataset"),

@@ -48,7 +48,7 @@ ROLES = {
     "ethnicity": "quasi",
     "postal_code": "quasi",
     # the district centroid is a recoding of the postal code's first two digits: released beside a masked
-    # postal code it would give the district back (workbench.dependencies), and a lattice cannot tie its
+    # postal code it would give the district back (workbench.risk.dependencies), and a lattice cannot tie its
     # generalization to the postal code's, so it is withheld from every release like a direct identifier
     "district_lat": "identifying",
     "district_lon": "identifying",

@@ -21,7 +21,6 @@ from workbench.config import (
     RISK_MODELS,
     T_VARIANTS,
 )
-from workbench.guarantees import suppression_note, suppression_warning
 from workbench.policy import (
     PRUNING_SEARCHES,
     needs_monotone_waiver,
@@ -29,6 +28,7 @@ from workbench.policy import (
     search_refusal,
     suppression_share,
 )
+from workbench.release.guarantees import suppression_note, suppression_warning
 from workbench.samples import RESEARCH_SUBSETS
 from workbench.ui import format, guarantee, long_work, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result

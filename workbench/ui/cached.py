@@ -25,9 +25,9 @@ import measures as M
 from workbench import policy
 from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
-from workbench.dependencies import dependency_warnings as find_dependency_warnings
 from workbench.errors import DataError, WorkbenchError
 from workbench.hierarchy import Hierarchy
+from workbench.risk.dependencies import dependency_warnings as find_dependency_warnings
 from workbench.study import Progress, run
 from workbench.ui import state_upload as S
 from workbench.ui.memo import clear, dual_cache, error_result  # noqa: F401  (the pages' helpers too)
@@ -136,7 +136,7 @@ def session_dataset(key: str | None) -> Dataset | None:
 @dual_cache(max_entries=8)
 def dependency_warnings(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """``{"warnings": [...]}``: the released columns that determine a quasi-identifier or its generalization
-    (``workbench.dependencies``), or ``{"error": message}``."""
+    (``workbench.risk.dependencies``), or ``{"error": message}``."""
     try:
         return {"warnings": find_dependency_warnings(dataset_for(config_json, dataset_key))}
     except (WorkbenchError, KeyError) as exc:
@@ -192,7 +192,7 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
     a zip bundle of the config with every quasi-identifier's hierarchy as a file (``bundle_with_hierarchies``)."""
     from workbench.config import in_attribute_order, to_toml
-    from workbench.config_bundle import bundle_with_hierarchies
+    from workbench.config.bundle import bundle_with_hierarchies
 
     raw = json.loads(config_json)
     outcome = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),

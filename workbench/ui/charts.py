@@ -8,8 +8,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import suppression_percent
+from workbench.views.lattice import SEARCH_RESULT
 
 alt.data_transformers.disable_max_rows()  # lattices of several thousand nodes are drawn in full
 TOOLTIP_NUMBER = ",.6~r"  # d3-format: thousands separators, six significant digits, never an exponent

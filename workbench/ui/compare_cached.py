@@ -124,7 +124,7 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
                 dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
     """Model degradation (ZeroR and ``classifier``, 5-fold) of the chosen rows of the solutions table, two releases
     at a time in threads, so that the job's progress report (after every classifier × fold) can stop it."""
-    from workbench import model_degradation
+    from workbench.compare import degradation as model_degradation
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
     if "error" in data:

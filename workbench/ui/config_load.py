@@ -11,7 +11,7 @@ import streamlit as st
 
 import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study
-from workbench.config_bundle import read_config_bytes
+from workbench.config.bundle import read_config_bytes
 from workbench.data import base_name, upload_name
 from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share

@@ -4,7 +4,7 @@ Suppressed records are kept in the file with ``*`` in every quasi-identifier, or
 ticks so (``[release] suppressed = "drop"``); the page says which, and how many rows the file holds.
 
 Each download is the analyst's own bytes: its file name carries a digest of the whole file keyed with a secret of
-this session (``workbench.output.download_name``), so no two sessions, and no two different files, share a
+this session (``workbench.release.output.download_name``), so no two sessions, and no two different files, share a
 download URL; and the bytes are handed to Streamlit only when the button is clicked, so no URL exists before the
 click, and the stored file is dropped once the browser has fetched it (``ui/served_once.py``, docs/deploy.md)."""
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import streamlit as st
 
-from workbench.guarantees import guarantee_text, suppression_note
-from workbench.output import download_name, release_file_stem
+from workbench.release.guarantees import guarantee_text, suppression_note
+from workbench.release.output import download_name, release_file_stem
 from workbench.ui import guarantee, long_work, served_once, state
 from workbench.ui.cached import export_files, run_config
 from workbench.ui.format import md

@@ -1,7 +1,7 @@
 """Numbers, booleans, measure names and missing values as the app writes them for a person to read: thousands
 separators instead of ``7.10483e+06``, three significant digits for a fraction, booleans as "yes"/"no", a
 measure by its full name with its direction ("lower is better"), a missing value of the data as the labelled value
-``(missing)`` that the hierarchy builders and the exported files use (``workbench.output.MISSING_TOKEN``), and a
+``(missing)`` that the hierarchy builders and the exported files use (``workbench.release.output.MISSING_TOKEN``), and a
 figure that does not apply (a suppressed record's class size, an edge that does not exist) as ``NOT_APPLICABLE``,
 an em dash, which the page's caption explains; never ``None`` or ``nan``.
 
@@ -26,7 +26,7 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
-from workbench.output import MISSING_TOKEN, mark_missing
+from workbench.release.output import MISSING_TOKEN, mark_missing
 
 SIGNIFICANT = 3  # digits of a figure below 100
 TINY = 1e-6  # below this a fraction is written in scientific notation rather than as 0.000000

@@ -1,7 +1,7 @@
 """The Geography page: the fine regions of the current dataset aggregated by VBAS and by the GeoLeader-like baseline
 side by side (Croft et al. 2015), their measures, and VBAS's site-count sweep. The data (a sample with its own
 points, or any dataset with an uploaded points table) comes from ``workbench.ui.geography_data``. The page computes
-nothing itself: every number comes from ``workbench.geography`` (the same calls as ``workbench geo``)."""
+nothing itself: every number comes from ``workbench.geo.scored`` (the same calls as ``workbench geo``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from workbench import geography
 from workbench.errors import WorkbenchError
+from workbench.geo import scored as geography
 from workbench.ui import format, geography_data, state
 from workbench.ui.format import md
 

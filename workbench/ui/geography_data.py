@@ -1,6 +1,6 @@
 """The Geography page's data: the current dataset (an embedded sample or the analyst's own table), its geographic
 column, the other quasi-identifiers and the fine regions' points (a sample's own, or a points table the analyst
-uploads). Everything is computed by ``workbench.geography``.
+uploads). Everything is computed by ``workbench.geo.scored``.
 
 An embedded sample with its own points is public: its problem and results are cached for every session of the
 server. The analyst's own table, or any uploaded points table, stays in this session's state (the latest upload
@@ -18,9 +18,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench import geography
 from workbench.data import base_name, read_table_bytes, upload_name
 from workbench.errors import WorkbenchError
+from workbench.geo import scored as geography
 from workbench.policy import suppression_share
 from workbench.samples import GEO_POINTS, load_sample
 from workbench.ui import state, upload

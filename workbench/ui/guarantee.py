@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.guarantees import DOCS, guarantee_text
+from workbench.release.guarantees import DOCS, guarantee_text
 from workbench.ui.format import md
 
 

@@ -23,7 +23,7 @@ from workbench.hierarchy import (
     numeric_profile,
     suggest_spec,
 )
-from workbench.output import dataset_stem, safe_name
+from workbench.release.output import dataset_stem, safe_name
 from workbench.samples import load_sample
 from workbench.ui import state, upload
 from workbench.ui import state_upload as S

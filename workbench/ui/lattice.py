@@ -13,15 +13,15 @@ import streamlit as st
 import measures as M
 from workbench.catalog import ALGORITHMS
 from workbench.errors import WorkbenchError
-from workbench.guarantees import suppression_note, suppression_warning
-from workbench.lattice_views import SEARCH_RESULT
 from workbench.policy import needs_monotone_waiver, non_monotone_warning, suppression_share
+from workbench.release.guarantees import suppression_note, suppression_warning
 from workbench.ui import format, lattice_marks, long_work, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
 from workbench.ui.format import md
 from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
 from workbench.ui.source import Source
+from workbench.views.lattice import SEARCH_RESULT
 
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
 NODE = state.LAT_NODE.key  # the open node (its select box)
@@ -34,8 +34,8 @@ EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thou
 def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """Every node's measures for the config's dataset and k (``lattice_views.lattice_table``; it depends on neither
     the suppression limit nor the search), laid out for the Hasse diagram, with its edges when drawable."""
-    from workbench.lattice_views import lattice_table
     from workbench.study import evaluator_for
+    from workbench.views.lattice import lattice_table
 
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
@@ -51,7 +51,7 @@ def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str,
 def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str | None) -> dict[str, Any]:
     """The lattice table of ``table_json`` (same data and k) with what the search of ``config_json`` did:
     status, checked, trace (``lattice_views.lattice_overview``)."""
-    from workbench.lattice_views import lattice_overview
+    from workbench.views.lattice import lattice_overview
 
     base = lattice_table_cached(table_json, dataset_key=dataset_key)
     if "error" in base:
@@ -70,7 +70,7 @@ def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str 
 @dual_cache(max_entries=32)
 def node_details_cached(config_json: str, node: str, dataset_key: str | None) -> dict[str, Any]:
     """``node_details.node_details`` of one node (given as ``"qi=level,..."``)."""
-    from workbench.node_details import node_details
+    from workbench.views.node_details import node_details
 
     try:
         return {"details": node_details(*study_and_dataset(config_json, dataset_key), node)}
@@ -81,7 +81,7 @@ def node_details_cached(config_json: str, node: str, dataset_key: str | None) ->
 @dual_cache(max_entries=32)
 def node_diff_cached(config_json: str, a: str, b: str, dataset_key: str | None) -> dict[str, Any]:
     """``node_details.node_diff`` of two nodes (each ``"qi=level,..."``)."""
-    from workbench.node_details import node_diff
+    from workbench.views.node_details import node_diff
 
     try:
         return {"diff": node_diff(*study_and_dataset(config_json, dataset_key), a, b)}
@@ -92,7 +92,7 @@ def node_diff_cached(config_json: str, a: str, b: str, dataset_key: str | None) 
 @dual_cache(max_entries=16)
 def by_height_cached(config_json: str, table_json: str, measure: str, dataset_key: str | None) -> dict[str, Any]:
     """The lattice aggregated per height (``node_details.lattice_by_height``) for the large-lattice view."""
-    from workbench.node_details import lattice_by_height
+    from workbench.views.node_details import lattice_by_height
 
     data = lattice_overview_cached(config_json, table_json, dataset_key=dataset_key)
     if "error" in data:

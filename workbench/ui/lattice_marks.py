@@ -18,13 +18,13 @@ import streamlit as st
 
 import measures as M
 from workbench.errors import WorkbenchError
-from workbench.model_satisfaction import ALL_MODELS, K_ANONYMITY
 from workbench.ui import format, long_work, state
 from workbench.ui.anonymize import chosen_models
 from workbench.ui.cached import dual_cache, error_result, privacy_check, study_and_dataset
 from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart, measure_name
 from workbench.ui.measures_page import exploration
 from workbench.ui.source import Source
+from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY
 
 MODEL = "model:"  # a "Colour by" option naming a rule of model_satisfaction: "model:l_diversity", "model:all_models"
 RULE_NAMES = {K_ANONYMITY: "k-anonymity", "l_diversity": "ℓ-diversity", "t_closeness": "t-closeness",
@@ -89,7 +89,7 @@ def colour_label(option: str) -> str:
 @dual_cache(max_entries=8, heavy=True)
 def satisfaction_cached(config_json: str, rule: str, dataset_key: str | None) -> dict[str, Any]:
     """``model_satisfaction.model_satisfaction`` of the config: which nodes satisfy one rule."""
-    from workbench.model_satisfaction import model_satisfaction, satisfaction_by_height
+    from workbench.views.satisfaction import model_satisfaction, satisfaction_by_height
 
     try:
         satisfaction = model_satisfaction(*study_and_dataset(config_json, dataset_key), rules=[rule])

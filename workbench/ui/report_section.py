@@ -17,7 +17,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
     from workbench.config import in_attribute_order, study_from_dict
     from workbench.errors import WorkbenchError
-    from workbench.output import release_file_stem
+    from workbench.release.output import release_file_stem
     from workbench.report import build_report
     from workbench.ui.cached import error_result, run_result
     from workbench.ui.export import download

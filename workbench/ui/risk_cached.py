@@ -34,8 +34,8 @@ def risk_utility_points(config_json: str, utility: str, risk: str, with_local: b
 def rare_values(config_json: str, k: int, dataset_key: str | None) -> dict[str, Any]:
     """The input's quasi-identifier values rarer than ``k`` (``attacks.rare_values``) and the table without them,
     as CSV, both ways (records dropped, values blanked)."""
-    from workbench import attacks
-    from workbench.attack_checks import without_rare_csv
+    from workbench.risk import attacks
+    from workbench.risk.attack_checks import without_rare_csv
     from workbench.ui.cached import dataset_for
 
     try:
@@ -51,7 +51,7 @@ def rare_values(config_json: str, k: int, dataset_key: str | None) -> dict[str, 
 def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """The attacks on the release of a config (``attack_checks.check_attacks``): ``checks`` as a dict, ``node``
     the release's transformation."""
-    from workbench.attack_checks import check_attacks
+    from workbench.risk.attack_checks import check_attacks
     from workbench.ui.cached import run_result
 
     outcome = run_result(release_config_json, dataset_key=dataset_key)
@@ -71,8 +71,8 @@ def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str
 def unique_combinations(config_json: str, release_config_json: str | None, dataset_key: str | None) -> dict[str, Any]:
     """Which quasi-identifier combinations make records unique (``unique_combinations``), in the input and, given
     the last run's config, in its release (suppressed records ``*``)."""
+    from workbench.risk.combinations import unique_combinations as combinations_table
     from workbench.ui.cached import dataset_for, run_result
-    from workbench.unique_combinations import unique_combinations as combinations_table
 
     try:
         dataset = dataset_for(config_json, dataset_key)

@@ -8,9 +8,9 @@ import json
 
 import streamlit as st
 
-from workbench.attack_checks import attack_table, row_order_finding
 from workbench.compare import RISK_COLUMNS
-from workbench.output import dataset_stem
+from workbench.release.output import dataset_stem
+from workbench.risk.attack_checks import attack_table, row_order_finding
 from workbench.ui import format, long_work, state
 from workbench.ui.export import download  # the session's own records: produced on click, served once
 from workbench.ui.format import md

@@ -16,8 +16,8 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.state import SessionState
 
-from workbench.guarantees import SUPPRESSION_DEFAULT_MAX_PERCENT
 from workbench.policy import suppression_percent, suppression_share
+from workbench.release.guarantees import SUPPRESSION_DEFAULT_MAX_PERCENT
 from workbench.ui.source import Source
 
 T = TypeVar("T")

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.config_bundle import hierarchy_paths
+from workbench.config.bundle import hierarchy_paths
 from workbench.data import (
     Dataset,
     base_name,
@@ -32,7 +32,7 @@ from workbench.ui.source import Source
 from workbench.ui.suggestions import accept_suggested
 
 MAX_MB = 200  # a data table; .streamlit/config.toml's server.maxUploadSize bounds every upload request as well
-MAX_CONFIG_MB = 64  # a config or a config bundle (its contents are bounded by workbench.config_bundle's BUNDLE_MAX_*)
+MAX_CONFIG_MB = 64  # a config or a config bundle (its contents are bounded by workbench.config.bundle's BUNDLE_MAX_*)
 MAX_HIERARCHY_MB = 16  # an ARX hierarchy file
 
 

@@ -1,0 +1,120 @@
+"""The records of a risk analysis: the group-size histogram every risk figure is computed from (ARX
+``RiskModelHistogram``), and the prosecutor/journalist summary and the full result (``workbench risk --json``).
+The figures themselves are computed in ``workbench.risk``.
+
+Two counts, never one name for both: ``classes`` are the equivalence classes of the records that are not
+suppressed (``Release.classes``); ``groups`` are the groups the risk figures are computed over, which are those
+classes plus, after suppression, the suppressed records as one more group of ``*`` (docs/privacy.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.risk.uniqueness import PopulationUniques
+
+
+# ---------------------------------------------------------------------------------------------- histogram
+@dataclass(frozen=True, eq=False)
+class Histogram:
+    """Group sizes (ascending, distinct) and how many groups have each size (ARX ``RiskModelHistogram``). Its
+    ``classes`` are the groups of the table it is given: a release's with its suppressed records as one group of
+    ``*`` is the ``RiskResult.groups``, not its ``classes``."""
+
+    sizes: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def of(cls, class_sizes: Sequence[int] | np.ndarray) -> Histogram:
+        """The histogram of a list of class sizes (one entry per class)."""
+        arr = np.asarray(class_sizes, dtype=np.int64).reshape(-1)
+        if arr.size and arr.min() < 1:
+            raise ValueError("class sizes must be at least 1")
+        sizes, counts = np.unique(arr, return_counts=True)
+        return cls(sizes.astype(np.int64), counts.astype(np.int64))
+
+    @classmethod
+    def from_mapping(cls, histogram: Mapping[int, int]) -> Histogram:
+        """From ``{class size: number of classes}``."""
+        items = sorted((int(s), int(c)) for s, c in histogram.items() if c)
+        if any(s < 1 or c < 0 for s, c in items):
+            raise ValueError("class sizes must be at least 1 and counts non-negative")
+        return cls(np.array([s for s, _ in items], dtype=np.int64), np.array([c for _, c in items], dtype=np.int64))
+
+    @property
+    def records(self) -> int:
+        return int((self.sizes * self.counts).sum())
+
+    @property
+    def classes(self) -> int:
+        return int(self.counts.sum())
+
+    def classes_of_size(self, size: int) -> int:
+        hit = self.counts[self.sizes == size]
+        return int(hit[0]) if hit.size else 0
+
+
+# ---------------------------------------------------------------------------------------------- result
+@dataclass(frozen=True)
+class RiskSummary:
+    """Prosecutor or journalist risk (ARX ``RiskModelSampleSummary.RiskSummary``)."""
+
+    highest: float
+    average: float
+    records_at_risk: float  # share of the records
+    records_at_risk_count: int
+    threshold: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"highest": self.highest, "average": self.average, "records_at_risk": self.records_at_risk,
+                "records_at_risk_count": self.records_at_risk_count, "threshold": self.threshold}
+
+
+@dataclass(frozen=True)
+class RiskResult:
+    """Re-identification risk of one table. ``to_dict()`` gives the JSON of ``workbench risk --json``.
+
+    ``records``: the records the figures are over. ``classes``: the equivalence classes of the records that are
+    not suppressed (``Release.classes``). ``suppressed``: the suppressed records (0 before suppression).
+    ``groups``: the groups the figures are computed over (the average prosecutor risk is groups / records):
+    ``classes``, plus one when suppressed records are counted as one group of ``*`` (which a kept class released
+    as ``*`` in every quasi-identifier joins); equal to ``classes`` when nothing is suppressed or the suppressed
+    records are left out."""
+
+    records: int
+    classes: int
+    prosecutor: RiskSummary
+    journalist: RiskSummary | None
+    marketer: float
+    sample_uniques: float
+    population_uniques: PopulationUniques | None
+    suppressed: int
+    groups: int
+
+    def to_dict(self) -> dict[str, object]:
+        pop = self.population_uniques
+        return {
+            "records": self.records,
+            "classes": self.classes,
+            "suppressed": self.suppressed,
+            "groups": self.groups,
+            "prosecutor": self.prosecutor.to_dict(),
+            "journalist": self.journalist.to_dict() if self.journalist else None,
+            "marketer": self.marketer,
+            "sample_uniques": self.sample_uniques,
+            "population_uniques": pop.to_dict() if pop else {
+                "pitman": None, "zayatz": None, "snb": None, "dankar": None, "dankar_model": None,
+                "population_size": None, "sampling_fraction": None},
+        }
+
+    def _repr_html_(self) -> str:  # Jupyter: one figure per row, as `workbench risk` prints them (views.display)
+        from workbench.views.display import risk_html
+
+        return risk_html(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (views.display)
+        from workbench.views.display import pretty
+
+        pretty(self, printer)
