@@ -96,7 +96,8 @@ def test_data_path_flows_one_way():
 # The library's public modules: what the app may import (the engines' packages, workbench.lattice and
 # workbench.local, and the measures' modules stay behind them). docs/architecture.md lists the same set.
 PUBLIC_MODULES = {
-    "workbench", "workbench.attack_checks", "workbench.attacks", "workbench.catalog", "workbench.compare",
+    "workbench", "workbench.attack_checks", "workbench.attacks", "workbench.audit", "workbench.catalog",
+    "workbench.compare",
     "workbench.config", "workbench.config_bundle",
     "workbench.data",
     "workbench.dependencies", "workbench.errors", "workbench.export", "workbench.geography", "workbench.guarantees",
