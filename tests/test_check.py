@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -353,3 +354,27 @@ def test_cli_unreadable_files_are_named(tmp_path):
         status, out, err = call("check", path, "--quasi", "age")
         assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
         assert str(path) in err and reason in err, err
+
+
+def test_a_workbench_release_checks_as_it_was_verified():
+    """A release of the workbench written as a file (suppressed records with * in every quasi-identifier), checked
+    as a file from elsewhere: the same k, suppressed records, classes and prosecutor risk as the release's own
+    (``risk_of_release`` without the suppressed records, as ARX), and the recursive (c, ℓ)-diversity it was made to
+    hold."""
+    import tomllib
+
+    import workbench as wb
+    from workbench.config import study_from_dict
+    from workbench.risk import risk_of_release
+
+    with open(Path(__file__).resolve().parents[1] / "sample_configs" / "adult_privacy.toml", "rb") as handle:
+        raw = tomllib.load(handle)
+    raw["data"]["rows"] = 1500
+    raw["privacy"].pop("t_closeness")
+    raw["privacy"]["l_diversity"] = {"attribute": "occupation", "variant": "recursive", "l": 3, "c": 4}
+    release = wb.run(study_from_dict(raw)).release
+    assert release is not None and release.suppressed.any()
+    result = check_table(release.table("mark"), release.quasi_identifiers, ["occupation"], ell=3)
+    assert result.k >= 5 and result.suppressed == int(release.suppressed.sum()) and result.classes == release.classes
+    assert result.prosecutor == risk_of_release(release, suppressed="exclude").prosecutor
+    assert result.sensitive[0].l_distinct >= 3 and result.sensitive[0].l_recursive_c < 4
