@@ -259,6 +259,9 @@ def test_missing_values_are_one_value():
     result = check_table(frame, ["q"], ["s"])
     assert (result.classes, result.k, result.missing, result.sensitive[0].missing) == (2, 2, {"q": 2}, 2)
     assert result.sensitive[0].t_ordered is None  # a missing value has no place in a numeric order
+    typed = pd.DataFrame({"q": ["a", None, np.nan, "a"], "s": [1.0, np.nan, 2.0, 1.0]})  # a frame not from a file
+    result = check_table(typed, ["q"], ["s"])
+    assert (result.k, result.missing, result.sensitive[0].missing, result.sensitive[0].values) == (2, {"q": 2}, 1, 3)
 
 
 def test_bad_columns_are_named():

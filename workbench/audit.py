@@ -252,16 +252,29 @@ def _columns(frame: pd.DataFrame, names: Sequence[str], what: str, source: str) 
     return out
 
 
-def _values(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """A column's text with every missing value (``""``, ``(missing)``, a null) as the one value ``""``."""
-    return as_one_missing_value(frame[column].astype(object).where(frame[column].notna(), "")).to_numpy(dtype=str)
+def _text(column: pd.Series) -> pd.Series:
+    """A column as text, a null as ``""`` (a table from the readers is text already)."""
+    if column.hasnans:
+        column = column.astype(object).where(column.notna(), "")
+    if not (isinstance(column.dtype, pd.StringDtype) or pd.api.types.infer_dtype(column, skipna=True) == "string"):
+        column = column.astype(str)
+    return column
 
 
-def _sensitive(attribute: str, values: np.ndarray, class_index: np.ndarray, classes: int,
+def _coded(column: pd.Series) -> tuple[np.ndarray, list[str], int]:
+    """A kept column's codes (its values in text order), its values, and how many of its cells are missing: every
+    missing text (``""``, ``(missing)``) read as the one value ``""`` (``workbench.hierarchy.missing``)."""
+    codes, uniques = pd.factorize(as_one_missing_value(column), sort=True)
+    labels = [str(v) for v in uniques]
+    missing = int(np.count_nonzero(codes == labels.index(""))) if "" in labels else 0
+    return codes.astype(np.int64), labels, missing
+
+
+def _sensitive(attribute: str, column: pd.Series, class_index: np.ndarray, classes: int,
                ell: int | None) -> SensitiveCheck:
     """The figures of one sensitive attribute from its kept values and each kept record's class."""
-    uniques, codes = np.unique(values, return_inverse=True)
-    extra = Extra(f"sensitive:{attribute}", codes.reshape(-1).astype(np.int64), int(uniques.size))
+    codes, labels, missing = _coded(column)
+    extra = Extra(f"sensitive:{attribute}", codes, len(labels))
     view = ClassView.from_records(class_index, classes, [extra])
     cls, val, cnt = view.pairs(extra.name)
     q = cnt / view.sizes[cls]  # each value's share in each class it is present in
@@ -272,7 +285,6 @@ def _sensitive(attribute: str, values: np.ndarray, class_index: np.ndarray, clas
     ell = distinct if ell is None else int(ell)
     c = float(RecursiveCLDiversity(extra, ell, 1.0).ratio(view).max())
     t_equal = float(EqualDistanceTCloseness(extra, 1.0).distance(view).max())
-    labels = uniques.tolist()
     numeric = _all_numbers(labels)
     t_ordered = float(OrderedDistanceTCloseness(extra, 1.0, natural_order(labels)).distance(view).max()) \
         if numeric else None
@@ -282,7 +294,7 @@ def _sensitive(attribute: str, values: np.ndarray, class_index: np.ndarray, clas
     per_value = np.full(extra.cardinality, -np.inf)
     np.maximum.at(per_value, val, gain)  # each value's largest gain over the classes
     return SensitiveCheck(
-        attribute=attribute, values=int(uniques.size), missing=int((values == "").sum()), numeric=numeric,
+        attribute=attribute, values=len(labels), missing=missing, numeric=numeric,
         alpha=float(q.max()), l_distinct=distinct, l_entropy=float(2.0 ** float(entropy_bits.min())), ell=ell,
         l_recursive_c=c, t_equal=t_equal, t_ordered=t_ordered, beta_basic=beta,
         beta_enhanced=float(np.minimum(beta, bounds).max()),
@@ -316,25 +328,25 @@ def check_table(frame: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive
         raise DataError(f"ℓ of recursive (c, ℓ)-diversity must be a whole number of at least 1, not {ell}")
     if not 0.0 < threshold <= 1.0:
         raise DataError(f"the risk threshold must be in (0, 1], not {threshold}")
-    raw = {c: frame[c].astype(object).where(frame[c].notna(), "").to_numpy(dtype=str) for c in qis}
-    suppressed = np.logical_and.reduce([raw[c] == SUPPRESSED for c in qis])
+    text = {c: _text(frame[c]) for c in [*qis, *sens]}
+    suppressed = np.logical_and.reduce([(text[c] == SUPPRESSED).to_numpy(dtype=bool) for c in qis])
     kept = ~suppressed
-    n_kept = int(kept.sum())
-    if n_kept == 0:
+    if not kept.any():
         raise DataError(f"{source}: every one of its {len(frame):,} rows is suppressed (* in every "
                         "quasi-identifier): there is nothing to measure")
-    kept_frame = frame.loc[kept] if not kept.all() else frame
-    values = {c: _values(kept_frame, c) for c in [*qis, *sens]}
-    codes = np.stack([pd.factorize(values[c])[0] for c in qis], axis=1)
-    groups = group_rows(codes, with_inverse=True)
+    if not kept.all():
+        text = {c: column[kept] for c, column in text.items()}
+    coded = {c: _coded(text[c]) for c in qis}
+    codes = np.stack([coded[c][0] for c in qis], axis=1)
+    groups = group_rows(codes, [len(coded[c][1]) for c in qis], with_inverse=True)
     assert groups.inverse is not None
     sizes = groups.counts.astype(np.int64)
     hist = Histogram.of(sizes)
-    checks = [_sensitive(a, values[a], groups.inverse, groups.size, ell) for a in sens]
+    checks = [_sensitive(a, text[a], groups.inverse, groups.size, ell) for a in sens]
     return CheckResult(
         source=source, quasi_identifiers=tuple(qis), records=len(frame), suppressed=int(suppressed.sum()),
         classes=groups.size, k=int(sizes.min()), prosecutor=prosecutor_risk(hist, threshold),
-        sample_uniques=sample_uniques(hist), missing={c: int((values[c] == "").sum()) for c in qis},
+        sample_uniques=sample_uniques(hist), missing={c: coded[c][2] for c in qis},
         sensitive=tuple(checks), ell=None if ell is None else int(ell), class_sizes=sizes)
 
 
