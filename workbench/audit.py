@@ -15,10 +15,11 @@ attributes, every figure a review board asks of a file an outside contractor de-
 
 The figures follow pyCANON's definitions (Sáinz-Pardo Díaz & López García, "A Python library to check the level of
 anonymity of a dataset", Scientific Data 9, 785, 2022), computed by the workbench's own code: the ℓ-diversity and
-t-closeness of ``workbench.privacy`` and the risk of ``workbench.risk``. Where pyCANON's figure is not what its
-paper defines, this module says so (docs/privacy.md#checking-a-table-from-elsewhere): recursive (c, ℓ)-diversity
-ranks the counts from the most frequent value down, entropy ℓ is not rounded down, the average prosecutor risk is
-over records, not classes, and the classes are found from the values, never from the frame's index.
+t-closeness of ``workbench.privacy`` and the risk of ``workbench.risk``. Where pyCANON's figure is not what the
+model's paper defines, the workbench follows the paper and says so (docs/privacy.md#checking-a-table-from-elsewhere):
+recursive (c, ℓ)-diversity ranks the counts from the most frequent value down, entropy ℓ is not rounded down, the
+average prosecutor risk is over records, not classes, and the classes are found from the values, never from the
+frame's index.
 
 The table is read as text, as every table the workbench reads (``workbench.readers``); a missing value (an empty
 cell or ``(missing)``, ``workbench.hierarchy.missing``) is one value of its own. A row with ``*`` in every
