@@ -1,5 +1,5 @@
 """The ``workbench`` command: the parser, ``run``, ``measure`` and ``algorithms`` (``compare``, ``explore``, ``risk``,
-``report`` and ``geo`` in their own modules).
+``report``, ``geo`` and ``check`` in their own modules).
 
 Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong. ``run``
 warns on stderr (and under ``"warnings"`` in its JSON) when a released column determines a quasi-identifier.
@@ -77,15 +77,17 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     alg.add_argument("--json", action="store_true", help="print one JSON object per algorithm, one per line")
     if lean:
         return p
+    from workbench.cli.check import add_check_parser
     from workbench.cli.explore import add_explore_parser
     from workbench.cli.risk import add_risk_parser
     from workbench.geo import cli as geo_cli
     from workbench.report.cli import add_report_parser
 
     add_risk_parser(sub)
-    add_explore_parser(sub)  # workbench explore (cli_explore.py)
+    add_explore_parser(sub)  # workbench explore (cli/explore.py)
     geo_cli.add_parser(sub)  # workbench geo (docs/geography.md)
     add_report_parser(sub)
+    add_check_parser(sub)  # workbench check: a table from any tool, no config (cli/check.py)
     return p
 
 
@@ -218,6 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench.config import load_study
 
     try:
+        if args.command == "check":  # a table from elsewhere: no config to load
+            from workbench.cli.check import check_command
+
+            return check_command(args)
         drop = ["release.suppressed=drop"] if getattr(args, "drop_suppressed", False) else []
         study = load_study(args.config, [*args.overrides, *drop])  # one validation path for the flag and --set
         if args.command == "run":

@@ -123,7 +123,9 @@ class RecursiveCLDiversity(_LDiversity):
         super().__init__(extra, ell)
         self.c = c
 
-    def violating(self, view: ClassView) -> np.ndarray:
+    def largest_and_tail(self, view: ClassView) -> tuple[np.ndarray, np.ndarray]:
+        """Per class: r_1, its most frequent value's count, and r_ℓ + … + r_m, the counts from the ℓ-th most
+        frequent value on (0 when the class has fewer than ℓ distinct values)."""
         cls, _, cnt = view.pairs(self.key)
         order = np.lexsort((-cnt, cls))  # by class, counts descending
         cls_s, cnt_s = cls[order], cnt[order]
@@ -133,6 +135,17 @@ class RecursiveCLDiversity(_LDiversity):
         largest[cls_s[rank == 0]] = cnt_s[rank == 0]
         tail = np.bincount(cls_s[rank >= self.min_size - 1], weights=cnt_s[rank >= self.min_size - 1],
                            minlength=view.classes)
+        return largest, tail
+
+    def ratio(self, view: ClassView) -> np.ndarray:
+        """Per class: r_1 / (r_ℓ + … + r_m); the class is recursive (c, ℓ)-diverse for every c above it (inf when
+        the class has fewer than ℓ distinct values: no c will do)."""
+        largest, tail = self.largest_and_tail(view)
+        with np.errstate(divide="ignore"):
+            return np.where(tail > 0, largest / np.where(tail > 0, tail, 1), np.inf)
+
+    def violating(self, view: ClassView) -> np.ndarray:
+        largest, tail = self.largest_and_tail(view)
         return (self.distinct(view) < self.min_size) | ~(largest < self.c * tail)
 
     def describe(self) -> str:

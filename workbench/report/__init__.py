@@ -14,11 +14,12 @@ from pathlib import Path
 
 from workbench.config import Study
 from workbench.data import Dataset
+from workbench.report.check_section import CheckReport, build_check_report  # a table from elsewhere
 from workbench.report.facts import Facts, default_command, gather
 from workbench.report.render import SECTIONS, render
 from workbench.study import Progress, RunResult
 
-__all__ = ["SECTIONS", "Report", "build_report"]
+__all__ = ["SECTIONS", "CheckReport", "Report", "build_check_report", "build_report"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -253,3 +253,14 @@ RESULTS: Slot[dict[tuple, Any]] = Slot("session_results")  # ui.memo's dual_cach
 GEO_POINTS: Slot[tuple[str, str, Any]] = Slot("geo_points")  # the latest uploaded points table, parsed
 GEO_MEMO: Slot[Any] = Slot("geo_memo")  # results on the analyst's data or uploaded points
 GEO_PROBLEM: Slot[tuple[tuple, Any]] = Slot("geo_problem")  # the latest problem on them, or its error
+
+# the Check page: a table de-identified elsewhere, uploaded there (or the Data page's), and its figures
+CHECK_UPLOAD = "check_upload"  # the page's upload widget
+CHECK_WHICH = "check_which"  # which table: uploaded on the page, or the Data page's
+CHECK_TABLE: Slot[tuple[str, str, Any]] = Slot("check_table")  # the latest upload: (name, SHA-256, frame or error)
+CHECK_MEMO: Slot[dict[tuple, Any]] = Slot("check_memo")  # (SHA-256, settings) -> the CheckResult or its error
+
+
+def check_widget(name: str, sha: str) -> Slot[Any]:
+    """A Check page setting of the table ``sha`` (its quasi-identifiers, sensitive attributes, ℓ, threshold)."""
+    return Slot(f"check_{name}:{sha}")
