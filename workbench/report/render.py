@@ -11,8 +11,10 @@ import pandas as pd
 from workbench.attack_checks import row_order_finding
 from workbench.display import esc, fmt, pairs_html, percent, table_html
 from workbench.report.facts import Facts
+from workbench.report.summary_html import SUMMARY_CSS, summary_section
 
 SECTIONS = (
+    ("summary", "Decision summary"),
     ("dataset", "The dataset"),
     ("hierarchies", "Quasi-identifiers and their hierarchies"),
     ("privacy-model", "The privacy model"),
@@ -24,7 +26,8 @@ SECTIONS = (
     ("attacks", "Attacks checked"),
     ("provenance", "Provenance"),
 )
-"""Section ids and titles, in the order of the report."""
+"""Section ids and titles, in the order of the report. The summary (``workbench.report.summary``) comes first, above
+the table of contents: it is the page a board reads."""
 
 CSS = """
 @page { size: A4; margin: 16mm 14mm; }
@@ -44,7 +47,7 @@ pre { background: #f6f6f6; padding: 8px; font-size: 11px; white-space: pre-wrap;
 figure { margin: 8px 0; } figcaption { color: #555; font-size: 12px; }
 svg { max-width: 100%; height: auto; }
 section { page-break-inside: auto; } nav ol { columns: 2; }
-"""
+""" + SUMMARY_CSS
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -242,6 +245,7 @@ def _provenance(f: Facts) -> str:
 RENDERERS = {"dataset": _dataset, "hierarchies": _hierarchies, "privacy-model": _privacy, "risk": _risk,
              "release": _release, "costs": _costs, "alternatives": _alternatives, "checks": _checks,
              "attacks": _attacks, "provenance": _provenance}
+RENDERERS["summary"] = summary_section
 
 
 def render(f: Facts) -> str:
@@ -249,7 +253,8 @@ def render(f: Facts) -> str:
     study = f.study
     title = f"De-identification report: {f.dataset['source']}"
     nav = "".join(f'<li><a href="#{sid}">{esc(name)}</a></li>' for sid, name in SECTIONS)
-    body = "".join(f'<section id="{sid}"><h2>{esc(name)}</h2>{RENDERERS[sid](f)}</section>' for sid, name in SECTIONS)
+    first, *rest = [f'<section id="{sid}"><h2>{esc(name)}</h2>{RENDERERS[sid](f)}</section>' for sid, name in SECTIONS]
+    body = "".join(rest)
     suppression = (f"at most {percent(study.max_suppression)} of the records suppressed"
                    if study.engine == "lattice" else "no record suppressed")
     lead = (f"k = {study.k}, {suppression}, {study.engine} engine, {study.algorithm}. Written for a review board: "
@@ -257,4 +262,5 @@ def render(f: Facts) -> str:
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
-            f"<h1>{esc(title)}</h1><p class=\"lead\">{esc(lead)}</p><nav><ol>{nav}</ol></nav>{body}</body></html>")
+            f"<h1>{esc(title)}</h1><p class=\"lead\">{esc(lead)}</p>{first}<nav><ol>{nav}</ol></nav>{body}"
+            "</body></html>")
