@@ -111,7 +111,10 @@ def _risk_rows(r: dict[str, Any] | None) -> list[str]:
     pro = r["prosecutor"]
     return [fmt(r["records"]), fmt(r["classes"]), fmt(r["suppressed"]), fmt(r["groups"]), percent(pro["highest"]),
             percent(pro["average"]), f"{fmt(pro['records_at_risk_count'])} ({percent(pro['records_at_risk'])})",
-            percent(r["marketer"]), percent(r["sample_uniques"])]
+            percent(r["marketer"]) if r["journalist"] is not None else SAME_AS_AVERAGE, percent(r["sample_uniques"])]
+
+
+SAME_AS_AVERAGE = "the average risk above"  # without a population table marketer risk is groups / records too
 
 
 RISK_LABELS = ("records", "equivalence classes (sets of identical quasi-identifier rows, records not suppressed)",

@@ -96,6 +96,12 @@ class Recommendation:
     conditions: tuple[str, ...] = ()
     not_covered: tuple[str, ...] = ()
 
+    @property
+    def tone(self) -> str:
+        """``"ok"`` (release as proposed), ``"warn"`` (with conditions) or ``"bad"`` (do not release): the colour a
+        front end gives it."""
+        return {AS_PROPOSED: "ok", WITH_CONDITIONS: "warn"}.get(self.option, "bad")
+
 
 @dataclass(frozen=True)
 class Summary:
