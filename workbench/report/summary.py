@@ -209,7 +209,7 @@ def _guarantee(facts: Any) -> tuple[tuple[Promise, ...], str | None]:
     kind = r["guarantee"]["kind"] if r else "k-anonymity"
     qis = [a for a, role in zip(facts.dataset["attributes"].attribute, facts.dataset["attributes"].role,
                                 strict=True) if role == "quasi"]
-    known = ", ".join(qis) if len(qis) <= 6 else ", ".join(qis[:6]) + ", …"
+    known = ", ".join(qis)
     k = p["k"]
     if guarantee_text(kind).k_anonymous:
         words = (f"someone who knows a person's {known} and that the person is in the data finds at least {k} "
