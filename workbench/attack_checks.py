@@ -23,7 +23,7 @@ from workbench.release import Release
 
 @dataclass(frozen=True)
 class AttackChecks:
-    """Each attack's result on one release; ``second`` names the other release (None: no other admissible node),
+    """Each attack's result on one release; ``second`` names the other release (None: no other k-minimal node),
     ``seed`` the release seed both files were written with, ``matching_note`` why the matching attack did not run.
     For a lattice release, ``joint`` names the node that generalizes both releases (each attribute at the higher of
     the two levels) and ``joint_complementary`` is this release joined with the release of that node, the remedy
@@ -132,7 +132,8 @@ UNSORTED_TWO = "unsorted matching, two seeds"
 MATCHING = "matching attack (k-ambiguity, Katirai 2006)"
 ATTACKS = (COMPLEMENTARY, UNSORTED, UNSORTED_TWO, MATCHING)
 """The attacks on a release, by the names every view gives them (``attack_table``'s rows, ``attack_findings``)."""
-NO_SECOND = "no other release of this table meets the privacy model, so there is no second release to join"
+NO_SECOND = ("the release is the table's only minimal solution, so no other minimal release stands for a second "
+             "release to join")
 
 CHANCE_LEVEL = 0.001  # a count of shared rows less likely than this under two independent shuffles is no chance
 

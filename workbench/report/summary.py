@@ -163,8 +163,10 @@ def recommend(holds: bool | None, failures: Sequence[str], findings: Sequence[At
                for _ in gives_back[:1]]))
         return Recommendation(WITH_CONDITIONS, reasons, conditions, unchecked)
     checked = sum(f.checked for f in findings)
-    return Recommendation(AS_PROPOSED, (f"the rule holds, verified from the released table, and none of the "
-                                        f"{checked} attacks checked singles anyone out",), (), unchecked)
+    attacks = (f"none of the {checked} attacks checked singles anyone out" if checked > 1 else
+               "the one attack checked singles no one out" if checked else "no attack could be checked")
+    return Recommendation(AS_PROPOSED, (f"the rule holds, verified from the released table, and {attacks}",), (),
+                          unchecked)
 
 
 # ---------------------------------------------------------------------------------------------- from the facts
@@ -300,6 +302,15 @@ def _warnings(facts: Any, findings: Sequence[AttackFinding]) -> tuple[Warning, .
     return tuple(out)
 
 
+def _by_reason(findings: Sequence[AttackFinding]) -> dict[str, list[str]]:
+    """The attacks not checked, grouped by the reason each gives."""
+    out: dict[str, list[str]] = {}
+    for f in findings:
+        if not f.checked:
+            out.setdefault(f.result.removeprefix("not checked: "), []).append(f.attack)
+    return out
+
+
 def summarize(facts: Any) -> Summary:
     """The first page from the report's ``Facts`` (``facts.gather`` or ``facts.gather_summary``)."""
     released, withheld = _columns(facts)
@@ -319,8 +330,8 @@ def summarize(facts: Any) -> Summary:
         attacks_line = (f"{checked} of the {len(findings)} attacks were checked; "
                         + (f"{harmful} of them single{'s' if harmful == 1 else ''} people out (warnings below)."
                            if harmful else "none singles anyone out.")
-                        + "".join(f" Not checked: {f.attack}: {f.result.removeprefix('not checked: ')}."
-                                  for f in findings if not f.checked))
+                        + "".join(f" Not checked: {', '.join(names)}: {reason}." for reason, names in
+                                  _by_reason(findings).items()))
     records = facts.dataset["records"]
     suppressed = release["suppressed"] if release else None
     if release:
