@@ -327,14 +327,17 @@ def summarize(facts: Any) -> Summary:
         attacks_line = f"The attacks were not checked: {error}"
     else:
         harmful = sum(f.matters for f in findings)
-        attacks_line = (f"{checked} of the {len(findings)} attacks were checked; "
+        attacks_line = (("All " if checked == len(findings) else f"{checked} of the ") + f"{len(findings)} attacks "
+                        "were checked; "
                         + (f"{harmful} of them single{'s' if harmful == 1 else ''} people out (warnings below)."
                            if harmful else "none singles anyone out.")
                         + "".join(f" Not checked: {', '.join(names)}: {reason}." for reason, names in
                                   _by_reason(findings).items()))
     records = facts.dataset["records"]
     suppressed = release["suppressed"] if release else None
-    if release:
+    if release and not release["suppressed"]:
+        suppressed_line = "No record is suppressed."
+    elif release:
         suppressed_line = (f"{release['suppressed_note']} are suppressed: "
                            + ("released with * in every quasi-identifier." if release["policy"] == "mark"
                               else "left out of the file."))

@@ -21,6 +21,10 @@ SUMMARY_CSS = """
 """
 
 
+def _columns(n: int) -> str:
+    return f"{n} column{'' if n == 1 else 's'}"
+
+
 TALL = ("Conditions", "Signatures")  # fields written by hand at length
 
 
@@ -44,8 +48,8 @@ def summary_section(f: Facts) -> str:
         return table_html(frame, caption, max_rows=200) if len(frame) else _p(f"{caption}: none.")
 
     parts.append("<h3>What is released and what is withheld</h3>")
-    parts.append('<table class="cols"><tr><td>' + columns(s.released, f"Released ({len(s.released)} columns)")
-                 + "</td><td>" + columns(s.withheld, f"Withheld ({len(s.withheld)} columns)") + "</td></tr></table>")
+    parts.append('<table class="cols"><tr><td>' + columns(s.released, f"Released ({_columns(len(s.released))})")
+                 + "</td><td>" + columns(s.withheld, f"Withheld ({_columns(len(s.withheld))})") + "</td></tr></table>")
     parts.append(_p(s.suppressed_line))
     parts.append("<h3>The guarantee, in plain words</h3><ul>")
     for g in s.guarantee:

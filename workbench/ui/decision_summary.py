@@ -31,10 +31,10 @@ def show(summary: Summary) -> None:
                    + (f" **What to do:** {md(w.remedy)}." if w.remedy else ""))
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**Released** ({len(summary.released)} columns)")
+        st.markdown(f"**Released** ({len(summary.released)} column{'' if len(summary.released) == 1 else 's'})")
         format.show(_columns(summary.released))
     with right:
-        st.markdown(f"**Withheld** ({len(summary.withheld)} columns)")
+        st.markdown(f"**Withheld** ({len(summary.withheld)} column{'' if len(summary.withheld) == 1 else 's'})")
         format.show(_columns(summary.withheld))
     st.caption(md(summary.suppressed_line))
     st.markdown("**The guarantee, in plain words**")
