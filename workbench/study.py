@@ -152,7 +152,7 @@ class RunResult:
             return {}
         models = admissibility_for(self.study, self.dataset).models
         verified = self.guarantee.models if self.guarantee is not None else {}
-        return {spec.kind: model.as_dict() | {"description": model.describe(),
+        return {spec.kind: model.as_dict() | {"description": model.describe(), "in_words": model.in_words(),
                                               "holds": bool(verified.get(model.describe(), False))}
                 for spec, model in zip(self.study.privacy_models, models, strict=True)}
 

@@ -179,6 +179,8 @@ def _attacks(study: Study, dataset: object, args: argparse.Namespace) -> None:
 
 def format_attacks(c: dict, node: dict[str, int] | None) -> str:
     """The attacks as lines of text (``AttackChecks.to_dict()``)."""
+    from workbench.risk.attack_checks import NO_SECOND
+
     k, rare = c["k"], c["rare_values"]
     shown = ", ".join(f"{v['attribute']} {v['value']!r} ({v['records']})" for v in rare["values"][:6])
     more = f" and {len(rare['values']) - 6} more" if len(rare["values"]) > 6 else ""
@@ -187,7 +189,7 @@ def format_attacks(c: dict, node: dict[str, int] | None) -> str:
              f"rare values  {len(rare['values'])} value(s) held by fewer than {k} records, in {rare['records']:,} "
              f"records" + (f": {shown}{more}" if shown else "")]
     if c["second_release"] is None:
-        lines.append("second       - (no other admissible node: no second release to join)")
+        lines.append(f"second       not checked: {NO_SECOND}")
     else:
         comp, same, two = c["complementary_release"], c["unsorted_matching_same_seed"], c["unsorted_matching_two_seeds"]
         lines += [f"second       the release of {c['second_release']}",
@@ -199,7 +201,7 @@ def format_attacks(c: dict, node: dict[str, int] | None) -> str:
                   f"record; {two['reidentified']:,} re-identified"]
     m = c["matching_attack"]
     if m is None:
-        lines.append(f"matching     - ({c['matching_note']})")
+        lines.append(f"matching     not checked: {c['matching_note']}")
     else:
         lines.append(f"matching     people with fewer than {m['k']} consistent released rows: {m['below_k_before']:,}; "
                      f"after keeping one-to-one assignments: {m['below_k']:,} ({m['unique']:,} with one)")

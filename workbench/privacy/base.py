@@ -149,6 +149,10 @@ class PrivacyModel:
     def describe(self) -> str:
         return self.id
 
+    def in_words(self) -> str:
+        """What the model promises, in plain words for a reader who is not an engineer (the report's first page)."""
+        return self.describe()
+
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id}
 

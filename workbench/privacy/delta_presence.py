@@ -180,6 +180,12 @@ class DeltaPresence(PrivacyModel):
         return (f"δ-presence ({self.delta_min:g} ≤ δ ≤ {self.delta_max:g}; {self.subset_size:,} of "
                 f"{self.population_size:,} records)")
 
+    def in_words(self) -> str:
+        return (f"the data holds {self.subset_size:,} of a population of {self.population_size:,} people; of each "
+                f"group of look-alike people in the population, between {100 * self.delta_min:g} % and "
+                f"{100 * self.delta_max:g} % are in the data (δ), so no one can tell with more than "
+                f"{100 * self.delta_max:g} % certainty that a given person is in it")
+
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "delta_min": self.delta_min, "delta_max": self.delta_max,
                 "subset": self.subset_size, "population": self.population_size}

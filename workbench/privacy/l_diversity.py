@@ -79,6 +79,10 @@ class DistinctLDiversity(_LDiversity):
     def describe(self) -> str:
         return f"distinct-{self.l:g}-diversity of {self.attribute}"
 
+    def in_words(self) -> str:
+        return (f"every group of look-alike rows holds at least {self.min_size} different values of {self.attribute}, "
+                f"so knowing which group a person is in does not tell their {self.attribute}")
+
 
 class EntropyLDiversity(_LDiversity):
     """Entropy of the sensitive values at least log2(ℓ) per class (ARX ``EntropyLDiversity``)."""
@@ -109,6 +113,10 @@ class EntropyLDiversity(_LDiversity):
 
     def describe(self) -> str:
         return f"entropy-{self.l:g}-diversity ({self.estimator}) of {self.attribute}"
+
+    def in_words(self) -> str:
+        return (f"in every group of look-alike rows the values of {self.attribute} are spread at least as evenly as "
+                f"over {self.l:g} equally common values (ℓ = {self.l:g}), so no group points to one {self.attribute}")
 
     def as_dict(self) -> dict[str, object]:
         return super().as_dict() | {"estimator": self.estimator}
@@ -151,5 +159,14 @@ class RecursiveCLDiversity(_LDiversity):
     def describe(self) -> str:
         return f"recursive-({self.c:g},{self.l:g})-diversity of {self.attribute}"
 
+    def in_words(self) -> str:
+        return (f"in every group of look-alike rows no value of {self.attribute} dominates: the most common one is "
+                f"held by fewer than {self.c:g} times as many records as the values from the {_ordinal(self.min_size)} "
+                f"most common on, together (c = {self.c:g}, ℓ = {self.l:g})")
+
     def as_dict(self) -> dict[str, object]:
         return super().as_dict() | {"c": self.c}
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

@@ -90,6 +90,14 @@ class RiskThreshold(PrivacyModel):
                 "population_uniqueness": f"population uniqueness ({self.estimator})"}[self.model]
         return f"{what} <= {self.threshold:g}"
 
+    def in_words(self) -> str:
+        share = f"{100 * self.threshold:g} %"
+        return {"average": f"the chance of picking out a person's row, averaged over the records, is at most {share}",
+                "sample_uniqueness": f"at most {share} of the records are alone in their group of look-alike rows",
+                "population_uniqueness": f"at most {share} of the population ({self.population:,.0f} people) is "
+                                         f"estimated to be alone on the quasi-identifiers ({self.estimator} "
+                                         "estimate)"}[self.model]
+
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"model": self.id, "risk": self.model, "threshold": self.threshold}
         if self.model == "population_uniqueness":

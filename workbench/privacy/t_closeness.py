@@ -46,6 +46,12 @@ class _TCloseness(PrivacyModel):
     def describe(self) -> str:
         return f"{self.t:g}-closeness ({self.variant} distance) of {self.attribute}"
 
+    def in_words(self) -> str:
+        return (f"in every group of look-alike rows the mix of {self.attribute} values differs from the whole "
+                f"table's mix by at most t = {self.t:g} on a scale from 0 (the same mix) to 1 (nothing in common; "
+                f"{self.variant} distance), so a person's group tells little more about their {self.attribute} "
+                "than the whole table does")
+
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "variant": self.variant, "t": self.t}
 

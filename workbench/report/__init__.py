@@ -3,8 +3,9 @@ reader who is not an engineer, what data was de-identified, how, what risk is le
 measure, which alternatives were weighed, what was checked, and how to reproduce it (docs/report.md).
 
 ``build_report(study)`` runs the study (or takes a ``RunResult``) and returns a ``Report``; ``workbench report``
-and the app's Export page both call it. Charts are altair specs rendered to inline SVG by vl-convert; the PDF
-is WeasyPrint's rendering of the same HTML.
+and the app's Export page both call it. Its first page is a ``Summary`` (``workbench.report.summary``): the decision
+a board takes, from the same figures; ``build_summary`` computes it alone, for the top of the Export page.
+Charts are altair specs rendered to inline SVG by vl-convert; the PDF is WeasyPrint's rendering of the same HTML.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from pathlib import Path
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.report.check_section import CheckReport, build_check_report  # a table from elsewhere
-from workbench.report.facts import Facts, default_command, gather
+from workbench.report.facts import Facts, default_command, gather, gather_summary
 from workbench.report.render import SECTIONS, render
+from workbench.report.summary import Summary
 from workbench.study import Progress, RunResult
 
-__all__ = ["SECTIONS", "CheckReport", "Report", "build_check_report", "build_report"]
+__all__ = ["SECTIONS", "CheckReport", "Report", "Summary", "build_check_report", "build_report", "build_summary"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,6 +65,14 @@ def _attribute(text: str) -> str:
     import html
 
     return html.escape(text, quote=True)
+
+
+def build_summary(study: Study, result: RunResult) -> Summary:
+    """The report's first page alone (``Summary``), computed as ``build_report`` computes it, without the
+    hierarchies, the alternatives and the provenance: what the app's Export page shows above its downloads."""
+    summary = gather_summary(study, result).summary
+    assert summary is not None
+    return summary
 
 
 def build_report(study: Study, result: RunResult | None = None, dataset: Dataset | None = None,

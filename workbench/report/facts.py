@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -18,6 +18,9 @@ from workbench.errors import WorkbenchError
 from workbench.report.choice import why
 from workbench.report.provenance import provenance_facts
 from workbench.study import Progress, RunResult
+
+if TYPE_CHECKING:
+    from workbench.report.summary import Summary
 
 ROLE_MEANING = {
     "quasi": "could identify a person when combined with other data (a quasi-identifier): generalized or "
@@ -50,6 +53,7 @@ class Facts:
     checks: list[dict[str, str]] = field(default_factory=list)
     attacks: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    summary: Summary | None = None  # the first page, computed from the figures above (``report.summary``)
 
 
 def default_command(study: Study, overrides: Sequence[str] = (), out: str = "report") -> str:
@@ -124,7 +128,7 @@ def _privacy(result: RunResult) -> dict[str, Any]:
         "engine": study.engine, "how": how, "algorithm": algorithm, "objective": study.objective,
         "objective_name": objective.name if objective else study.objective,
         "objective_plain": objective.plain if objective else "",
-        "models": [{"model": kind, "description": m["description"], "holds": m["holds"]}
+        "models": [{"model": kind, "description": m["description"], "in_words": m["in_words"], "holds": m["holds"]}
                    for kind, m in result.privacy_models().items()],
     }
 
@@ -134,7 +138,8 @@ def _population(study: Study) -> int | None:
                  if spec.kind == "risk" and spec.get("population")), None)
 
 
-def _risk(result: RunResult) -> dict[str, Any]:
+def _risk(result: RunResult, chart: bool = True) -> dict[str, Any]:
+    """The risk of the input and of the release (``chart``: with the histogram of record-level risk as SVG)."""
     from workbench import risk
     from workbench.report.charts import risk_histogram, svg
 
@@ -147,7 +152,8 @@ def _risk(result: RunResult) -> dict[str, Any]:
         records.append(risk.record_risks(risk.release_class_sizes(result.release)).assign(table="release"))
     histogram = pd.concat(records, ignore_index=True)
     return {"before": before.to_dict(), "after": after.to_dict() if after else None, "population": population,
-            "records": histogram, "chart": svg(risk_histogram(histogram)), "threshold": risk.DEFAULT_THRESHOLD}
+            "records": histogram, "chart": svg(risk_histogram(histogram)) if chart else None,
+            "threshold": risk.DEFAULT_THRESHOLD}
 
 
 def _release(result: RunResult, gives_back: Sequence[str] = ()) -> dict[str, Any]:
@@ -160,8 +166,10 @@ def _release(result: RunResult, gives_back: Sequence[str] = ()) -> dict[str, Any
         return {}
     guarantee = result.guarantee
     assert guarantee is not None
-    suppressed = int(release.suppressed.sum())
+    suppressed = guarantee.suppressed  # verified from the released table: the one count every section states
     table = release.table(study.suppressed)
+    kept = release.table().loc[~release.suppressed]
+    released_values = {q: int(kept[q].nunique()) for q in release.quasi_identifiers}  # 1: the same for everyone
     sample = table.sample(n=min(SAMPLE_ROWS, len(table)), random_state=study.seed) if len(table) else table
     levels = None
     if release.transformation is not None:
@@ -179,7 +187,8 @@ def _release(result: RunResult, gives_back: Sequence[str] = ()) -> dict[str, Any
         "suppressed_warning": suppression_warning(suppressed, release.n), "policy": study.suppressed,
         "classes": release.classes, "smallest_class": release.smallest_class(), "levels": levels,
         "sample": sample.reset_index(drop=True), "shown_rows": len(sample), "released_rows": len(table),
-        "gives_back": list(gives_back),
+        "gives_back": list(gives_back), "released_values": released_values,
+        "one_value": {q: str(kept[q].iloc[0]) for q, n in released_values.items() if n == 1},
     }
 
 
@@ -252,7 +261,7 @@ def _attacks(result: RunResult) -> dict[str, Any]:
     """The attacks on the release (``attack_checks.check_attacks``): the checks as a dict and as table rows, or
     ``{"error": ...}``; {} without a release."""
     from workbench.errors import WorkbenchError
-    from workbench.risk.attack_checks import attack_table, check_attacks
+    from workbench.risk.attack_checks import attack_findings, attack_table, check_attacks
 
     if result.release is None:
         return {}
@@ -260,16 +269,46 @@ def _attacks(result: RunResult) -> dict[str, Any]:
         checks = check_attacks(result.study, result.dataset, result.release).to_dict()
     except (WorkbenchError, ValueError) as exc:
         return {"error": str(exc)}
-    return {"checks": checks, "table": attack_table(checks), "rare": pd.DataFrame(checks["rare_values"]["values"])}
+    return {"checks": checks, "table": attack_table(checks), "findings": attack_findings(checks),
+            "rare": pd.DataFrame(checks["rare_values"]["values"])}
 
 
 STEPS = ("the dataset", "the hierarchies", "the risk", "the release", "every measure", "the alternatives",
          "the checks", "the attacks", "the provenance")
 
 
+def _reported(study: Study, result: RunResult) -> RunResult:
+    """The run with the reported study: the app runs a config without its [release] section (the seed and what
+    becomes of the suppressed records do not change a run) and reports the exported one, so that the attacks, the
+    release's rows and the provenance all read one seed."""
+    return result if study is result.study or study == result.study else replace(result, study=study)
+
+
+def gather_summary(study: Study, result: RunResult) -> Facts:
+    """The figures the first page states (the dataset, the privacy model, the risk, the release, its cost and the
+    attacks), computed as ``gather`` computes them, with its ``summary``: what the Export page shows before the
+    whole report is built."""
+    from workbench.report.summary import summarize
+    from workbench.risk.dependencies import dependency_warnings
+
+    result = _reported(study, result)
+    facts = Facts(study, result, "")
+    facts.dataset = _dataset(result.dataset)
+    facts.privacy = _privacy(result)
+    facts.risk = _risk(result, chart=False)
+    facts.release = _release(result, dependency_warnings(result.dataset))
+    facts.costs = _costs(result)
+    facts.attacks = _attacks(result)
+    facts.summary = summarize(facts)
+    return facts
+
+
 def gather(study: Study, result: RunResult, command: str, progress: Progress | None = None) -> Facts:
-    """Every section's figures for the run's release."""
+    """Every section's figures for the run's release, and the first page's summary of them."""
+    from workbench.report.summary import summarize
+
     report = progress or (lambda fraction, text: None)
+    result = _reported(study, result)
     facts = Facts(study, result, command)
     report(0.05, "describing the dataset")
     facts.dataset = _dataset(result.dataset)
@@ -291,5 +330,6 @@ def gather(study: Study, result: RunResult, command: str, progress: Progress | N
     report(0.93, "attacking the release")
     facts.attacks = _attacks(result)
     facts.provenance = provenance_facts(result, command)
+    facts.summary = summarize(facts)
     report(1.0, "done")
     return facts

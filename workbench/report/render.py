@@ -9,10 +9,12 @@ from typing import Any
 import pandas as pd
 
 from workbench.report.facts import Facts
+from workbench.report.summary_html import SUMMARY_CSS, summary_section
 from workbench.risk.attack_checks import row_order_finding
 from workbench.views.display import esc, fmt, pairs_html, percent, table_html
 
 SECTIONS = (
+    ("summary", "Decision summary"),
     ("dataset", "The dataset"),
     ("hierarchies", "Quasi-identifiers and their hierarchies"),
     ("privacy-model", "The privacy model"),
@@ -24,7 +26,8 @@ SECTIONS = (
     ("attacks", "Attacks checked"),
     ("provenance", "Provenance"),
 )
-"""Section ids and titles, in the order of the report."""
+"""Section ids and titles, in the order of the report. The summary (``workbench.report.summary``) comes first, above
+the table of contents: it is the page a board reads."""
 
 CSS = """
 @page { size: A4; margin: 16mm 14mm; }
@@ -44,7 +47,7 @@ pre { background: #f6f6f6; padding: 8px; font-size: 11px; white-space: pre-wrap;
 figure { margin: 8px 0; } figcaption { color: #555; font-size: 12px; }
 svg { max-width: 100%; height: auto; }
 section { page-break-inside: auto; } nav ol { columns: 2; }
-"""
+""" + SUMMARY_CSS
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -108,7 +111,10 @@ def _risk_rows(r: dict[str, Any] | None) -> list[str]:
     pro = r["prosecutor"]
     return [fmt(r["records"]), fmt(r["classes"]), fmt(r["suppressed"]), fmt(r["groups"]), percent(pro["highest"]),
             percent(pro["average"]), f"{fmt(pro['records_at_risk_count'])} ({percent(pro['records_at_risk'])})",
-            percent(r["marketer"]), percent(r["sample_uniques"])]
+            percent(r["marketer"]) if r["journalist"] is not None else SAME_AS_AVERAGE, percent(r["sample_uniques"])]
+
+
+SAME_AS_AVERAGE = "the average risk above"  # without a population table marketer risk is groups / records too
 
 
 RISK_LABELS = ("records", "equivalence classes (sets of identical quasi-identifier rows, records not suppressed)",
@@ -242,6 +248,7 @@ def _provenance(f: Facts) -> str:
 RENDERERS = {"dataset": _dataset, "hierarchies": _hierarchies, "privacy-model": _privacy, "risk": _risk,
              "release": _release, "costs": _costs, "alternatives": _alternatives, "checks": _checks,
              "attacks": _attacks, "provenance": _provenance}
+RENDERERS["summary"] = summary_section
 
 
 def render(f: Facts) -> str:
@@ -249,7 +256,8 @@ def render(f: Facts) -> str:
     study = f.study
     title = f"De-identification report: {f.dataset['source']}"
     nav = "".join(f'<li><a href="#{sid}">{esc(name)}</a></li>' for sid, name in SECTIONS)
-    body = "".join(f'<section id="{sid}"><h2>{esc(name)}</h2>{RENDERERS[sid](f)}</section>' for sid, name in SECTIONS)
+    first, *rest = [f'<section id="{sid}"><h2>{esc(name)}</h2>{RENDERERS[sid](f)}</section>' for sid, name in SECTIONS]
+    body = "".join(rest)
     suppression = (f"at most {percent(study.max_suppression)} of the records suppressed"
                    if study.engine == "lattice" else "no record suppressed")
     lead = (f"k = {study.k}, {suppression}, {study.engine} engine, {study.algorithm}. Written for a review board: "
@@ -257,4 +265,5 @@ def render(f: Facts) -> str:
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
-            f"<h1>{esc(title)}</h1><p class=\"lead\">{esc(lead)}</p><nav><ol>{nav}</ol></nav>{body}</body></html>")
+            f"<h1>{esc(title)}</h1><p class=\"lead\">{esc(lead)}</p>{first}<nav><ol>{nav}</ol></nav>{body}"
+            "</body></html>")

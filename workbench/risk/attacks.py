@@ -205,8 +205,9 @@ def matching_attack(release: Release, max_pairs: int = MAX_MATCHING_PAIRS) -> Ma
     people = group_rows(_codes(original, qis), with_inverse=True)
     assert rows.inverse is not None and people.inverse is not None
     if rows.size * people.size > max_pairs:
-        raise ValueError(f"the matching attack compares every distinct released row with every distinct original "
-                         f"({rows.size:,} × {people.size:,}); it runs up to {max_pairs:,} pairs")
+        raise ValueError(f"too large: {rows.size:,} distinct released rows × {people.size:,} distinct originals = "
+                         f"{rows.size * people.size:,} pairs to compare, above the {max_pairs:,} the matching attack "
+                         "compares")
     cover = np.ones((rows.size, people.size), dtype=bool)
     for q in qis:
         labels, r_idx = np.unique(released[q].to_numpy()[rows.first], return_inverse=True)

@@ -215,6 +215,27 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     return {**files, "config": to_toml(raw).encode("utf-8"), "bundle": bundle, "seed": study.seed}
 
 
+@dual_cache(max_entries=8)
+def decision_summary(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+    """The report's first page for the release of a config with its [release] section (the Export page's):
+    ``{"summary": workbench.report.Summary}`` (``report.build_summary``, the same figures the report shows), or
+    ``{"error": message}``. The run itself is ``run_result``'s, shared with the Anonymize page."""
+    from workbench.config import in_attribute_order
+    from workbench.report import build_summary
+
+    raw = json.loads(config_json)
+    outcome = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
+                         dataset_key=dataset_key)
+    if "error" in outcome:
+        return outcome
+    result = outcome["result"]
+    try:
+        study = study_from_dict(in_attribute_order(raw, result.dataset.quasi_identifiers))
+        return {"summary": build_summary(study, result)}
+    except (WorkbenchError, KeyError, ValueError) as exc:
+        return error_result(exc)
+
+
 @dual_cache(max_entries=16)
 def risk_figures(config_json: str, release_config_json: str | None, threshold: float, population: int | None,
                  dataset_key: str | None) -> dict[str, Any]:

@@ -18,8 +18,9 @@ import streamlit as st
 
 from workbench.release.guarantees import guarantee_text, suppression_note
 from workbench.release.output import download_name, release_file_stem
+from workbench.ui import decision_summary as decision_summary_view
 from workbench.ui import guarantee, long_work, served_once, state
-from workbench.ui.cached import export_files, run_config
+from workbench.ui.cached import decision_summary, export_files, run_config
 from workbench.ui.format import md
 from workbench.ui.report_section import report_section
 
@@ -72,9 +73,18 @@ def page() -> None:
     raw = json.loads(last["config"])
     st.write(f"Release of the last run on {md(last['label'])}: {raw['engine']['kind']} / {raw['engine']['algorithm']}, "
              f"k = {raw['privacy']['k']}.")
+    top = st.container(border=True)  # filled once the seed and the suppressed records' fate below are read
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
     raw["release"] = {"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)}
+    with top:  # the report's first page, for the release as exported (its seed and suppressed records)
+        summary = long_work.announced("Summarizing the release for a review board: its risk, its cost and the attacks",
+                                      decision_summary, json.dumps(raw, sort_keys=True),
+                                      dataset_key=last["dataset_key"])
+        if "error" in summary:
+            st.error(md(summary["error"]))
+        else:
+            decision_summary_view.show(summary["summary"])
     files = long_work.announced(f"Writing the release as {fmt} and verifying it again from its own table", export_files,
                                 json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
     if "error" in files:
