@@ -22,7 +22,8 @@ from workbench.data import Dataset
 from workbench.errors import ConfigError, HierarchyError
 from workbench.hierarchy.builders import build_hierarchy, groupings_from_table
 from workbench.hierarchy.tree import Hierarchy
-from workbench.release import SUPPRESSED, Release
+from workbench.release import Release
+from workbench.release.verify import SUPPRESSED
 from workbench.samples import load_sample
 from workbench.study import run
 

@@ -14,7 +14,8 @@ from tests._random_tables import random_dataset
 from workbench.data import Dataset
 from workbench.errors import ConfigError, VerificationError
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.release import SUPPRESSED, Release
+from workbench.release import Release
+from workbench.release.verify import SUPPRESSED
 from workbench.samples import load_sample
 
 

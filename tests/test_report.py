@@ -169,12 +169,25 @@ def _escaping_study(tmp_path: Path) -> wb.Study:
     return wb.load_study(tmp_path / "study.toml")
 
 
-def test_every_data_value_is_escaped_in_the_report_and_the_rich_display(tmp_path):
+@pytest.fixture(scope="module")
+def shown():
+    """What a notebook shows for an object: IPython's own formatters, given the workbench's by ``register``."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from workbench.views.display import register
+
+    shell = InteractiveShell.instance()
+    assert register(shell)
+    return lambda value: shell.display_formatter.format(value)[0]
+
+
+def test_every_data_value_is_escaped_in_the_report_and_the_rich_display(tmp_path, shown):
     study = _escaping_study(tmp_path)
     result = wb.run(study)
     report = wb.build_report(study, result)
-    outputs = {"report": report.html, "release": result.release._repr_html_(), "run": result._repr_html_(),
-               "comparison": wb.comparison(study, result=result)._repr_html_()}
+    outputs = {"report": report.html, "release": shown(result.release)["text/html"],
+               "run": shown(result)["text/html"],
+               "comparison": shown(wb.comparison(study, result=result))["text/html"]}
     for name, text in outputs.items():
         assert "<script" not in text.lower(), name
         assert "<b>F</b>" not in text, name
@@ -183,18 +196,18 @@ def test_every_data_value_is_escaped_in_the_report_and_the_rich_display(tmp_path
     assert report.facts.provenance["file_sha256"] in report.html
 
 
-def test_rich_display_shows_the_librarys_figures(teaching):
+def test_rich_display_shows_the_librarys_figures(teaching, shown):
     study, result, _ = teaching
-    run_html = result._repr_html_()
+    run_html = shown(result)["text/html"]
     assert esc(result.guarantee.describe()) in run_html
     for s in result.scores.values():
         assert f'<td class="num">{fmt(s.value)}</td>' in run_html
     r = wb.risk_of_release(result.release)
-    risk_html = r._repr_html_()
+    risk_html = shown(r)["text/html"]
     assert percent(r.prosecutor.highest) in risk_html and percent(r.sample_uniques) in risk_html
     assert f"{r.classes:,}" in risk_html
     c = wb.comparison(study, result=result)
-    c_html = c._repr_html_()
+    c_html = shown(c)["text/html"]
     assert c_html.count("<svg") == 1 and "<script" not in c_html
     for solution, value in zip(c.table.solution, c.table[c.measures[0]], strict=True):
         assert f"<td>{solution}</td>" in c_html and fmt(value) in c_html
@@ -202,15 +215,30 @@ def test_rich_display_shows_the_librarys_figures(teaching):
     assert c.chosen is not None and bool(c.marked().chosen[c.chosen])
 
 
-def test_the_text_form_in_jupyter_is_one_line(teaching):
-    from IPython.lib.pretty import pretty
-
+def test_the_text_form_in_jupyter_is_one_line(teaching, shown):
     study, result, report = teaching
+
+    def pretty(value: object) -> str:
+        return shown(value)["text/plain"]
+
     assert pretty(result) == (f"RunResult(lattice / exhaustive, k = 3, {result.release.n} records, "
                               f"{int(result.release.suppressed.sum())} suppressed, {result.release.classes} classes)")
     assert pretty(result.release).startswith("Release(lattice / exhaustive")
     assert "\n" not in pretty(wb.risk_of_release(result.release))
     assert pretty(report).startswith(f"Report({len(SECTIONS)} sections")
+
+
+def test_the_core_types_know_nothing_of_their_display():
+    """The display is registered with IPython by type name; no core module imports it, and a process without
+    IPython registers nothing."""
+    import subprocess
+    import sys
+
+    code = ("import sys, workbench as wb; s = wb.load_study('sample_configs/teaching.toml'); wb.run(s); "
+            "print('workbench.views.display' in sys.modules, 'IPython' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout.split()
+    assert out == ["False", "False"]
 
 
 def test_a_release_that_is_no_candidate_is_added_to_the_alternatives():

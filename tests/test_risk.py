@@ -30,7 +30,8 @@ from tests._cli import call
 from tests._random_tables import random_dataset, random_node
 from workbench import risk as R
 from workbench.data import Dataset
-from workbench.release import SUPPRESSED, Release
+from workbench.release import Release
+from workbench.release.verify import SUPPRESSED
 from workbench.samples import load_sample
 
 ROOT = Path(__file__).resolve().parents[1]

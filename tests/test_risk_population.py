@@ -22,7 +22,8 @@ from workbench import risk as R
 from workbench.config import load_study
 from workbench.data import Dataset
 from workbench.errors import DataError
-from workbench.release import SUPPRESSED, Release
+from workbench.release import Release
+from workbench.release.verify import SUPPRESSED
 from workbench.study import run
 
 DELTA = ROOT / "sample_configs" / "adult_delta_presence.toml"

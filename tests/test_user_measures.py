@@ -17,6 +17,7 @@ from _random_tables import random_dataset
 
 import measures as M
 import workbench as wb
+import workbench.config as config_module
 from workbench import compare
 from workbench.config import load_study, plugins, study_from_dict
 from workbench.errors import ConfigError, MeasureError
@@ -273,13 +274,13 @@ def test_an_installed_package_registers_through_the_entry_point_group(tmp_path, 
 def test_the_server_loads_the_plugins_of_its_config_once(tmp_path, monkeypatch):
     _plugin(tmp_path, "mine.py", MY_PRECISION)
     config = _config(tmp_path, ["mine.py"], ["plug_precision"])
-    monkeypatch.setattr(plugins, "_server", None)
+    monkeypatch.setattr(config_module, "_server", None)
     monkeypatch.setattr(plugins, "_installed", [])
-    monkeypatch.setenv(plugins.SERVER_CONFIG, str(config))
+    monkeypatch.setenv(config_module.SERVER_CONFIG, str(config))
     with wb.registered_within():
         assert wb.load_server_measures() == []
         assert [m["id"] for m in wb.user_measures()] == ["plug_precision"]
-    monkeypatch.setattr(plugins, "_server", None)
-    monkeypatch.setenv(plugins.SERVER_CONFIG, str(tmp_path / "nope.toml"))
+    monkeypatch.setattr(config_module, "_server", None)
+    monkeypatch.setenv(config_module.SERVER_CONFIG, str(tmp_path / "nope.toml"))
     assert "config file not found" in wb.load_server_measures()[0]
-    monkeypatch.setattr(plugins, "_server", None)
+    monkeypatch.setattr(config_module, "_server", None)

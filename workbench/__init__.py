@@ -31,9 +31,8 @@ if TYPE_CHECKING:
     from workbench.compare import solutions, sweep
     from workbench.compare.alternatives import Comparison, comparison
     from workbench.compare.degradation import add_degradation
-    from workbench.config import Study, load_study, study_from_dict
+    from workbench.config import Study, load_server_measures, load_study, study_from_dict
     from workbench.config.plugins import (
-        load_server_measures,
         measure,
         registered_within,
         unregister_measure,
@@ -61,7 +60,7 @@ _EXPORTS = {
     "el_emam_comparison": "workbench.experiments.el_emam_2009",
     "measure": "workbench.config.plugins", "unregister_measure": "workbench.config.plugins",
     "user_measures": "workbench.config.plugins", "registered_within": "workbench.config.plugins",
-    "load_server_measures": "workbench.config.plugins",
+    "load_server_measures": "workbench.config",
     "explore": "workbench.views.exploration", "Exploration": "workbench.views.exploration",
 }
 
@@ -84,3 +83,16 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
+
+
+def _register_display() -> None:
+    """In a running IPython (Jupyter), show the workbench's results as tables (``workbench.views.display``)."""
+    import sys
+
+    if "IPython" in sys.modules:
+        from workbench.views.display import register
+
+        register()
+
+
+_register_display()

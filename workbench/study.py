@@ -34,7 +34,8 @@ from workbench.policy import (
 )
 from workbench.privacy.build import admissibility_for
 from workbench.privacy.delta_presence import research_subset
-from workbench.release import Guarantee, Release
+from workbench.release import Release
+from workbench.release.verify import Guarantee
 
 
 # ---------------------------------------------------------------------------------------------- dataset
@@ -167,16 +168,6 @@ class RunResult:
         population = next((spec.get("population") for spec in self.study.privacy_models
                            if spec.kind == "risk" and spec.get("population")), None)
         return risk_of_release(self.release, population_size=population).to_dict()
-
-    def _repr_html_(self) -> str:  # Jupyter: the run's guarantee, scores and first rows (workbench.views.display)
-        from workbench.views.display import run_result_html
-
-        return run_result_html(self)
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (views.display)
-        from workbench.views.display import pretty
-
-        pretty(self, printer)
 
     @property
     def k_anonymous(self) -> bool:

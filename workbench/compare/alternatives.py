@@ -53,16 +53,6 @@ class Comparison:
             chosen[self.table.index.get_loc(self.chosen)] = True
         return self.table.assign(chosen=chosen, pareto=self.front)
 
-    def _repr_html_(self) -> str:
-        from workbench.views.display import comparison_html
-
-        return comparison_html(self)
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
-        from workbench.views.display import pretty
-
-        pretty(self, printer)
-
 
 def _chosen_row(table: pd.DataFrame, result: RunResult, ids: list[str]) -> tuple[pd.DataFrame, int | None]:
     """The row of the run's release in ``table``, appended (from the run's own scores) when it is not a

@@ -47,6 +47,7 @@ from workbench.geo.config import parse_geo
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS as _LOCAL_SEARCHES
 from workbench.local import POSETS
+from workbench.user_measure import lock
 
 # allowed values, read from the registries (``ALGORITHMS``, ``workbench.local``, ``measures.MEASURES``)
 ENGINES = ("lattice", "local")
@@ -317,3 +318,27 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
         release_format=fmt, escape_formulas=release.get("escape_formulas", True), raw=copy.deepcopy(dict(raw)),
         privacy_models=privacy_models, plugins=tuple(plugins),
     )
+
+
+SERVER_CONFIG = "WORKBENCH_CONFIG"  # the environment variable naming the config the app's server starts with
+_server: list[str] | None = None
+
+
+def load_server_measures() -> list[str]:
+    """The measures the app offers (once per process): installed packages' and the plugins of the config named
+    by the environment variable ``WORKBENCH_CONFIG``, if set. Returns the problems, one line each (the app
+    shows them; nothing is raised, so a bad plugin never stops the app)."""
+    global _server
+    with lock:
+        if _server is None:
+            import os
+
+            problems = load_installed()
+            path = os.environ.get(SERVER_CONFIG)
+            if path:
+                try:
+                    load_study(path)
+                except ConfigError as exc:
+                    problems.append(str(exc))
+            _server = problems
+        return list(_server)

@@ -117,29 +117,3 @@ def load_installed() -> list[str]:
                 registering_via.reset(via)
         _installed = errors
         return list(errors)
-
-
-SERVER_CONFIG = "WORKBENCH_CONFIG"  # the environment variable naming the config the app's server starts with
-_server: list[str] | None = None
-
-
-def load_server_measures() -> list[str]:
-    """The measures the app offers (once per process): installed packages' and the plugins of the config named
-    by the environment variable ``WORKBENCH_CONFIG``, if set. Returns the problems, one line each (the app
-    shows them; nothing is raised, so a bad plugin never stops the app)."""
-    global _server
-    with lock:
-        if _server is None:
-            import os
-
-            from workbench.config import load_study  # config imports this module
-
-            problems = load_installed()
-            path = os.environ.get(SERVER_CONFIG)
-            if path:
-                try:
-                    load_study(path)
-                except ConfigError as exc:
-                    problems.append(str(exc))
-            _server = problems
-        return list(_server)

@@ -98,11 +98,9 @@ def canonical_hierarchy(hierarchy: Hierarchy) -> Hierarchy:
                              f"a missing value is one value: give them one group, e.g. {MISSING!r}")
     if not rows or any(row[0] == "" for row in rows):
         return hierarchy
-    from workbench.hierarchy.tree import IntervalShares
-
     shares = hierarchy.interval_shares
     if shares is not None:  # the missing leaf's width is 1, as every level-0 value's (ARX: a null's share is 1/D)
-        shares = IntervalShares(shares.domain, ({**shares.widths[0], "": 1}, *shares.widths[1:]))
+        shares = replace(shares, widths=({**shares.widths[0], "": 1}, *shares.widths[1:]))
     lines = (*hierarchy.lines, 0) if hierarchy.lines else hierarchy.lines
     return replace(hierarchy, rows=(*hierarchy.rows, ("", *rows[0][1:])), lines=lines, interval_shares=shares)
 

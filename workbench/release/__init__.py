@@ -22,7 +22,8 @@ from workbench.grouping import group_rows
 from workbench.lattice.space import Node
 from workbench.local.lub import LocalColumn, LocalResult
 from workbench.privacy.base import Admissibility, limit_of
-from workbench.release.verify import SUPPRESSED, Guarantee, verify_release
+from workbench.release.labels import label_column, marked_labels
+from workbench.release.verify import Guarantee, verify_release
 
 
 def column_shares(col: EncodedColumn) -> dict[str, object]:
@@ -222,16 +223,6 @@ class Release:
         return export.export_bytes(self, seed=seed, fmt=fmt, config=config, measures=measures,
                                    suppressed_policy=suppressed_policy, escape_formulas=escape_formulas)
 
-    def _repr_html_(self) -> str:  # Jupyter: guarantee, suppression and the first rows (workbench.views.display)
-        from workbench.views.display import release_html
-
-        return release_html(self)
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:  # Jupyter's text form: one line (views.display)
-        from workbench.views.display import pretty
-
-        pretty(self, printer)
-
     def value_mappings(self) -> pd.DataFrame:
         """Per quasi-identifier, every (original, released) pair with its records (``workbench.release.export``)."""
         from workbench.release import export
@@ -248,28 +239,7 @@ class Release:
                                         suppressed_policy=suppressed_policy)
 
 
-def label_column(codes: np.ndarray, labels: Sequence[str]) -> pd.Categorical:
-    """Released labels as a pandas Categorical: per record a small integer code into ``labels`` (one string per
-    distinct label, not one per cell)."""
-    return pd.Categorical.from_codes(codes, categories=pd.Index(list(labels), dtype=object), validate=False)
-
-
-def marked_labels(labels: pd.Series, suppressed: np.ndarray) -> pd.Series:
-    """A column of released labels with the suppressed records' cells set to ``*``; a Categorical stays one
-    (``*`` added to its labels), anything else becomes text cells."""
-    if isinstance(labels.dtype, pd.CategoricalDtype):
-        values = labels.cat.codes.to_numpy()
-        categories = list(labels.cat.categories)
-        if SUPPRESSED not in categories:
-            categories.append(SUPPRESSED)
-        marked = np.where(suppressed, categories.index(SUPPRESSED), values).astype(values.dtype, copy=False)
-        return pd.Series(label_column(marked, categories), index=labels.index, name=labels.name)
-    return pd.Series(np.where(suppressed, SUPPRESSED, labels.to_numpy(dtype=object)), index=labels.index,
-                     name=labels.name)
-
-
 def _value_order(poset_values: Sequence[str], data_values: np.ndarray) -> np.ndarray:
     """Index, among the poset's values, of each distinct data value (sorted, as np.unique returns them)."""
     where = {v: i for i, v in enumerate(poset_values)}
     return np.array([where[v] for v in np.unique(data_values)], dtype=np.int64)
-

@@ -17,6 +17,7 @@ import pandas as pd
 
 from workbench.errors import ConfigError, VerificationError
 from workbench.grouping import distinct_rows
+from workbench.release.labels import marked_labels
 from workbench.release.output import (
     FORMULA_RULE,
     MISSING_TOKEN,
@@ -125,7 +126,6 @@ def value_mappings(release: Release) -> pd.DataFrame:
     """Per quasi-identifier, every (original value, released value) pair with its number of records;
     suppressed records map to ``*``. For the lattice engine each original value has one released value
     (full-domain recoding); local recoding may release one value in several ways."""
-    from workbench.release import marked_labels
     from workbench.release.verify import text_codes
 
     parts = []

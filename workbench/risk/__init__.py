@@ -40,7 +40,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.grouping import group_rows
-from workbench.risk.results import Histogram, RiskResult, RiskSummary  # noqa: F401  (re-exported)
+from workbench.risk.histogram import Histogram
+from workbench.risk.results import RiskResult, RiskSummary  # noqa: F401  (re-exported)
 from workbench.risk.uniqueness import (  # noqa: F401  (re-exported: workbench.risk is where callers find them)
     ACCURACY,
     DANKAR_FRACTION,

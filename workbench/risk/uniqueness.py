@@ -15,12 +15,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from workbench.risk import Histogram
+from workbench.risk.histogram import Histogram
 
 ACCURACY = 1e-6
 """ARX's solver accuracy: a root is accepted when both equations are within 1e-6 of 0
@@ -404,8 +402,6 @@ def _uniques(model: str, sizes: bytes, counts: bytes, population_size: float, it
     """One model's estimated number of population uniques of a histogram (its sizes and counts as int64 bytes),
     or None when it is not valid (NaN or 0, ARX ``isValid``); memoized, as a histogram recurs across the
     suppression steps of a node and across nodes."""
-    from workbench.risk.results import Histogram
-
     hist = Histogram(np.frombuffer(sizes, dtype=np.int64), np.frombuffer(counts, dtype=np.int64))
     value = _ESTIMATORS[model](hist, population_size, iterations)
     return None if (value is None or not np.isfinite(value) or value == 0) else float(value)

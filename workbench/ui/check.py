@@ -145,7 +145,7 @@ def _show(result: CheckResult) -> None:
                "documentation's privacy page says why.")
     st.subheader("Records by the risk of their class")
     st.altair_chart(record_risk_chart(result.record_risks().assign(table=result.source)), width="stretch")
-    from workbench.ui.export import download
+    from workbench.ui.download import download
 
     stem = f"{safe_name(result.source.rsplit('.', 1)[0], fallback='table')}-check"  # the name only names the file
     left, right = st.columns(2)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from workbench.hierarchy import count_missing
 from workbench.samples import load_sample
-from workbench.ui import cached, format, upload
+from workbench.ui import cached, config_load, format, upload
 from workbench.ui.source import Source
 
 
@@ -32,7 +32,7 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 def page(source: Source, name: str) -> None:
     """Draw the page for the dataset ``name`` (an embedded sample) or, for your own table, the upload section."""
     if source.sample is None:
-        upload.section()
+        upload.section(config_load.load_config)
         return
     preview, attributes, description = _sample_summary(name)
     st.write(description)
@@ -52,4 +52,4 @@ def page(source: Source, name: str) -> None:
     format.show(preview)
     st.info("From a shell: `workbench run sample_configs/registry.toml` finds the optimal k-anonymous "
             "generalization of this registry.")
-    upload.section()
+    upload.section(config_load.load_config)

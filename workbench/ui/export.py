@@ -11,32 +11,21 @@ click, and the stored file is dropped once the browser has fetched it (``ui/serv
 from __future__ import annotations
 
 import json
-import secrets
 from typing import Any
 
 import streamlit as st
 
 from workbench.release.guarantees import guarantee_text, suppression_note
-from workbench.release.output import download_name, release_file_stem
+from workbench.release.output import release_file_stem
 from workbench.ui import decision_summary as decision_summary_view
-from workbench.ui import guarantee, long_work, served_once, state
+from workbench.ui import guarantee, long_work, state
 from workbench.ui.cached import decision_summary, export_files, run_config
+from workbench.ui.download import download
 from workbench.ui.format import md
 from workbench.ui.report_section import report_section
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         "parquet": "application/octet-stream"}
-
-
-def download(label: str, content: bytes, file_name: str, mime: str, **kwargs: Any) -> None:
-    """A download button for ``content`` under a name no other session or file shares, produced on click. The click
-    does not rerun the page: a rerun registers a new deferred download and drops the one clicked, which could then
-    be lost before the browser fetched it. The stored bytes leave Streamlit's media storage once the browser has
-    fetched them (``served_once``)."""
-    served_once.install()
-    key = state.DOWNLOAD_SECRET.setdefault(secrets.token_bytes(32))
-    st.download_button(label, lambda: content, file_name=download_name(file_name, content, key), mime=mime,
-                       on_click="ignore", **kwargs)
 
 
 def suppressed_records(last: dict[str, Any]) -> str:

@@ -28,7 +28,7 @@ from workbench.samples import load_sample
 from workbench.ui import state, upload
 from workbench.ui import state_upload as S
 from workbench.ui.charts import hierarchy_tree_chart
-from workbench.ui.export import download
+from workbench.ui.download import download
 from workbench.ui.format import md
 from workbench.ui.source import Source
 from workbench.ui.suggestions import accept_suggested

@@ -20,7 +20,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     from workbench.release.output import release_file_stem
     from workbench.report import build_report
     from workbench.ui.cached import error_result, run_result
-    from workbench.ui.export import download
+    from workbench.ui.download import download
 
     st.subheader("Report for a review board")
     st.caption("One HTML file that opens offline: the data and its roles, the hierarchies, the privacy model, the "

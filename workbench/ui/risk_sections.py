@@ -12,7 +12,7 @@ from workbench.compare import RISK_COLUMNS
 from workbench.release.output import dataset_stem
 from workbench.risk.attack_checks import attack_table, row_order_finding
 from workbench.ui import format, long_work, state
-from workbench.ui.export import download  # the session's own records: produced on click, served once
+from workbench.ui.download import download  # the session's own records: produced on click, served once
 from workbench.ui.format import md
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart

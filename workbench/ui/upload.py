@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -280,9 +281,9 @@ def not_ready_message(ws: dict[str, Any]) -> str:
               "or choose an embedded sample in the Dataset box.")
 
 
-def section() -> None:
-    """The Data page for the session's own data: upload, roles, profile and warnings, config loading."""
-    from workbench.ui import config_load  # it reads this module's workspace and role widgets
+def section(load_config: Callable[[dict[str, Any] | None], None]) -> None:
+    """The Data page for the session's own data: upload, roles, profile and warnings, and ``load_config``
+    (``config_load.load_config``, which reads this module's workspace and role widgets) for loading a config."""
     st.subheader("Your own data")
     st.file_uploader(f"Upload a table (CSV, TSV, TXT, Excel or Parquet; up to {MAX_MB} MB). It stays "
                      "in this browser session; nothing is written to disk unless you export.",
@@ -293,7 +294,7 @@ def section() -> None:
         return
     ws = workspace()
     if ws is None:
-        config_load.load_config(None)
+        load_config(None)
         return
     frame = ws["frame"]
     st.caption(f"{md(ws['name'])}: {len(frame):,} rows, {len(frame.columns)} columns (held in this session only)")
@@ -303,7 +304,7 @@ def section() -> None:
     for note in (encoding_note(frame, ws["name"]), row_names_note(frame, ws["name"])):
         if note:
             st.info(md(note))
-    config_load.load_config(ws)
+    load_config(ws)
     if S.RESTORED.get() != ws["name"]:
         st.caption("Roles suggested for a new table: a column with a different value in every record is "
                    "identifying; columns named like common quasi-identifiers (age, sex, gender, date of birth, ZIP "

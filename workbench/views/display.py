@@ -1,9 +1,11 @@
 """Rich display in Jupyter and the HTML pieces the report shares with it: escaped HTML tables, numbers as the
 report prints them, and a progress bar for the library's ``progress(fraction, text)`` callbacks.
 
-``Release``, ``RunResult``, ``RiskResult`` and ``Comparison`` have a ``_repr_html_`` that calls the functions
-here, so a notebook shows them as tables (and, for a comparison, a chart as inline SVG). Every value from the data
-is escaped (``html.escape``): a cell holding ``<script>`` is shown as text, never run.
+A notebook shows a ``Release``, ``RunResult``, ``RiskResult`` and ``Comparison`` as tables (and, for a comparison,
+a chart as inline SVG) through IPython's display formatters, which ``register`` gives the functions here by the
+types' names (``import workbench`` calls it when IPython is running). The core types themselves know nothing of
+their display, so no core module imports this one. Every value from the data is escaped (``html.escape``): a cell
+holding ``<script>`` is shown as text, never run.
 """
 
 from __future__ import annotations
@@ -188,9 +190,44 @@ def summary_line(value: object) -> str:
             f"{release.n - kept:,} suppressed, {release.classes:,} classes)")
 
 
-def pretty(value: object, printer: Any) -> None:
-    """IPython's ``_repr_pretty_``: the one line of ``summary_line``."""
+def pretty(value: object, printer: Any, cycle: bool = False) -> None:
+    """IPython's plain-text printer: the one line of ``summary_line``, instead of a dataclass repr that would print
+    the whole dataset."""
     printer.text(summary_line(value))
+
+
+DISPLAYED = {  # (module, type name): its HTML
+    ("workbench.release", "Release"): release_html,
+    ("workbench.study", "RunResult"): run_result_html,
+    ("workbench.risk.results", "RiskResult"): risk_html,
+    ("workbench.compare.alternatives", "Comparison"): comparison_html,
+}
+"""The types a notebook shows as HTML, by module and name (IPython registers them without importing them)."""
+
+
+def rich_html(value: object) -> str:
+    """The HTML a notebook shows for one of the ``DISPLAYED`` types."""
+    html_of = DISPLAYED[(type(value).__module__, type(value).__name__)]
+    return html_of(value)  # type: ignore[operator]
+
+
+def register(ipython: Any = None) -> bool:
+    """Give IPython's formatters the HTML and one-line text of every ``DISPLAYED`` type (``for_type_by_name``: the
+    types are looked up when first shown, so registering imports none of them). ``ipython`` defaults to the
+    running shell; returns False when there is none."""
+    if ipython is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        ipython = get_ipython()
+        if ipython is None:
+            return False
+    formatters = ipython.display_formatter.formatters
+    for (module, name), html_of in DISPLAYED.items():
+        formatters["text/html"].for_type_by_name(module, name, html_of)
+        formatters["text/plain"].for_type_by_name(module, name, pretty)
+    return True
 
 
 # ---------------------------------------------------------------------------------------------- progress

@@ -208,7 +208,7 @@ def node_details(study: Study, dataset: Dataset, node: Sequence[int] | str, ids:
 
 def _released_labels(release: Release) -> pd.DataFrame:
     """Each quasi-identifier cell as a reader sees it: the released label, ``*`` for a suppressed record."""
-    from workbench.release import SUPPRESSED
+    from workbench.release.verify import SUPPRESSED
 
     labels = release.labels.astype(object).copy()
     labels.loc[release.suppressed, :] = SUPPRESSED
