@@ -24,8 +24,10 @@ from workbench.config_checks import (  # noqa: F401  (BACKENDS, SWEEP_BACKENDS: 
     check_sweep,
 )
 from workbench.config_privacy import (  # noqa: F401  (the choices are re-exported for the front ends)
+    BETA_VARIANTS,
     DEFAULT_POPULATION_ESTIMATOR,
     ENTROPY_ESTIMATORS,
+    K_MAP_ESTIMATORS,
     L_VARIANTS,
     POPULATION_ESTIMATORS,
     PRIVACY_MODELS,
