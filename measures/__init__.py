@@ -202,7 +202,7 @@ _ALL = [
     Measure("cm", "Classification metric (CM)",
             "(S + Σ_E (|E| − max_c n_{E,c})) / n: suppressed records and records outside their class's majority "
             "target label, per record",
-            False, "Iyengar 2002 §3.2; ARX MetricSDClassification (normalised by n)", cm, normalizer=_unit,
+            False, "Iyengar 2002; ARX MetricSDClassification (normalised by n)", cm, normalizer=_unit,
             needs_target=True),
 ]
 

@@ -1,5 +1,5 @@
-"""``cm``: Iyengar's classification metric (Iyengar, "Transforming data to satisfy privacy constraints", KDD 2002,
-§3.2), the share of records a class-majority vote would misclassify after the release.
+"""``cm``: Iyengar's classification metric (Iyengar, "Transforming data to satisfy privacy constraints", KDD 2002),
+the share of records a class-majority vote would misclassify after the release.
 
 Each record of a released equivalence class is charged 1 when its target label is not the majority label of its
 class, and each suppressed record is charged 1; the sum is divided by the n records (ARX's normalisation: by the
