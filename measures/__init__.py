@@ -17,6 +17,7 @@ import numpy as np
 from measures._node import Known
 from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeClasses
 from measures.aecs import aecs, aecs_bound_node, aecs_node
+from measures.classification import cm
 from measures.discernibility import dm, dm_node, dm_star, dm_star_node
 from measures.entropy import entropy, entropy_nm, entropy_nm_node, entropy_node
 from measures.geography import GEO_MEASURES
@@ -197,6 +198,11 @@ _ALL = [
             "MI(released QIs; target) / MI(original QIs; target), bits, joint; suppressed records as the root",
             False, "Cover & Thomas 2006 §2.3; Katirai 2006 §2.3", nmi, normalizer=_unit,
             direction=Direction.HIGHER,
+            needs_target=True),
+    Measure("cm", "Classification metric (CM)",
+            "(S + Σ_E (|E| − max_c n_{E,c})) / n: suppressed records and records outside their class's majority "
+            "target label, per record",
+            False, "Iyengar 2002; ARX MetricSDClassification (normalised by n)", cm, normalizer=_unit,
             needs_target=True),
 ]
 

@@ -26,4 +26,6 @@ PLAIN: dict[str, str] = {
            "that signal kept).",
     "nmi": "The share of the information about the target column that the released quasi-identifiers keep "
            "(1 = all of it); higher is better.",
+    "cm": "The share of records a vote by each group's most common target value would get wrong, suppressed "
+          "records counted as wrong (0 = every group agrees on the target).",
 }

@@ -233,6 +233,41 @@ def test_a_model_not_monotone_at_the_limit_steers_flash_to_bnb() -> None:
     assert any(s.value.startswith("Holds: t_closeness") for s in at.success)
 
 
+def test_likeness_disclosure_alpha_and_k_map_chosen_on_anonymize_hold_on_the_release() -> None:
+    """The pickers of β-likeness, δ-disclosure privacy, (α, k)-anonymity and estimated k-map write their
+    ``[privacy.MODEL]`` tables; β-likeness is not monotone at the limit, so Flash is steered to bnb; each model holds
+    on the release, re-verified, and the release's classes meet them, counted here from the released table."""
+    at = _own_table_with_a_sensitive_column()
+    at.slider(key="an_sup").set_value(10.0).run()
+    at.checkbox(key="an_bl").check().run()
+    at.number_input(key="an_bl_beta").set_value(3.0).run()
+    at.checkbox(key="an_dd").check().run()
+    at.number_input(key="an_dd_delta").set_value(3.0).run()
+    at.checkbox(key="an_ak").check().run()
+    at.number_input(key="an_ak_alpha").set_value(0.8).run()
+    at.checkbox(key="an_km").check().run()
+    at.number_input(key="an_km_k").set_value(4).run()
+    at.number_input(key="an_km_pop").set_value(100_000).run()
+    assert not at.exception and at.selectbox(key="an_alg").value == "bnb"
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    config = json.loads(at.session_state["last_run"]["config"])
+    assert config["privacy"]["beta_likeness"] == {"attribute": "diagnosis", "variant": "basic", "beta": 3.0}
+    assert config["privacy"]["delta_disclosure"] == {"attribute": "diagnosis", "delta": 3.0}
+    assert config["privacy"]["alpha_k"] == {"attribute": "diagnosis", "alpha": 0.8}
+    assert config["privacy"]["k_map"] == {"k": 4, "population": 100_000, "estimator": "poisson"}
+    for kind in ("beta_likeness", "delta_disclosure", "alpha_k", "k_map"):
+        assert any(s.value.startswith(f"Holds: {kind}") for s in at.success), kind
+    result = wb.run(wb.study_from_dict(config), at.session_state["session_datasets"][
+        at.session_state["last_run"]["dataset_key"]])
+    table = result.release.table("drop")
+    whole = table["diagnosis"].value_counts(normalize=True)
+    for _, group in table.groupby(list(result.release.quasi_identifiers)):
+        share = group["diagnosis"].value_counts(normalize=True)
+        assert share.max() <= 0.8 + 1e-12
+        assert all(share[v] / whole[v] - 1 <= 3.0 + 1e-12 for v in share.index)
+
+
 def test_chosen_models_survive_a_visit_to_another_page() -> None:
     """Streamlit drops the state of widgets a run does not draw; the model pickers are kept like k and the
     suppression limit."""

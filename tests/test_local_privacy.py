@@ -1,15 +1,18 @@
 """The local engine and every other non-lattice-search path under privacy models besides k.
 
-Mondrian (LeFevre, DeWitt & Ramakrishnan 2006) enforces ℓ-diversity and t-closeness: a cut is allowable only
-when every side holds k records and each model. Its releases are checked here by checkers written from the
-models' definitions, not the library's model code: ℓ-diversity from Machanavajjhala et al. (2007, Defs. 4.1 and
-4.2: at least ℓ distinct values; entropy −Σ p log p ≥ log ℓ; recursive r₁ < c (r_ℓ + … + r_m)), t-closeness from
-Li, Li & Venkatasubramanian (2007, §4: the earth mover's distance to the whole table's distribution at most t;
-equal ground distance ½ Σ |p − q|, ordered (1/(m − 1)) Σ_i |Σ_{j≤i} (p_j − q_j)|, and the hierarchical one solved
-here as the transportation problem itself, a linear programme over the ground distances, the height of two
-values' lowest common ancestor over the hierarchy's). They run on small random tables and on the embedded Adult
-with occupation sensitive, with a check that Mondrian stopped only where no cut it tries was allowable (so a
-release of one class, which satisfies everything, cannot pass for a correct one).
+Mondrian (LeFevre, DeWitt & Ramakrishnan 2006) enforces ℓ-diversity, t-closeness, β-likeness, δ-disclosure privacy
+and (α, k)-anonymity: a cut is allowable only when every side holds k records and each model. Its releases are
+checked here by checkers written from the models' definitions, not the library's model code: ℓ-diversity from
+Machanavajjhala et al. (2007, Defs. 4.1 and 4.2: at least ℓ distinct values; entropy −Σ p log p ≥ log ℓ; recursive
+r₁ < c (r_ℓ + … + r_m)), t-closeness from Li, Li & Venkatasubramanian (2007, §4: the earth mover's distance to the
+whole table's distribution at most t; equal ground distance ½ Σ |p − q|, ordered (1/(m − 1)) Σ_i |Σ_{j≤i} (p_j −
+q_j)|, and the hierarchical one solved here as the transportation problem itself, a linear programme over the ground
+distances, the height of two values' lowest common ancestor over the hierarchy's), β-likeness from Cao & Karras
+(2012, Defs. 2 and 3: (p − q)/q ≤ β, enhanced ≤ min(β, −ln q)), δ-disclosure privacy from Brickell & Shmatikov
+(2008, Def. 4, on the values present, as ARX: |log2(p/q)| < δ), (α, k)-anonymity from Wong et al. (2006: no value's
+share above α). They run on small random tables and on the embedded Adult with occupation sensitive, with a check
+that Mondrian stopped only where no cut it tries was allowable (so a release of one class, which satisfies
+everything, cannot pass for a correct one).
 
 The other local algorithms, Mondrian with the models it cannot enforce, the geography engine's own aggregation and
 the out-of-core backends refuse with one line naming the model and the engine; the refusal is one policy function
@@ -95,6 +98,19 @@ def holds(model: dict, counts: Counter, whole: Counter, path: dict[str, list[str
     a table whose sensitive values are ``whole``? ``margin`` > 0 leans towards "holds" (to forgive rounding),
     < 0 towards "does not" (for "this cut would have been allowable")."""
     total = sum(counts.values())
+    if model["kind"] in ("beta_likeness", "delta_disclosure", "alpha_k"):
+        n = sum(whole.values())
+        for v, c in counts.items():
+            p, q = c / total, whole[v] / n
+            if model["kind"] == "alpha_k" and p > model["alpha"] + margin:
+                return False
+            if model["kind"] == "delta_disclosure" and abs(math.log2(p / q)) >= model["delta"] - margin:
+                return False
+            if model["kind"] == "beta_likeness":
+                bound = model["beta"] if model.get("variant", "basic") == "basic" else min(model["beta"], -math.log(q))
+                if (p - q) / q > bound + margin:
+                    return False
+        return True
     if model["kind"] == "l_diversity":
         ell = model["l"]
         if model["variant"] == "distinct":
@@ -182,6 +198,11 @@ MODEL_CASES = {
     "ordered": {"t_closeness": {"variant": "ordered", "t": 0.1789}},
     "entropy+ordered": {"l_diversity": {"variant": "entropy", "l": 1.5},
                         "t_closeness": {"variant": "ordered", "t": 0.3456}},
+    "basic-beta": {"beta_likeness": {"variant": "basic", "beta": 0.8765}},
+    "enhanced-beta": {"beta_likeness": {"variant": "enhanced", "beta": 0.8765}},
+    "delta-disclosure": {"delta_disclosure": {"delta": 1.2345}},
+    "alpha-k": {"alpha_k": {"alpha": 0.6543}},
+    "beta+alpha": {"beta_likeness": {"beta": 1.5}, "alpha_k": {"alpha": 0.7}},
 }
 
 

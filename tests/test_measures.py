@@ -107,8 +107,8 @@ def test_loss_bound_is_the_generalization_alone():
 
 def test_registry_metadata():
     assert set(M.MEASURES) == {"height", "precision", "precision_nm", "dm", "dm_star", "aecs", "entropy",
-                               "entropy_nm", "loss", "vinterbo", "col_mi", "pmi", "nmi"}
-    assert set(M.MEASURES) - set(M.LATTICE_MEASURES) == {"col_mi", "pmi", "nmi"}
+                               "entropy_nm", "loss", "vinterbo", "col_mi", "pmi", "nmi", "cm"}
+    assert set(M.MEASURES) - set(M.LATTICE_MEASURES) == {"col_mi", "pmi", "nmi", "cm"}
     monotone = {i for i, m in M.MEASURES.items() if m.monotone}
     assert monotone == {"height", "precision", "dm_star", "entropy", "vinterbo", "col_mi"}
     for m in M.MEASURES.values():  # all losses except nmi, a share of information kept
@@ -308,3 +308,52 @@ def test_local_release_of_a_full_domain_node_has_the_node_s_loss(seed):
     lattice = Release.from_node(ds, node, 1, 0.0).view()
     assert M.attribute_values(local, ["loss"]) == M.attribute_values(lattice, ["loss"])
     assert M.MEASURES["loss"].cell(local) == M.MEASURES["loss"].cell(lattice)
+
+
+# ---------------------------------------------------------------------------------------------- classification metric
+def _cm_view(released: list[int], suppressed: list[bool]) -> M.Generalized:
+    """A one-column release: each record's released code and whether it is suppressed."""
+    codes = np.asarray(released)
+    column = M.GeneralizedColumn("q", original=codes, released=codes, height=np.zeros(codes.size, dtype=np.int64),
+                                 max_height=1, leaf_count=np.ones(int(codes.max()) + 1, dtype=np.int64))
+    return M.Generalized((column,), np.asarray(suppressed, dtype=bool), 2)
+
+
+def test_cm_worked_example_under_each_convention():
+    """Six records: class A = (yes, yes, no), class B = (yes, no), one suppressed record (a no). Iyengar 2002: the
+    no of A is charged, B's tie charges one record (one label is the majority), the suppressed record 1: 3/6.
+    ARX (MetricSDClassification, default factors): B without a unique majority charges both its records and the
+    suppressed record 0.5: 3.5/6. pycanon: the tied labels are both "the maximum", so B charges nothing: 2/6."""
+    from measures.classification import cm
+
+    view = _cm_view([0, 0, 0, 1, 1, 2], [False] * 5 + [True])
+    target = np.array([1, 1, 0, 1, 0, 0])  # yes = 1
+    assert M.MEASURES["cm"].cell(view, target) == pytest.approx(3 / 6)
+    assert cm(view, target, convention="arx") == pytest.approx(3.5 / 6)
+    assert cm(view, target, convention="pycanon") == pytest.approx(2 / 6)
+    assert M.score(view, ["cm"], target)["cm"].normalized == pytest.approx(0.5)
+    with pytest.raises(KeyError, match="needs a target"):
+        M.score(view, ["cm"])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_cm_equals_a_vote_counted_from_the_released_table(seed):
+    """On random tables, nodes, k and suppression: cm equals the share of records a class-majority vote over the
+    released table gets wrong (a suppressed record counted wrong), tallied row by row; and without suppression
+    generalizing never lowers it (a merged class's majority is wrong at least as often as its parts')."""
+    rng = np.random.default_rng(seed)
+    ds = random_dataset(seed, max_rows=40)
+    node = tuple(int(rng.integers(0, c.height + 1)) for c in ds.encoded)
+    k = int(rng.integers(1, 4))
+    release = Release.from_node(ds, node, k, 1.0)
+    target = rng.integers(0, int(rng.integers(2, 4)), size=ds.n)
+    table = release.labels[ds.quasi_identifiers].astype(str).agg("|".join, axis=1)
+    wrong = int(release.suppressed.sum())
+    for key in set(table[~release.suppressed]):
+        members = np.flatnonzero((table == key).to_numpy() & ~release.suppressed)
+        votes = np.bincount(target[members])
+        wrong += members.size - int(votes.max())
+    assert M.MEASURES["cm"].cell(release.view(), target) == pytest.approx(wrong / ds.n if ds.n else 0.0)
+    above = tuple(min(v + 1, c.height) for v, c in zip(node, ds.encoded, strict=True))
+    low, high = (M.MEASURES["cm"].cell(Release.from_node(ds, at, 1, 0.0).view(), target) for at in (node, above))
+    assert high >= low - 1e-12

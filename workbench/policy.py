@@ -164,9 +164,10 @@ def local_refusal(rule: Admissibility, algorithm: str, dataset: Dataset | None =
     """Why the local ``algorithm`` cannot release under ``rule`` (None when it can), in one line naming the model
     and the algorithm. Only the algorithms of ``workbench.local.MODEL_ENFORCING`` (Mondrian) enforce privacy
     models, and only the class-level ones judged on a class's own records (``PrivacyModel.partition_checkable``:
-    ℓ-diversity, t-closeness; not δ-presence nor a risk threshold); the others release k alone, so a configured
-    model is refused rather than left unmet. Given the ``dataset``, Mondrian is refused too when the whole table,
-    its first partition, already breaks a model (no cut can mend it)."""
+    ℓ-diversity, t-closeness, β-likeness, δ-disclosure privacy, (α, k)-anonymity, k-map estimated from a population
+    size; not δ-presence, k-map against a population table nor a risk threshold); the others release k alone, so a
+    configured model is refused rather than left unmet. Given the ``dataset``, Mondrian is refused too when the whole
+    table, its first partition, already breaks a model (no cut can mend it)."""
     from workbench.local import MODEL_ENFORCING
 
     if not rule.models:

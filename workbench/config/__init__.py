@@ -25,8 +25,10 @@ from workbench.config.checks import (  # noqa: F401  (BACKENDS, SWEEP_BACKENDS: 
 )
 from workbench.config.plugins import load_installed, load_plugins
 from workbench.config.privacy import (  # noqa: F401  (the choices are re-exported for the front ends)
+    BETA_VARIANTS,
     DEFAULT_POPULATION_ESTIMATOR,
     ENTROPY_ESTIMATORS,
+    K_MAP_ESTIMATORS,
     L_VARIANTS,
     POPULATION_ESTIMATORS,
     PRIVACY_MODELS,

@@ -34,9 +34,9 @@ LOCAL_ALGORITHMS: dict[str, Callable[[LocalProblem, int], LocalResult]] = {
 
 MODEL_ENFORCING: tuple[str, ...] = ("mondrian",)
 """The local algorithms that enforce the class-level privacy models (``PrivacyModel.partition_checkable``:
-ℓ-diversity, t-closeness) on every class they release: their search takes them, ``search(problem, k, models)``.
-The others release k-anonymity (or k-ambiguity) alone, so the study runner refuses them any privacy model
-(``workbench.policy.local_refusal``)."""
+ℓ-diversity, t-closeness, β-likeness, δ-disclosure privacy, (α, k)-anonymity, estimated k-map) on every class they
+release: their search takes them, ``search(problem, k, models)``. The others release k-anonymity (or k-ambiguity)
+alone, so the study runner refuses them any privacy model (``workbench.policy.local_refusal``)."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ then *minimal*: no final partition can be cut further (§4). The cuts:
 A column of any other poset (a DAG with several parents, power, date of birth, multivalue) is never cut: each
 partition releases its LUB there, as Greedy and Partition would.
 
-With class-level privacy models (ℓ-diversity, t-closeness: ``PrivacyModel.partition_checkable``) a cut is
+With class-level privacy models (ℓ-diversity, t-closeness, β-likeness, δ-disclosure privacy, (α, k)-anonymity,
+k-map estimated from a population size: ``PrivacyModel.partition_checkable``) a cut is
 allowable only when every side also satisfies each of them (LeFevre et al. §3: any rule that, like k-anonymity,
 is judged on a partition's own records), asked of the models' own ``violating`` on a ``ClassView`` of the sides.
 The whole table must satisfy them to begin with (one partition of every record); ``search`` refuses it otherwise

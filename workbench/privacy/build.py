@@ -1,17 +1,25 @@
 """Privacy models from a study's ``[privacy.*]`` tables and its dataset, with the checks that need the data:
-the attribute exists and has role "sensitive", hierarchical t-closeness has a hierarchy covering its values."""
+the attribute exists and has role "sensitive", hierarchical t-closeness has a hierarchy covering its values. A
+model on several sensitive attributes (``attribute = ["a", "b"]``) is one model per attribute, checked together
+(``sensitive.EachAttribute``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from workbench.config import PrivacyModelSpec, Study
+from workbench.config.privacy import SENSITIVE_MODELS, attributes_of
 from workbench.data import Dataset
 from workbench.errors import ConfigError
+from workbench.privacy.alpha_k import AlphaK
 from workbench.privacy.base import Admissibility, ClassView, Extra, PrivacyModel, TieBreak
-from workbench.privacy.delta_presence import DeltaPresence
+from workbench.privacy.beta_likeness import BetaLikeness
+from workbench.privacy.delta_disclosure import DeltaDisclosure
+from workbench.privacy.delta_presence import DeltaPresence, PopulationCounts
+from workbench.privacy.k_map import KMap
 from workbench.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from workbench.privacy.risk_thresholds import RiskThreshold
+from workbench.privacy.sensitive import EachAttribute
 from workbench.privacy.t_closeness import (
     EqualDistanceTCloseness,
     HierarchicalDistanceTCloseness,
@@ -67,26 +75,46 @@ def hierarchy_parents(dataset: Dataset, attribute: str, values: list[str], where
     return parents
 
 
-def build_model(spec: PrivacyModelSpec, dataset: Dataset) -> PrivacyModel:
-    """One privacy model from its validated spec."""
-    where = f"privacy.{spec.kind}"
-    if spec.kind == "l_diversity":
-        extra, _ = sensitive_extra(dataset, spec.get("attribute"), where)
+def _sensitive_model(kind: str, spec: PrivacyModelSpec, dataset: Dataset, attribute: str, k: int) -> PrivacyModel:
+    """The model of a sensitive-attribute table on one of its attributes."""
+    where = f"privacy.{kind}"
+    extra, values = sensitive_extra(dataset, attribute, where)
+    if kind == "l_diversity":
         variant, level = spec.get("variant"), spec.get("l")
         if variant == "distinct":
             return DistinctLDiversity(extra, int(level))
         if variant == "entropy":
             return EntropyLDiversity(extra, float(level), spec.get("estimator", "shannon"))
         return RecursiveCLDiversity(extra, int(level), float(spec.get("c")))
-    if spec.kind == "t_closeness":
-        extra, values = sensitive_extra(dataset, spec.get("attribute"), where)
+    if kind == "t_closeness":
         variant, t = spec.get("variant"), float(spec.get("t"))
         if variant == "equal":
             return EqualDistanceTCloseness(extra, t)
         if variant == "ordered":
             return OrderedDistanceTCloseness(extra, t, natural_order(values))
-        return HierarchicalDistanceTCloseness(extra, t, hierarchy_parents(dataset, spec.get("attribute"), values,
-                                                                          where))
+        return HierarchicalDistanceTCloseness(extra, t, hierarchy_parents(dataset, attribute, values, where))
+    if kind == "beta_likeness":
+        return BetaLikeness(extra, float(spec.get("beta")), spec.get("variant", "basic"))
+    if kind == "delta_disclosure":
+        return DeltaDisclosure(extra, float(spec.get("delta")))
+    chosen = spec.get("values")
+    codes = None
+    if chosen is not None:
+        unknown = [v for v in chosen if v not in values]
+        if len(unknown) == len(chosen):
+            raise ConfigError(f"{where}.values: {attribute!r} has none of {', '.join(map(repr, chosen))}")
+        codes = [values.index(v) for v in chosen if v in values]
+    return AlphaK(extra, float(spec.get("alpha")), int(spec.get("k", k)), codes, chosen)
+
+
+def build_model(spec: PrivacyModelSpec, dataset: Dataset, k: int = 1,
+                counts: PopulationCounts | None = None) -> PrivacyModel:
+    """One privacy model from its validated spec (``k``: the study's, for (α, k)-anonymity without its own;
+    ``counts``: the research subset's population counts, shared by δ-presence and k-map)."""
+    where = f"privacy.{spec.kind}"
+    if spec.kind in SENSITIVE_MODELS:
+        parts = [_sensitive_model(spec.kind, spec, dataset, a, k) for a in attributes_of(spec.get("attribute"))]
+        return parts[0] if len(parts) == 1 else EachAttribute(parts)
     if spec.kind == "risk":
         population = spec.get("population")
         if population is not None and population < dataset.n:
@@ -94,15 +122,30 @@ def build_model(spec: PrivacyModelSpec, dataset: Dataset) -> PrivacyModel:
                               "data (the data is a sample of the population)")
         return RiskThreshold(spec.get("model"), float(spec.get("threshold")), spec.get("estimator"), population,
                              int(spec.get("solver_iterations", ITERATIONS_PER_TRY)))
+    if spec.kind == "k_map" and spec.get("population") is not None:
+        population = float(spec.get("population"))
+        if population < dataset.n:
+            raise ConfigError(f"{where}.population {population:g} is smaller than the {dataset.n:,} records of the "
+                              "data (the data is a sample of the population)")
+        return KMap(int(spec.get("k")), population=population, estimator=spec.get("estimator"),
+                    significance=float(spec.get("significance")), records=dataset.n)
     if dataset.population is None:
         raise ConfigError(f"{where}: the data is not a research subset of a population: load the study with "
                           "workbench.study.load_dataset, which releases the subset's rows of the data file")
-    return DeltaPresence(dataset, float(spec.get("delta_min")), float(spec.get("delta_max")))
+    counts = counts if counts is not None else PopulationCounts(dataset, spec.kind)
+    if spec.kind == "k_map":
+        return KMap(int(spec.get("k")), counts=counts)
+    return DeltaPresence(dataset, float(spec.get("delta_min")), float(spec.get("delta_max")), counts)
 
 
 def models_for(study: Study, dataset: Dataset) -> list[PrivacyModel]:
-    """Every configured privacy model, built and checked against the data."""
-    return [build_model(spec, dataset) for spec in study.privacy_models]
+    """Every configured privacy model, built and checked against the data (one population count for δ-presence
+    and k-map)."""
+    counts = None
+    if dataset.population is not None and any(s.kind in ("delta_presence", "k_map") and s.get("subset") is not None
+                                              for s in study.privacy_models):
+        counts = PopulationCounts(dataset)
+    return [build_model(spec, dataset, study.k, counts) for spec in study.privacy_models]
 
 
 def class_loss(dataset: Dataset) -> TieBreak:

@@ -66,25 +66,16 @@ def match_subset(population: pd.DataFrame, subset: pd.DataFrame, name: str) -> n
     return rows
 
 
-class DeltaPresence(PrivacyModel):
-    """δ_min ≤ subset records / population records ≤ δ_max in every class of the release (ARX ``DPresence``).
+class PopulationCounts:
+    """The population records outside a research subset, counted per class of the subset at any lattice node (what
+    δ-presence and k-map with a population table look up). Built from a research-subset dataset
+    (``Dataset.population``): the outside records are kept as codes in the subset's code space per level (−1 for a
+    label no subset record has at that level: such records share no class with the subset there)."""
 
-    Built from a research-subset dataset (``Dataset.population``): the population records outside the subset
-    are kept as codes in the subset's code space per level (−1 for a label no subset record has at that
-    level: such records share no class with the subset there), and counted per class at each node. A class of
-    the population with no subset record has δ = 0: below a positive δ_min, no suppression can mend it, and the
-    node fails (``node_fulfilled``; ARX's ``HashGroupify``), unless a minimal class size applies (k > 1, or
-    ℓ-diversity): ARX checks a class's size first, so such a class fails k with nothing to suppress and δ is
-    never asked (``Admissibility.node_fulfilled``)."""
-
-    id = "delta_presence"
-
-    def __init__(self, dataset: Dataset, delta_min: float, delta_max: float) -> None:
+    def __init__(self, dataset: Dataset, name: str = "δ-presence") -> None:
         population = dataset.population
         if population is None:
-            raise ConfigError("privacy.delta_presence: the data is not a research subset of a population")
-        self.delta_min, self.delta_max = float(delta_min), float(delta_max)
-        self.monotone_with_generalization = self.delta_min == 0.0
+            raise ConfigError(f"{name}: the data is not a research subset of a population")
         self.population_size, self.subset_size = population.n, dataset.n
         outside = np.ones(population.n, dtype=bool)
         outside[population.rows] = False
@@ -155,18 +146,47 @@ class DeltaPresence(PrivacyModel):
         class_keys = self._keys(node, [np.asarray(keys[:, j], dtype=np.int64) for j in range(len(node))])
         where = np.minimum(np.searchsorted(inside, class_keys), max(inside.size - 1, 0))
         if not inside.size or not (inside[where] == class_keys).all():
-            raise ValueError("δ-presence: a class is not a class of the research subset at this node")
+            raise ValueError("a class is not a class of the research subset at this node")
         return counts[where]
 
-    def _node(self, view: ClassView) -> tuple[tuple[int, ...], np.ndarray]:
+    def has_empty_class(self, node: Sequence[int]) -> bool:
+        """Has some population class at ``node`` no subset record?"""
+        return self._at(tuple(int(v) for v in node))[2]
+
+    def population_sizes(self, view: ClassView) -> np.ndarray:
+        """Per class of a lattice node's view: its population records (subset records + outside records)."""
         if view.node is None or view.keys is None:
-            raise ValueError("δ-presence needs the classes of a lattice node (ClassView.node and .keys)")
-        return view.node, view.keys
+            raise ValueError("a population lookup needs the classes of a lattice node (ClassView.node and .keys)")
+        return view.sizes + self.outside_counts(view.node, view.keys)
+
+
+class DeltaPresence(PrivacyModel):
+    """δ_min ≤ subset records / population records ≤ δ_max in every class of the release (ARX ``DPresence``).
+
+    Built from a research-subset dataset (``Dataset.population``), its population records counted per class at
+    each node (``PopulationCounts``). A class of the population with no subset record has δ = 0: below a positive
+    δ_min, no suppression can mend it, and the node fails (``node_fulfilled``; ARX's ``HashGroupify``), unless a
+    minimal class size applies (k > 1, or ℓ-diversity): ARX checks a class's size first, so such a class fails k
+    with nothing to suppress and δ is never asked (``Admissibility.node_fulfilled``)."""
+
+    id = "delta_presence"
+
+    def __init__(self, dataset: Dataset, delta_min: float, delta_max: float,
+                 counts: PopulationCounts | None = None) -> None:
+        if dataset.population is None:
+            raise ConfigError("privacy.delta_presence: the data is not a research subset of a population")
+        self.delta_min, self.delta_max = float(delta_min), float(delta_max)
+        self.monotone_with_generalization = self.delta_min == 0.0
+        self.counts = counts if counts is not None else PopulationCounts(dataset)
+        self.population_size, self.subset_size = self.counts.population_size, self.counts.subset_size
+
+    def outside_counts(self, node: Sequence[int], keys: np.ndarray) -> np.ndarray:
+        """Per class (its level codes ``keys`` at ``node``): population records outside the subset in it."""
+        return self.counts.outside_counts(node, keys)
 
     def delta(self, view: ClassView) -> np.ndarray:
         """Per class: δ = subset records / population records."""
-        node, keys = self._node(view)
-        return view.sizes / np.maximum(view.sizes + self.outside_counts(node, keys), 1)
+        return view.sizes / np.maximum(self.counts.population_sizes(view), 1)
 
     def violating(self, view: ClassView) -> np.ndarray:
         delta = self.delta(view)
@@ -174,7 +194,11 @@ class DeltaPresence(PrivacyModel):
 
     def node_fulfilled(self, view: ClassView) -> bool:
         """False when δ_min > 0 and some population class at the node has no subset record (δ = 0)."""
-        return self.delta_min <= 0.0 or not self._at(self._node(view)[0])[2]
+        if self.delta_min <= 0.0:
+            return True
+        if view.node is None:
+            raise ValueError("δ-presence needs the classes of a lattice node (ClassView.node and .keys)")
+        return not self.counts.has_empty_class(view.node)
 
     def describe(self) -> str:
         return (f"δ-presence ({self.delta_min:g} ≤ δ ≤ {self.delta_max:g}; {self.subset_size:,} of "
@@ -200,11 +224,16 @@ def _distinct(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes[groups.first], groups.counts
 
 
+SUBSET_MODELS = ("delta_presence", "k_map")
+"""The models whose ``subset`` key releases a research subset of the data file (k-map only with a population table)."""
+
+
 def research_subset(study: Study, frame: pd.DataFrame, source: str) -> tuple[pd.DataFrame, Population | None]:
-    """With ``[privacy.delta_presence]``: the research subset's rows of ``frame`` (the population) as the table
-    to release, in the subset file's order, and the population; else ``frame`` and None. ``subset =
-    "research_subset"`` names an embedded sample's own subset (Adult's: ARX's 3,016 records)."""
-    spec = next((s for s in study.privacy_models if s.kind == "delta_presence"), None)
+    """With ``[privacy.delta_presence]`` (or ``[privacy.k_map]`` with a ``subset``): the research subset's rows of
+    ``frame`` (the population) as the table to release, in the subset file's order, and the population; else
+    ``frame`` and None. ``subset = "research_subset"`` names an embedded sample's own subset (Adult's: ARX's 3,016
+    records). Both models name the same subset when both are configured (``config_privacy`` checks it)."""
+    spec = next((s for s in study.privacy_models if s.kind in SUBSET_MODELS and s.get("subset") is not None), None)
     if spec is None:
         return frame, None
     path = spec.get("subset")
@@ -213,7 +242,7 @@ def research_subset(study: Study, frame: pd.DataFrame, source: str) -> tuple[pd.
 
         if study.sample not in RESEARCH_SUBSETS:
             data = f"sample {study.sample!r}" if study.sample else "this data"
-            raise ConfigError(f"{study.source}: privacy.delta_presence.subset = \"research_subset\" names the "
+            raise ConfigError(f"{study.source}: privacy.{spec.kind}.subset = \"research_subset\" names the "
                               f"embedded Adult's research subset; {data} has none: give a subset file")
         from workbench.samples import adult
 
@@ -221,5 +250,5 @@ def research_subset(study: Study, frame: pd.DataFrame, source: str) -> tuple[pd.
     else:
         subset, name = read_table(path, study.separator), str(path)
     frame = frame.astype(str)
-    rows = match_subset(frame, subset, f"privacy.delta_presence.subset {name}")
+    rows = match_subset(frame, subset, f"privacy.{spec.kind}.subset {name}")
     return frame.iloc[rows].reset_index(drop=True), Population(frame, rows, source)

@@ -357,7 +357,11 @@ def release_file_stem(config: Mapping[str, Any]) -> str:
     rule = [f"k{_figure(privacy.get('k', ''))}"]
     models = {"l_diversity": lambda m: f"l{_figure(m.get('l', ''))}" + (f"c{_figure(m['c'])}" if "c" in m else ""),
               "t_closeness": lambda m: f"t{_figure(m.get('t', ''))}",
+              "beta_likeness": lambda m: f"beta{_figure(m.get('beta', ''))}",
+              "delta_disclosure": lambda m: f"dd{_figure(m.get('delta', ''))}",
+              "alpha_k": lambda m: f"alpha{_figure(m.get('alpha', ''))}",
               "delta_presence": lambda m: f"delta{_figure(m.get('delta_min', ''))}-{_figure(m.get('delta_max', ''))}",
+              "k_map": lambda m: f"kmap{_figure(m.get('k', ''))}",
               "risk": lambda m: f"risk{_figure(m.get('threshold', ''))}"}
     rule += [part(privacy[kind]) for kind, part in models.items() if isinstance(privacy.get(kind), Mapping)]
     return f"{dataset_stem(config.get('data', {}))}-{safe_name('-'.join(rule), fallback='rule')}"

@@ -12,8 +12,10 @@ import streamlit as st
 import measures as M
 from workbench.catalog import ALGORITHMS
 from workbench.config import (
+    BETA_VARIANTS,
     DEFAULT_POPULATION_ESTIMATOR,
     ENTROPY_ESTIMATORS,
+    K_MAP_ESTIMATORS,
     L_VARIANTS,
     LOCAL_ALGORITHMS,
     LOCAL_OBJECTIVES,
@@ -53,11 +55,11 @@ def _steer() -> None:
 
 
 def _privacy_models(sensitive: list[str], subset: str | None) -> dict[str, dict[str, object]]:
-    """Optional ℓ-diversity, t-closeness and risk-threshold pickers (with a sensitive attribute) and δ-presence (on
-    a sample with a research subset): the ``[privacy.MODEL]`` tables chosen (docs/config.md "Privacy models"; the
-    library validates them as `workbench run` does)."""
-    chosen = any(state.values((state.L_DIVERSITY, state.T_CLOSENESS, state.RISK_THRESHOLD,
-                               state.DELTA_PRESENCE)).values())
+    """Optional ℓ-diversity, t-closeness, β-likeness, δ-disclosure, (α, k)-anonymity and risk-threshold pickers
+    (with a sensitive attribute), δ-presence (on a sample with a research subset) and k-map: the ``[privacy.MODEL]``
+    tables chosen (docs/config.md "Privacy models"; the library validates them as `workbench run` does)."""
+    chosen = any(state.values((state.L_DIVERSITY, state.T_CLOSENESS, state.RISK_THRESHOLD, state.DELTA_PRESENCE,
+                               state.BETA_LIKENESS, state.DELTA_DISCLOSURE, state.ALPHA_K, state.K_MAP)).values())
     with st.expander("Privacy models besides k (protect a sensitive attribute, cap the risk)", expanded=chosen):
         if subset is not None and st.checkbox(
                 "δ-presence (release the research subset)", key=state.DELTA_PRESENCE,
@@ -69,6 +71,17 @@ def _privacy_models(sensitive: list[str], subset: str | None) -> dict[str, dict[
                                  step=0.01, format="%.3f", key=state.DP_MIN)
             cols[1].number_input("δ_max", min_value=0.0, max_value=1.0, value=PICKER_DEFAULTS[state.DP_MAX],
                                  step=0.01, format="%.3f", key=state.DP_MAX)
+        if st.checkbox("k-map", key=state.K_MAP, help="every released class matches at least k people of the "
+                       "population, not k records of the data (Sweeney 2001; ARX's k-map): against the data file with "
+                       "its research subset released, or estimated from the population's size"):
+            cols = st.columns(4)
+            cols[0].number_input("k (people)", min_value=1, value=PICKER_DEFAULTS[state.KM_K], step=1, key=state.KM_K)
+            sources = [K_MAP_ESTIMATE, *([K_MAP_TABLE] if subset is not None else [])]
+            source = cols[1].selectbox("Population", sources, key=state.KM_SOURCE)
+            if source == K_MAP_ESTIMATE:
+                cols[2].number_input("Population size", min_value=1, value=PICKER_DEFAULTS[state.KM_POPULATION],
+                                     step=1000, key=state.KM_POPULATION)
+                cols[3].selectbox("Estimator", K_MAP_ESTIMATORS, key=state.KM_ESTIMATOR)
         if not sensitive:
             return chosen_models(state.values(state.MODEL_PICKERS), sensitive, subset)
         if st.checkbox("ℓ-diversity", key=state.L_DIVERSITY, help="every class holds at least ℓ well-represented "
@@ -90,6 +103,26 @@ def _privacy_models(sensitive: list[str], subset: str | None) -> dict[str, dict[
                               help="hierarchical uses the attribute's hierarchy")
             cols[2].number_input("t", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS[state.TC_T], step=0.05,
                                  format="%.3f", key=state.TC_T)
+        if st.checkbox("β-likeness", key=state.BETA_LIKENESS, help="no sensitive value's share in a class exceeds its "
+                       "share in the table by more than the relative gain β (Cao & Karras 2012)"):
+            cols = st.columns(4)
+            cols[0].selectbox("Attribute", sensitive, key=state.BL_ATTRIBUTE)
+            cols[1].selectbox("Variant", BETA_VARIANTS, key=state.BL_VARIANT,
+                              help="enhanced: a frequent value's gain is bounded by −ln(its share) too")
+            cols[2].number_input("β", min_value=0.01, value=PICKER_DEFAULTS[state.BL_BETA], step=0.5, format="%g",
+                                 key=state.BL_BETA)
+        if st.checkbox("δ-disclosure privacy", key=state.DELTA_DISCLOSURE, help="every sensitive value's share in a "
+                       "class is within a factor 2^δ of its share in the table (Brickell & Shmatikov 2008)"):
+            cols = st.columns(4)
+            cols[0].selectbox("Attribute", sensitive, key=state.DD_ATTRIBUTE)
+            cols[1].number_input("δ", min_value=0.01, value=PICKER_DEFAULTS[state.DD_DELTA], step=0.5, format="%g",
+                                 key=state.DD_DELTA)
+        if st.checkbox("(α, k)-anonymity", key=state.ALPHA_K, help="no sensitive value makes up more than α of a "
+                       "class; k is the rule's k (Wong et al. 2006)"):
+            cols = st.columns(4)
+            cols[0].selectbox("Attribute", sensitive, key=state.AK_ATTRIBUTE)
+            cols[1].number_input("α", min_value=0.01, max_value=1.0, value=PICKER_DEFAULTS[state.AK_ALPHA],
+                                 step=0.05, format="%.3f", key=state.AK_ALPHA)
         if st.checkbox("Risk threshold", key=state.RISK_THRESHOLD, help="cap the re-identification risk of the release "
                        "(as ARX's risk-based models; the Risk page shows the figures)"):
             cols = st.columns(4)
@@ -104,24 +137,33 @@ def _privacy_models(sensitive: list[str], subset: str | None) -> dict[str, dict[
     return chosen_models(state.values(state.MODEL_PICKERS), sensitive, subset)
 
 
-PICKER_DEFAULTS: dict[str, Any] = {state.LD_VARIANT: L_VARIANTS[0], state.LD_L: 2.0, state.LD_C: 3.0,
+K_MAP_ESTIMATE, K_MAP_TABLE = "estimated from its size", "the data file (research subset released)"
+PICKER_DEFAULTS: dict[str, Any] = {state.BL_VARIANT: BETA_VARIANTS[0], state.BL_BETA: 2.0, state.DD_DELTA: 2.0,
+                                   state.AK_ALPHA: 0.5, state.KM_K: 5, state.KM_SOURCE: K_MAP_ESTIMATE,
+                                   state.KM_POPULATION: 1_000_000, state.KM_ESTIMATOR: K_MAP_ESTIMATORS[0],
+                                   state.LD_VARIANT: L_VARIANTS[0], state.LD_L: 2.0, state.LD_C: 3.0,
                                    state.LD_ESTIMATOR: ENTROPY_ESTIMATORS[0], state.TC_VARIANT: T_VARIANTS[0],
                                    state.TC_T: 0.2, state.RISK_MODEL: RISK_MODELS[0], state.RISK_T: 0.2,
                                    state.RISK_ESTIMATOR: DEFAULT_POPULATION_ESTIMATOR, state.RISK_POPULATION: 1_000_000,
                                    state.DP_MIN: 0.05, state.DP_MAX: 0.15}
 
 
+ATTRIBUTE_PICKERS = (state.LD_ATTRIBUTE, state.TC_ATTRIBUTE, state.BL_ATTRIBUTE, state.DD_ATTRIBUTE,
+                     state.AK_ATTRIBUTE)
+
+
 def chosen_models(session: Mapping[str, Any], sensitive: list[str],
                   subset: str | None = None) -> dict[str, dict[str, object]]:
     """The ``[privacy.MODEL]`` tables the privacy-model pickers hold in the session (the pickers keep the values the
     analyst set on every page, ``main.PERSISTENT_SETTINGS``; one never touched is absent on another page and reads
-    as its default): ℓ-diversity, t-closeness and the risk threshold only when the dataset has a sensitive
-    attribute, δ-presence only given a research ``subset``, as the pickers are otherwise not offered. The
-    Anonymize page runs with these, the Lattice page colours nodes by them."""
+    as its default): the models on a sensitive attribute (ℓ-diversity, t-closeness, β-likeness, δ-disclosure,
+    (α, k)-anonymity) and the risk threshold only when the dataset has a sensitive attribute, δ-presence only given a
+    research ``subset``, k-map when either is (against the data file only given the subset), as the pickers are
+    otherwise not offered. The Anonymize page runs with these, the Lattice page colours nodes by them."""
 
     def get(key: str) -> Any:  # a widget the analyst never touched may be absent: its default
         value = session.get(key)
-        if key in (state.LD_ATTRIBUTE, state.TC_ATTRIBUTE):  # they offer the sensitive attributes, the first by default
+        if key in ATTRIBUTE_PICKERS:  # they offer the sensitive attributes, the first by default
             return value if value in sensitive else sensitive[0]
         return PICKER_DEFAULTS.get(key) if value is None else value
 
@@ -129,6 +171,12 @@ def chosen_models(session: Mapping[str, Any], sensitive: list[str],
     if subset is not None and get(state.DELTA_PRESENCE):
         models["delta_presence"] = {"subset": subset, "delta_min": float(get(state.DP_MIN)),
                                     "delta_max": float(get(state.DP_MAX))}
+    if (sensitive or subset is not None) and get(state.K_MAP):
+        if subset is not None and get(state.KM_SOURCE) == K_MAP_TABLE:
+            models["k_map"] = {"k": int(get(state.KM_K)), "subset": subset}
+        else:
+            models["k_map"] = {"k": int(get(state.KM_K)), "population": int(get(state.KM_POPULATION)),
+                               "estimator": get(state.KM_ESTIMATOR)}
     if not sensitive:
         return models
     if get(state.L_DIVERSITY):
@@ -143,6 +191,13 @@ def chosen_models(session: Mapping[str, Any], sensitive: list[str],
     if get(state.T_CLOSENESS):
         models["t_closeness"] = {"attribute": get(state.TC_ATTRIBUTE), "variant": get(state.TC_VARIANT),
                                  "t": float(get(state.TC_T))}
+    if get(state.BETA_LIKENESS):
+        models["beta_likeness"] = {"attribute": get(state.BL_ATTRIBUTE), "variant": get(state.BL_VARIANT),
+                                   "beta": float(get(state.BL_BETA))}
+    if get(state.DELTA_DISCLOSURE):
+        models["delta_disclosure"] = {"attribute": get(state.DD_ATTRIBUTE), "delta": float(get(state.DD_DELTA))}
+    if get(state.ALPHA_K):
+        models["alpha_k"] = {"attribute": get(state.AK_ATTRIBUTE), "alpha": float(get(state.AK_ALPHA))}
     if get(state.RISK_THRESHOLD):
         table = {"model": get(state.RISK_MODEL), "threshold": float(get(state.RISK_T))}
         if table["model"] == "population_uniqueness":
@@ -219,7 +274,7 @@ def page(source: Source) -> None:
         st.warning(f"{non_monotone_warning(algorithm, objective)}.")
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, privacy_models=models, **extra)
-    if models and engine == "local":  # only Mondrian enforces models, and only ℓ-diversity and t-closeness
+    if models and engine == "local":  # only Mondrian enforces models, and only the class-level ones
         refusal = privacy_check(config_json, dataset_key=source.dataset_key).get("refusal")
         if refusal:  # as `workbench run` refuses it (policy.local_refusal)
             st.error(md(refusal))

@@ -60,8 +60,10 @@ def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
     data_only["engine"] = {"kind": raw.get("engine", {}).get("kind", "lattice")}
     data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
                                                if "target" in raw.get("measures", {}) else {})}
-    if "delta_presence" in raw.get("privacy", {}):  # δ-presence releases the research subset: another table
-        data_only["privacy"] = {"delta_presence": raw["privacy"]["delta_presence"]}
+    subset = {kind: table for kind, table in raw.get("privacy", {}).items()  # δ-presence and k-map with a population
+              if kind in ("delta_presence", "k_map") and isinstance(table, dict) and "subset" in table}
+    if subset:  # table release the research subset: another table
+        data_only["privacy"] = subset
     return _sample_dataset(json.dumps(data_only, sort_keys=True))
 
 

@@ -28,7 +28,9 @@ from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY
 
 MODEL = "model:"  # a "Colour by" option naming a rule of model_satisfaction: "model:l_diversity", "model:all_models"
 RULE_NAMES = {K_ANONYMITY: "k-anonymity", "l_diversity": "ℓ-diversity", "t_closeness": "t-closeness",
-              "delta_presence": "δ-presence", "risk": "risk threshold", ALL_MODELS: "all models"}
+              "beta_likeness": "β-likeness", "delta_disclosure": "δ-disclosure privacy",
+              "alpha_k": "(α, k)-anonymity", "delta_presence": "δ-presence", "k_map": "k-map",
+              "risk": "risk threshold", ALL_MODELS: "all models"}
 CHOICE = "#1f3b99"  # the measures' chosen nodes
 WORST = "#9467bd"  # the worst monotonicity edge
 CHOICES = state.LAT_CHOICES

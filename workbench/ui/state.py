@@ -210,9 +210,16 @@ T_CLOSENESS, TC_ATTRIBUTE, TC_VARIANT, TC_T = "an_tc", "an_tc_attr", "an_tc_var"
 RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION = (
     "an_risk", "an_risk_model", "an_risk_t", "an_risk_est", "an_risk_pop")
 DELTA_PRESENCE, DP_MIN, DP_MAX = "an_dp", "an_dp_min", "an_dp_max"  # the sample's research subset released
+BETA_LIKENESS, BL_ATTRIBUTE, BL_VARIANT, BL_BETA = "an_bl", "an_bl_attr", "an_bl_var", "an_bl_beta"
+DELTA_DISCLOSURE, DD_ATTRIBUTE, DD_DELTA = "an_dd", "an_dd_attr", "an_dd_delta"
+ALPHA_K, AK_ATTRIBUTE, AK_ALPHA = "an_ak", "an_ak_attr", "an_ak_alpha"
+K_MAP, KM_K, KM_SOURCE, KM_POPULATION, KM_ESTIMATOR, KM_SIGNIFICANCE = (
+    "an_km", "an_km_k", "an_km_source", "an_km_pop", "an_km_est", "an_km_sig")
 MODEL_PICKERS = (L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR, T_CLOSENESS, TC_ATTRIBUTE,
                  TC_VARIANT, TC_T, RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION,
-                 DELTA_PRESENCE, DP_MIN, DP_MAX)
+                 DELTA_PRESENCE, DP_MIN, DP_MAX, BETA_LIKENESS, BL_ATTRIBUTE, BL_VARIANT, BL_BETA,
+                 DELTA_DISCLOSURE, DD_ATTRIBUTE, DD_DELTA, ALPHA_K, AK_ATTRIBUTE, AK_ALPHA, K_MAP, KM_K, KM_SOURCE,
+                 KM_POPULATION, KM_ESTIMATOR, KM_SIGNIFICANCE)
 
 # the Lattice page
 LAT_NODE: Slot[str] = Slot("lat_node")  # the open node (its select box)

@@ -25,7 +25,7 @@ class ModelSatisfaction:
     """Which rules each lattice node satisfies. ``table``: one row per node in ``lattice.nodes()`` order (``node``,
     the levels, ``rank``, then one boolean column per rule of ``rules``); ``rules``: column -> what it checks, in
     order: ``K_ANONYMITY``, each privacy model of the study by its config table (``l_diversity``, ``t_closeness``,
-    ``delta_presence``, ``risk``), ``ALL_MODELS``."""
+    ``beta_likeness``, ``delta_disclosure``, ``alpha_k``, ``delta_presence``, ``k_map``, ``risk``), ``ALL_MODELS``."""
 
     table: pd.DataFrame
     rules: dict[str, str]

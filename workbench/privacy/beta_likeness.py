@@ -1,0 +1,78 @@
+"""β-likeness on a sensitive attribute (Cao & Karras, "Publishing microdata with a robust privacy guarantee",
+PVLDB 5(11), 2012), as ARX implements it (``BasicBLikeness.java``, ``EnhancedBLikeness.java``).
+
+With q_v a value's share of the whole table and p_v its share of a class, the relative gain of the value in the
+class is (p_v − q_v) / q_v, computed in ARX's floating-point order. Only values present in the class are checked
+(an absent value has gain −1, which never binds).
+
+- basic: every value's gain at most β (Cao & Karras Def. 2);
+- enhanced: every value's gain at most min(β, −ln q_v) (Def. 3: frequent values, whose gain −ln q_v would already
+  let an attacker be sure, get the tighter bound).
+
+A merged class's share of each value lies between its parts' shares, so a bound on p_v per value survives a merge:
+both are monotone with generalization, not with suppression (ARX).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.privacy.base import ClassView, Extra
+from workbench.privacy.sensitive import SensitiveModel, class_maximum, pairs_of, table_shares
+
+VARIANTS = ("basic", "enhanced")
+
+
+def _gains(cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, sizes: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """Per (class, value) triple: (p − q) / q as ARX computes it (p = count / class size, q = the table's share)."""
+    in_table = share[val]
+    in_class = cnt.astype(float) / sizes[cls].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (in_class - in_table) / in_table
+
+
+def largest_relative_gain(class_counts: np.ndarray, table_counts: np.ndarray) -> np.ndarray:
+    """Per class (rows of the (E, m) ``class_counts``): the largest relative gain (p_v − q_v) / q_v over the values
+    present in it, against the whole table's ``table_counts`` (m,). A class satisfies basic β-likeness when this is
+    at most β."""
+    cls, val, cnt, sizes = pairs_of(class_counts)
+    return class_maximum(cls, _gains(cls, val, cnt, sizes, table_shares(table_counts)), len(sizes))
+
+
+def smallest_enhanced_beta(class_counts: np.ndarray, table_counts: np.ndarray) -> np.ndarray:
+    """Per class: the smallest β for which it satisfies enhanced β-likeness (every present value's gain at most
+    min(β, −ln q_v)): its largest relative gain when every gain is within −ln q_v, else infinity (no β will do)."""
+    cls, val, cnt, sizes = pairs_of(class_counts)
+    share = table_shares(table_counts)
+    gains = _gains(cls, val, cnt, sizes, share)
+    largest = class_maximum(cls, gains, len(sizes))
+    beyond = class_maximum(cls, (gains > -np.log(share[val])).astype(float), len(sizes), 0.0) > 0
+    return np.where(beyond, np.inf, largest)
+
+
+class BetaLikeness(SensitiveModel):
+    """Basic or enhanced β-likeness of one sensitive attribute (ARX ``BasicBLikeness``, ``EnhancedBLikeness``)."""
+
+    id = "beta_likeness"
+    monotone_with_suppression = False
+    monotone_with_generalization = True
+
+    def __init__(self, extra: Extra, beta: float, variant: str = "basic") -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        if not beta > 0:
+            raise ValueError(f"beta must be positive, got {beta}")
+        super().__init__(extra)
+        self.beta, self.variant = float(beta), variant
+
+    def violating(self, view: ClassView) -> np.ndarray:
+        cls, val, cnt = view.pairs(self.key)
+        gains = _gains(cls, val, cnt, view.sizes, self.table_share)
+        bound = self.beta if self.variant == "basic" else np.minimum(self.beta, -np.log(self.table_share[val]))
+        return class_maximum(cls, (gains > bound).astype(float), view.classes, 0.0) > 0
+
+    def describe(self) -> str:
+        return f"{self.variant} {self.beta:g}-likeness of {self.attribute}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"model": self.id, "attribute": self.attribute, "variant": self.variant, "beta": self.beta}

@@ -1,0 +1,60 @@
+"""δ-disclosure privacy on a sensitive attribute (Brickell & Shmatikov, "The cost of privacy: destruction of
+data-mining utility in anonymized data publishing", KDD 2008, Def. 4), as ARX implements it
+(``DDisclosurePrivacy.java``).
+
+A class satisfies it when every sensitive value present in it has |log2(p_v / q_v)| < δ, p_v its share of the
+class and q_v of the whole table (strict, base 2, values absent from the class not checked: ARX). The paper asks
+it of every value of the attribute, so there a class lacking a value never satisfies it; pycanon, like ARX, skips
+absent values but uses the natural logarithm (docs/privacy.md).
+
+A value present in one part of a merged class and absent from the other can fall below q_v · 2^−δ in the merge, so
+the model is monotone neither with generalization nor with suppression (ARX).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.privacy.base import ClassView, Extra
+from workbench.privacy.sensitive import SensitiveModel, class_maximum, pairs_of, table_shares
+
+_LN2 = float(np.log(2.0))
+
+
+def _log_ratios(cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, sizes: np.ndarray,
+                share: np.ndarray) -> np.ndarray:
+    """Per (class, value) triple: |log2(p / q)| as ARX computes it, ln(p / q) / ln 2."""
+    in_class = cnt.astype(float) / sizes[cls].astype(float)
+    return np.abs(np.log(in_class / share[val]) / _LN2)
+
+
+def largest_log_ratio(class_counts: np.ndarray, table_counts: np.ndarray) -> np.ndarray:
+    """Per class (rows of the (E, m) ``class_counts``): the largest |log2(p_v / q_v)| over the values present in it,
+    against the whole table's ``table_counts`` (m,). A class satisfies δ-disclosure privacy when this is below δ."""
+    cls, val, cnt, sizes = pairs_of(class_counts)
+    return class_maximum(cls, _log_ratios(cls, val, cnt, sizes, table_shares(table_counts)), len(sizes))
+
+
+class DeltaDisclosure(SensitiveModel):
+    """δ-disclosure privacy of one sensitive attribute (ARX ``DDisclosurePrivacy``)."""
+
+    id = "delta_disclosure"
+    monotone_with_suppression = False
+    monotone_with_generalization = False
+
+    def __init__(self, extra: Extra, delta: float) -> None:
+        if not delta > 0:
+            raise ValueError(f"delta must be positive, got {delta}")
+        super().__init__(extra)
+        self.delta = float(delta)
+
+    def violating(self, view: ClassView) -> np.ndarray:
+        cls, val, cnt = view.pairs(self.key)
+        broken = _log_ratios(cls, val, cnt, view.sizes, self.table_share) >= self.delta
+        return class_maximum(cls, broken.astype(float), view.classes, 0.0) > 0
+
+    def describe(self) -> str:
+        return f"{self.delta:g}-disclosure privacy of {self.attribute}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"model": self.id, "attribute": self.attribute, "delta": self.delta}
