@@ -41,6 +41,7 @@ from workbench.errors import DataError
 from workbench.grouping import group_rows
 from workbench.hierarchy.missing import MISSING, as_one_missing_value
 from workbench.privacy.base import ClassView, Extra
+from workbench.privacy.beta_likeness import relative_gains
 from workbench.privacy.build import natural_order
 from workbench.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from workbench.privacy.t_closeness import EqualDistanceTCloseness, OrderedDistanceTCloseness
@@ -289,7 +290,7 @@ def _sensitive(attribute: str, column: pd.Series, class_index: np.ndarray, class
     numeric = _all_numbers(labels)
     t_ordered = float(OrderedDistanceTCloseness(extra, 1.0, natural_order(labels)).distance(view).max()) \
         if numeric else None
-    gain = (q - p) / p
+    gain = relative_gains(cls, val, cnt, view.sizes, p_all)  # β-likeness's own definition (privacy.beta_likeness)
     beta = float(gain.max())
     bounds = -np.log(p_all)
     per_value = np.full(extra.cardinality, -np.inf)

@@ -23,7 +23,8 @@ from workbench.privacy.sensitive import SensitiveModel, class_maximum, pairs_of,
 VARIANTS = ("basic", "enhanced")
 
 
-def _gains(cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, sizes: np.ndarray, share: np.ndarray) -> np.ndarray:
+def relative_gains(cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, sizes: np.ndarray,
+                   share: np.ndarray) -> np.ndarray:
     """Per (class, value) triple: (p − q) / q as ARX computes it (p = count / class size, q = the table's share)."""
     in_table = share[val]
     in_class = cnt.astype(float) / sizes[cls].astype(float)
@@ -36,7 +37,7 @@ def largest_relative_gain(class_counts: np.ndarray, table_counts: np.ndarray) ->
     present in it, against the whole table's ``table_counts`` (m,). A class satisfies basic β-likeness when this is
     at most β."""
     cls, val, cnt, sizes = pairs_of(class_counts)
-    return class_maximum(cls, _gains(cls, val, cnt, sizes, table_shares(table_counts)), len(sizes))
+    return class_maximum(cls, relative_gains(cls, val, cnt, sizes, table_shares(table_counts)), len(sizes))
 
 
 def smallest_enhanced_beta(class_counts: np.ndarray, table_counts: np.ndarray) -> np.ndarray:
@@ -44,7 +45,7 @@ def smallest_enhanced_beta(class_counts: np.ndarray, table_counts: np.ndarray) -
     min(β, −ln q_v)): its largest relative gain when every gain is within −ln q_v, else infinity (no β will do)."""
     cls, val, cnt, sizes = pairs_of(class_counts)
     share = table_shares(table_counts)
-    gains = _gains(cls, val, cnt, sizes, share)
+    gains = relative_gains(cls, val, cnt, sizes, share)
     largest = class_maximum(cls, gains, len(sizes))
     beyond = class_maximum(cls, (gains > -np.log(share[val])).astype(float), len(sizes), 0.0) > 0
     return np.where(beyond, np.inf, largest)
@@ -67,7 +68,7 @@ class BetaLikeness(SensitiveModel):
 
     def violating(self, view: ClassView) -> np.ndarray:
         cls, val, cnt = view.pairs(self.key)
-        gains = _gains(cls, val, cnt, view.sizes, self.table_share)
+        gains = relative_gains(cls, val, cnt, view.sizes, self.table_share)
         bound = self.beta if self.variant == "basic" else np.minimum(self.beta, -np.log(self.table_share[val]))
         return class_maximum(cls, (gains > bound).astype(float), view.classes, 0.0) > 0
 
