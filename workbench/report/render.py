@@ -40,6 +40,8 @@ h3 { font-size: 14px; margin-bottom: 4px; }
 table { border-collapse: collapse; margin: 6px 0 12px 0; font-size: 12px; }
 th, td { border: 1px solid #ccc; padding: 2px 7px; text-align: left; vertical-align: top; }
 table.wide { font-size: 10.5px; } table.wide td, table.wide th { padding: 1px 4px; overflow-wrap: anywhere; }
+table.full { font-size: 10.5px; } table.full td, table.full th { padding: 1px 4px; }
+table.full td { white-space: nowrap; }
 table.compact { font-size: 10.5px; } table.compact td, table.compact th { padding: 1px 5px; }
 td.num { white-space: nowrap; } table.wide td.num { overflow-wrap: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -267,7 +269,7 @@ def _alternatives(f: Facts) -> str:
     whole.insert(0, "#", number.to_numpy())
     parts.append(_screen('<div class="scroll">' + table_html(
         whole, f"The {len(table)} alternatives under every measure compared", max_rows=len(table) or 1,
-        css_class="wide", row_classes=marks) + "</div>"))
+        css_class="full", row_classes=marks) + "</div>"))
     parts.append(_print(_alternatives_printed(f, table, number, names)))
     parts.append(_screen(table_html(a["optimal_under"].assign(
         solution=[levels(v, names) for v in a["optimal_under"]["solution"]]), "What each measure would choose",
