@@ -174,7 +174,7 @@ def comparison_html(comparison: Comparison) -> str:
     body += table_html(comparison.optimal_under(), "Optimal under each measure", max_rows=60)
     if len(comparison.measures) >= 2 and len(table):
         x, y = comparison.measures[:2]
-        body += svg(pareto(comparison.table, x, y, comparison.front))
+        body += svg(pareto(comparison.table, x, y, comparison.front, chosen=comparison.chosen))
     return _wrap(body)
 
 
