@@ -17,6 +17,7 @@ import pandas as pd
 import pdfplumber
 import pytest
 
+import measures as M
 import workbench as wb
 from workbench import risk
 from workbench.compare_nodes import solution_label
@@ -170,6 +171,9 @@ def test_the_teaching_report_prints_inside_its_pages(teaching):
     assert pdf["pages"] <= MAX_PAGES
     assert not pdf["outside"] and not pdf["outside_margins"] and not pdf["overlaps"] and not pdf["cut"]
     _the_chosen_release_is_marked(report, pdf)
+    table = report.facts.alternatives["table"]
+    assert len(table) <= TOP_ALTERNATIVES  # so the print lists them all, and says so
+    assert f"lists all {len(table)} alternatives" in " ".join("\n".join(pdf["text"]).split())
 
 
 def test_the_page_keeps_every_alternative_and_alternatives_csv_holds_them(teaching):
@@ -222,7 +226,9 @@ def test_a_real_size_report_marks_the_chosen_release_and_says_where_the_full_tab
     assert len(table) > TOP_ALTERNATIVES  # the case the printed table is cut for
     text = "\n".join(pdf["text"])
     shown = len(report.facts.alternatives["top"])
-    assert f"lists {shown} of the {len(table)} alternatives" in " ".join(text.split())
+    objective = M.MEASURES[report.facts.study.objective].name
+    assert f"lists {shown} of the {len(table)} alternatives: the {TOP_ALTERNATIVES} with the least {objective}" \
+        in " ".join(text.split())
     assert "alternatives.csv" in text
     screen = re.search(r'<div class="screen-only"><div class="scroll">(.*?)</table>', report.html, re.S)
     assert screen and screen.group(1).count("<tr") == len(table) + 1  # the page keeps every row

@@ -295,9 +295,13 @@ def _alternatives_printed(f: Facts, table: pd.DataFrame, number: pd.Series, name
     objective = M.MEASURES.get(f.study.objective)
     ranked = min(TOP_ALTERNATIVES, len(table))
     extra = [str(number[i]) for i in top[ranked:]]
-    intro = (f"This printed report lists {len(top)} of the {len(table)} alternatives: the {ranked} with the least "
-             f"{objective.name if objective else f.study.objective} (those that meet the configured rule first)"
-             + (f", and the chosen release (row {', '.join(extra)})" if extra else "")
+    order = (f"with the least {objective.name if objective else f.study.objective}"
+             if f.study.objective in table.columns else "first in the table's order")
+    intro = ((f"This printed report lists all {len(table)} alternatives, those that meet the configured rule first"
+              if len(top) == len(table) else
+              f"This printed report lists {len(top)} of the {len(table)} alternatives: the {ranked} {order} (those "
+              "that meet the configured rule first)" + (f", and the chosen release (row {', '.join(extra)})"
+                                                         if extra else ""))
              + f". The report's HTML page lists all {len(table)} and what each measure would choose among them; "
                "workbench report also writes them to alternatives.csv beside report.html.")
 
