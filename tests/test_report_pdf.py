@@ -21,6 +21,7 @@ import measures as M
 import workbench as wb
 from workbench import risk
 from workbench.compare_nodes import solution_label
+from workbench.display import fmt
 from workbench.report import alternatives_table
 from workbench.report.charts import RISK_BANDS, risk_bands
 from workbench.report.facts import TOP_ALTERNATIVES, top_alternatives
@@ -185,6 +186,17 @@ def test_the_page_keeps_every_alternative_and_alternatives_csv_holds_them(teachi
     assert list(written["#"]) == list(range(1, len(table) + 1))
     assert list(written.solution) == list(table.solution) and list(written.chosen) == list(table.chosen)
     pd.testing.assert_frame_equal(alternatives_table(table).drop(columns="#"), table.reset_index(drop=True))
+    printed = re.findall(r'<div class="print-only">(.*?)</div>', report.html.split('id="alternatives"')[1], re.S)
+    tables = [t for part in printed for t in part.split("</table>")[:-1]]
+    top, measures = report.facts.alternatives["top"], report.facts.alternatives["measures"]
+    assert [t.count("<tr") - 1 for t in tables] == [len(top), len(top), len(measures)]  # rows under the header
+    assert all(t.count('<tr class="chosen">') == 1 for t in tables[:2])
+    optimum = report.facts.alternatives["optimal_under"]
+    for m in measures:  # each measure's row: its lattice optimum's value and the chosen release's own
+        row = re.search(rf"<tr><td>{re.escape(M.MEASURES[m].name)}</td>(.*?)</tr>", tables[2]).group(1)
+        value = optimum[(optimum.measure == m) & (optimum.algorithm == "optimum")].value.iloc[0]
+        assert row.split("</td>")[1] == f'<td class="num">{fmt(value)}'
+        assert row.split("</td>")[-2] == f'<td class="num">{fmt(table.loc[table.chosen, m].iloc[0])}'
 
 
 def _the_chosen_release_is_marked(report: wb.Report, pdf: dict) -> None:

@@ -340,10 +340,10 @@ def _optimal_printed(a: dict[str, Any], table: pd.DataFrame, names: Sequence[str
         rows.append({
             "measure": measure.name if measure else m,
             "lattice optimum (levels)": levels(optimum["solution"].iloc[0], names) if len(optimum) else "-",
-            "its value": optimum["value"].iloc[0] if len(optimum) else None,
+            "optimum's value": optimum["value"].iloc[0] if len(optimum) else None,
             "best of all listed": "; ".join(f"{e} · {levels(s, names)}" for e, s in
                                             zip(best["engine"], best["solution"], strict=True)) or "-",
-            "its value ": best["value"].iloc[0] if len(best) else None,
+            "best value": best["value"].iloc[0] if len(best) else None,
             "the chosen release": table.loc[chosen[0], m] if len(chosen) and m in table.columns else None,
         })
     frame = pd.DataFrame(rows)
