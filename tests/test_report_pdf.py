@@ -200,16 +200,18 @@ def test_the_page_keeps_every_alternative_and_alternatives_csv_holds_them(teachi
 
 
 def _the_chosen_release_is_marked(report: wb.Report, pdf: dict) -> None:
-    """The chosen release's row is marked in both printed tables of alternatives and in the Pareto chart, with
-    its levels (from the release's own transformation) whole on one line, and the chart's legend uncut."""
+    """The chosen release's row is marked in both printed tables of alternatives, with its levels (from the
+    release's own transformation) whole on one line, and ringed and named in the Pareto chart's legend."""
     result = report.facts.result
     names = list(result.dataset.quasi_identifiers)
     text = "\n".join(pdf["text"])
     node = ",".join(str(result.release.transformation[q]) for q in names)
-    assert "".join(text.split()).count(MARK.replace(" ", "")) == 3  # the two tables and the chart, nothing else
     marked = [line for line in text.splitlines() if MARK in line]
-    assert len(marked) >= 2 and any(node in line.split() for line in marked), (node, marked)  # the levels, whole
-    assert ">the chosen release</text>" in report.facts.risk["chart"]  # the histogram's legend names it
+    assert len(marked) == 2 and all(node in line.split() for line in marked[:1]), (node, marked)  # levels, whole
+    for chart in (report.facts.alternatives["chart"], report.facts.risk["chart"]):
+        assert ">the chosen release</text>" in chart  # the Pareto chart's ring and the histogram's bars, named
+    ring = re.search(r'<path [^>]*stroke="#b42318"', report.facts.alternatives["chart"])
+    assert ring, "the chosen release is not ringed"
 
 
 # ---------------------------------------------------------------------------------------------- real size

@@ -71,7 +71,8 @@ def risk_histogram(records: pd.DataFrame) -> Any:
 
 def pareto(table: pd.DataFrame, x: str, y: str, front: Any, chosen: Any = None) -> Any:
     """The alternatives under two measures, the Pareto front marked (the app's Compare-page chart), and the chosen
-    release (the row labelled ``chosen`` of ``table``) ringed and labelled "chosen"."""
+    release (the row labelled ``chosen`` of ``table``) ringed in red, the ring named "the chosen release" in the
+    legend (a label beside the point would lie on the points around it)."""
     import altair as alt
 
     from workbench.ui.charts import measure_title, pareto_chart
@@ -79,13 +80,10 @@ def pareto(table: pd.DataFrame, x: str, y: str, front: Any, chosen: Any = None) 
     base = pareto_chart(table, x, y, front).properties(width=440, height=280)
     layers = [base]
     if chosen is not None and chosen in table.index:
-        point = table.loc[[chosen], [x, y]]
-        ring = alt.Chart(point).mark_point(shape="circle", size=340, filled=False, color="#b42318", strokeWidth=2)
-        at = {"x": alt.X(f"{x}:Q", title=measure_title(x)), "y": alt.Y(f"{y}:Q", title=measure_title(y))}
-        layers.append(ring.encode(**at))
-        layers.append(alt.Chart(point.assign(text="◀ chosen")).mark_text(align="left", dx=12, fontSize=12,
-                                                                          fontWeight="bold", color="#b42318")
-                      .encode(text="text:N", **at))
+        point = table.loc[[chosen], [x, y]].assign(release="the chosen release")
+        layers.append(alt.Chart(point).mark_point(shape="circle", size=340, filled=False, strokeWidth=2.5).encode(
+            x=alt.X(f"{x}:Q", title=measure_title(x)), y=alt.Y(f"{y}:Q", title=measure_title(y)),
+            stroke=alt.Stroke("release:N", title=None, scale=alt.Scale(range=["#b42318"]))))
     return alt.layer(*layers).configure_legend(orient="bottom", direction="horizontal", labelLimit=0, titleLimit=0)
 
 
