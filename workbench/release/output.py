@@ -44,7 +44,8 @@ from workbench.hierarchy.missing import MISSING
 MISSING_TOKEN = MISSING  # how an exported file writes a missing value (an empty cell): "(missing)"
 
 RELEASE_FILES = frozenset({"release.csv", "release.parquet", "release.xlsx", "provenance.json", "mappings.csv",
-                           "region_map.csv", "report.html", "report.pdf"})  # geo and report write the last three
+                           "region_map.csv", "report.html", "report.pdf",
+                           "alternatives.csv"})  # geo writes region_map.csv; the report the last four
 COMPARE_FILES = frozenset({"solutions.csv", "normalized.csv", "rank_agreement.csv", "optimal_under.csv",
                            "risk_utility.csv", "pareto.html", "risk_utility.html", "rank_agreement.html",
                            "sweep.html"})  # workbench compare --out

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.report.check_section import CheckReport, build_check_report  # a table from elsewhere
@@ -41,8 +43,14 @@ class Report:
         return HTML(string=self.html, url_fetcher=refuse).write_pdf()
 
     def files(self, pdf: bool = False) -> dict[str, bytes]:
-        """``report.html`` (and ``report.pdf``) as bytes."""
+        """``report.html`` (and ``report.pdf``) as bytes, and ``alternatives.csv``: every alternative the report
+        compares, numbered as the page's table (the printed report lists the best of them and the chosen one)."""
+        from workbench.release.output import table_csv
+
         out = {"report.html": self.html.encode("utf-8")}
+        table = self.facts.alternatives.get("table")
+        if table is not None:
+            out["alternatives.csv"] = table_csv(alternatives_table(table))
         if pdf:
             out["report.pdf"] = self.pdf()
         return out
@@ -59,6 +67,14 @@ class Report:
     def _repr_html_(self) -> str:
         return f'<iframe srcdoc="{_attribute(self.html)}" style="width:100%;height:640px;border:1px solid #ccc">' \
                "</iframe>"
+
+
+def alternatives_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The comparison's marked table (``Comparison.marked``) as ``alternatives.csv`` holds it: led by ``#``, the row's
+    number in the report's table of alternatives."""
+    out = table.reset_index(drop=True)
+    out.insert(0, "#", range(1, len(out) + 1))
+    return out
 
 
 def _attribute(text: str) -> str:

@@ -20,7 +20,8 @@ def add_report_parser(sub: argparse._SubParsersAction) -> None:
     rep = sub.add_parser("report", help="write the ethics-board report of the configured release (HTML, PDF)")
     rep.add_argument("config", type=Path)
     rep.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides")
-    rep.add_argument("--out", type=Path, metavar="DIR", required=True, help="write DIR/report.html (and report.pdf)")
+    rep.add_argument("--out", type=Path, metavar="DIR", required=True,
+                     help="write DIR/report.html and alternatives.csv (and report.pdf)")
     rep.add_argument("--pdf", action="store_true", help="also write DIR/report.pdf")
     rep.add_argument("--force", action="store_true", help="replace the report an --out folder already holds")
 

@@ -34,6 +34,7 @@ ROLE_MEANING = {
 ROLE_ORDER = ("identifying", "quasi", "sensitive", "target", "insensitive")
 SAMPLE_ROWS = 10  # released rows shown
 TREE_LEAVES = 24  # a hierarchy is drawn from the lowest level with at most this many values
+TOP_ALTERNATIVES = 12  # the alternatives the printed report lists (with the chosen release); the page lists all
 
 
 @dataclass
@@ -216,11 +217,27 @@ def _alternatives(result: RunResult, progress: Progress | None) -> dict[str, Any
     ids = list(c.measures)
     table = c.marked()
     out: dict[str, Any] = {"comparison": c, "table": table, "measures": ids, "optimal_under": c.optimal_under(),
-                           "chart": None, "why": why(result, c)}
+                           "chart": None, "why": why(result, c), "top": top_alternatives(table, result.study.objective)}
     if len(ids) >= 2 and len(c.table):
-        out["chart"] = svg(pareto(c.table, ids[0], ids[1], c.front))
+        out["chart"] = svg(pareto(c.table, ids[0], ids[1], c.front, chosen=c.chosen))
         out["axes"] = (ids[0], ids[1])
     return out
+
+
+def top_alternatives(table: pd.DataFrame, objective: str, rows: int = TOP_ALTERNATIVES) -> list[Any]:
+    """The index labels of the rows the printed report shows: the ``rows`` alternatives that meet the rule with the
+    least ``objective`` (those that do not after them; the table's order when the objective is not a column), and
+    the chosen release's row wherever it ranks, in that order."""
+    from workbench.compare import as_loss, meets_rule
+
+    failing = ~meets_rule(table)
+    loss = as_loss(table, objective) if objective in table.columns else pd.Series(range(len(table)), table.index)
+    ranked = pd.DataFrame({"failing": failing, "loss": loss.to_numpy(), "position": range(len(table))},
+                          index=table.index).sort_values(["failing", "loss", "position"], kind="stable")
+    top = list(ranked.index[:rows])
+    if "chosen" in table.columns:
+        top += [i for i in table.index[table["chosen"].to_numpy(dtype=bool)] if i not in top]
+    return top
 
 
 def _checks(result: RunResult, warnings: Sequence[str]) -> list[dict[str, str]]:

@@ -4,11 +4,14 @@ Every value that comes from the data or the config is escaped (``workbench.views
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
-from workbench.report.facts import Facts
+import measures as M
+from workbench.compare.ranking import OPTIMUM
+from workbench.report.facts import TOP_ALTERNATIVES, Facts
 from workbench.report.summary_html import SUMMARY_CSS, summary_section
 from workbench.risk.attack_checks import row_order_finding
 from workbench.views.display import esc, fmt, pairs_html, percent, table_html
@@ -30,7 +33,9 @@ SECTIONS = (
 the table of contents: it is the page a board reads."""
 
 CSS = """
-@page { size: A4; margin: 16mm 14mm; }
+@page { size: A4; margin: 16mm 14mm;
+        @bottom-right { content: "page " counter(page) " of " counter(pages); font: 9px "DejaVu Sans", sans-serif;
+                        color: #777; } }
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 13px; color: #222; max-width: 960px;
        margin: 0 auto; padding: 12px 20px; line-height: 1.45; }
 h1 { font-size: 22px; margin-bottom: 2px; } h2 { font-size: 17px; border-bottom: 1px solid #bbb; margin-top: 28px; }
@@ -38,15 +43,28 @@ h3 { font-size: 14px; margin-bottom: 4px; }
 table { border-collapse: collapse; margin: 6px 0 12px 0; font-size: 12px; }
 th, td { border: 1px solid #ccc; padding: 2px 7px; text-align: left; vertical-align: top; }
 table.wide { font-size: 10.5px; } table.wide td, table.wide th { padding: 1px 4px; overflow-wrap: anywhere; }
+table.full { font-size: 10.5px; } table.full td, table.full th { padding: 1px 4px; }
+table.full td { white-space: nowrap; }
+table.compact { font-size: 10.5px; } table.compact td, table.compact th { padding: 1px 5px; }
 td.num { white-space: nowrap; } table.wide td.num { overflow-wrap: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.chosen td { font-weight: bold; background: #fdecea; }
 caption { text-align: left; font-weight: bold; padding: 3px 0; }
 .lead { color: #555; } .ok { color: #1a7f37; font-weight: bold; } .bad { color: #b42318; font-weight: bold; }
 .warn { background: #fff4e5; border-left: 4px solid #f79009; padding: 6px 10px; }
+.note { color: #555; font-size: 12px; }
 pre { background: #f6f6f6; padding: 8px; font-size: 11px; white-space: pre-wrap; word-break: break-all; }
 figure { margin: 8px 0; } figcaption { color: #555; font-size: 12px; }
 svg { max-width: 100%; height: auto; }
 section { page-break-inside: auto; } nav ol { columns: 2; }
+@media screen { .scroll { overflow-x: auto; } }
+.print-only { display: none; }
+@media print {
+  body { max-width: none; padding: 0; }
+  .print-only { display: block; } .screen-only { display: none; }
+  h2, h3, caption { break-after: avoid; } figure, tr { break-inside: avoid; }
+  table.data td { overflow-wrap: anywhere; } table.data td.num { overflow-wrap: normal; }
+}
 """ + SUMMARY_CSS
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -54,6 +72,62 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 def _p(text: str, css: str = "") -> str:
     return f'<p class="{css}">{esc(text)}</p>' if css else f"<p>{esc(text)}</p>"
+
+
+CHOSEN_MARK = "\u00a0◀\u00a0chosen"  # beside the chosen release's row number, never broken across lines
+PRINT_COLUMNS = 6
+"""A printed table of the data's own columns shows at most this many; a wider one is cut into several, so no
+column is squeezed to a letter a line and none falls off the page."""
+
+
+def _screen(html: str) -> str:
+    """Shown on screen only (the page), not in print (the PDF, a browser's print)."""
+    return f'<div class="screen-only">{html}</div>'
+
+
+def _print(html: str) -> str:
+    """Shown in print only (the PDF, a browser's print), not on screen."""
+    return f'<div class="print-only">{html}</div>'
+
+
+def _data_table(frame: pd.DataFrame, caption: str, max_rows: int) -> str:
+    """A table of the data's own columns: whole on screen; in print cut into tables of at most ``PRINT_COLUMNS``
+    columns, each led by the row's number."""
+    whole = table_html(frame, caption, max_rows=max_rows, css_class="data")
+    n = len(frame.columns)
+    if n <= PRINT_COLUMNS:
+        return whole
+    numbered = frame.head(max_rows).reset_index(drop=True)
+    numbered.insert(0, "row", range(1, len(numbered) + 1))
+    parts = []
+    for start in range(0, n, PRINT_COLUMNS):
+        end = min(start + PRINT_COLUMNS, n)
+        part = numbered.iloc[:, [0, *range(start + 1, end + 1)]]
+        parts.append(table_html(part, f"{caption}: columns {start + 1}–{end} of {n}", max_rows=max_rows,
+                                css_class="data compact"))
+    return _screen(whole) + _print("".join(parts))
+
+
+def levels(solution: object, names: Sequence[str]) -> str:
+    """A lattice node's label ``age=1,sex=0,...`` (``compare_nodes.solution_label``) written compactly as its levels
+    in quasi-identifier order, ``1,0,...``; any other solution (a local release's name) as it is."""
+    text, out = str(solution), []
+    for i, name in enumerate(names):
+        prefix = ("," if i else "") + f"{name}="
+        if not text.startswith(prefix):
+            return str(solution)
+        text = text[len(prefix):]
+        digits = len(text) - len(text.lstrip("0123456789"))
+        if not digits:
+            return str(solution)
+        out.append(text[:digits])
+        text = text[digits:]
+    return ",".join(out) if out and not text else str(solution)
+
+
+def _levels_legend(names: Sequence[str]) -> str:
+    return (f"A lattice solution is written as its levels: each quasi-identifier's level in its hierarchy, in the "
+            f"order {', '.join(names)} (0 = the original value); a local release by its algorithm's name.")
 
 
 def _dataset(f: Facts) -> str:
@@ -168,7 +242,7 @@ def _release(f: Facts) -> str:
     if r["levels"] is not None:
         parts.append(table_html(r["levels"], "How each quasi-identifier is released"))
     caption = f"{r['shown_rows']} released rows drawn at random (of {fmt(r['released_rows'])})"
-    parts.append(table_html(r["sample"], caption, max_rows=len(r["sample"]) or 1))
+    parts.append(_data_table(r["sample"], caption, max_rows=len(r["sample"]) or 1))
     return "".join(parts)
 
 
@@ -185,19 +259,101 @@ def _alternatives(f: Facts) -> str:
     a = f.alternatives
     if "error" in a:
         return _p(f"The alternatives could not be compared: {a['error']}")
+    names = list(f.result.dataset.quasi_identifiers)
     parts = [_p(line) for line in a["why"]]
     parts.append(_p("Alternatives: the lattice engine's minimal solutions that meet the privacy model (for a measure "
                     "that never improves by generalizing more, the best solution is one of them) and the local "
                     "engine's releases for the same k. chosen marks this release; pareto marks the solutions no other "
                     "solution beats under every measure at once."))
-    parts.append(table_html(a["table"], "The alternatives under every measure compared", max_rows=60,
-                            css_class="wide"))
-    parts.append(table_html(a["optimal_under"], "What each measure would choose", max_rows=80))
+    parts.append(_p(_levels_legend(names), "note"))
+    table = a["table"]
+    chosen = table["chosen"].to_numpy(dtype=bool)
+    number = pd.Series(range(1, len(table) + 1), index=table.index)
+    marks = ["chosen" if c else "" for c in chosen]
+    whole = table.assign(solution=[levels(v, names) for v in table["solution"]],
+                         chosen=[CHOSEN_MARK.strip() if c else "" for c in chosen])
+    whole.insert(0, "#", number.to_numpy())
+    parts.append(_screen('<div class="scroll">' + table_html(
+        whole, f"The {len(table)} alternatives under every measure compared", max_rows=len(table) or 1,
+        css_class="full", row_classes=marks) + "</div>"))
+    parts.append(_print(_alternatives_printed(f, table, number, names)))
+    parts.append(_screen(table_html(a["optimal_under"].assign(
+        solution=[levels(v, names) for v in a["optimal_under"]["solution"]]), "What each measure would choose",
+        max_rows=len(a["optimal_under"]) or 1)))
+    parts.append(_print(_optimal_printed(a, table, names)))
     if a["chart"]:
         x, y = a["axes"]
         parts.append(f"<figure>{a['chart']}<figcaption>The alternatives under {esc(x)} and {esc(y)} (lower is better "
-                     "on both), the Pareto front marked.</figcaption></figure>")
+                     "on both), the Pareto front marked and the chosen release ringed.</figcaption></figure>")
     return "".join(parts)
+
+
+def _alternatives_printed(f: Facts, table: pd.DataFrame, number: pd.Series, names: Sequence[str]) -> str:
+    """The printed alternatives: the rows of ``facts.top_alternatives`` (the best under the objective, then the
+    chosen release wherever it ranks) in two tables that fit a page: how each was made and the risk it leaves,
+    then its value under every measure. The chosen release's row is bold and marked."""
+    a = f.alternatives
+    top = [i for i in a["top"] if i in table.index]
+    shown = table.loc[top]
+    chosen = shown["chosen"].to_numpy(dtype=bool)
+    label = [f"{number[i]}{CHOSEN_MARK}" if c else str(number[i]) for i, c in zip(top, chosen, strict=True)]
+    marks = ["chosen" if c else "" for c in chosen]
+    objective = M.MEASURES.get(f.study.objective)
+    ranked = min(TOP_ALTERNATIVES, len(table))
+    extra = [str(number[i]) for i in top[ranked:]]
+    order = (f"with the least {objective.name if objective else f.study.objective}"
+             if f.study.objective in table.columns else "first in the table's order")
+    intro = ((f"This printed report lists all {len(table)} alternatives, those that meet the configured rule first"
+              if len(top) == len(table) else
+              f"This printed report lists {len(top)} of the {len(table)} alternatives: the {ranked} {order} (those "
+              "that meet the configured rule first)" + (f", and the chosen release (row {', '.join(extra)})"
+                                                         if extra else ""))
+             + f". The report's HTML page lists all {len(table)} and what each measure would choose among them; "
+               "workbench report also writes them to alternatives.csv beside report.html.")
+
+    def column(name: str, show: Any) -> list[str]:
+        return [show(v) for v in shown[name]] if name in shown.columns else ["-"] * len(shown)
+
+    how = pd.DataFrame({
+        "#": label,
+        "alternative": [f"{e} · {g}" for e, g in zip(shown["engine"], shown["algorithm"], strict=True)],
+        "solution (levels)": [levels(v, names) for v in shown["solution"]],
+        "suppressed": column("suppressed_pct", lambda v: percent(float(v) / 100)),
+        "highest risk": column("risk_highest", percent),
+        "average risk": column("risk_average", percent),
+        "meets the rule": column("meets_rule", lambda v: fmt(bool(v))),
+        "Pareto front": column("pareto", lambda v: fmt(bool(v))),
+    })
+    scores = pd.DataFrame({"#": label, **{m: shown[m].to_numpy() for m in a["measures"] if m in shown.columns}})
+    return (_p(intro, "note")
+            + table_html(how, "The alternatives: how each was made and the risk it leaves", max_rows=len(how) or 1,
+                         css_class="compact", row_classes=marks)
+            + table_html(scores, "The same alternatives under every measure compared", max_rows=len(scores) or 1,
+                         css_class="compact", row_classes=marks))
+
+
+def _optimal_printed(a: dict[str, Any], table: pd.DataFrame, names: Sequence[str]) -> str:
+    """What each measure would choose, one row per measure: the lattice optimum over every admissible node, the
+    best of everything listed, and the chosen release's own value."""
+    ou = a["optimal_under"]
+    chosen = table.index[table["chosen"].to_numpy(dtype=bool)]
+    rows = []
+    for m in a["measures"]:
+        mine = ou[ou["measure"] == m]
+        optimum = mine[mine["algorithm"] == OPTIMUM]
+        best = mine[mine["best_overall"].fillna(False).astype(bool)]
+        measure = M.MEASURES.get(m)
+        rows.append({
+            "measure": measure.name if measure else m,
+            "lattice optimum (levels)": levels(optimum["solution"].iloc[0], names) if len(optimum) else "-",
+            "optimum's value": optimum["value"].iloc[0] if len(optimum) else None,
+            "best of all listed": "; ".join(f"{e} · {levels(s, names)}" for e, s in
+                                            zip(best["engine"], best["solution"], strict=True)) or "-",
+            "best value": best["value"].iloc[0] if len(best) else None,
+            "the chosen release": table.loc[chosen[0], m] if len(chosen) and m in table.columns else None,
+        })
+    frame = pd.DataFrame(rows)
+    return table_html(frame, "What each measure would choose", max_rows=len(frame) or 1, css_class="compact")
 
 
 def _checks(f: Facts) -> str:

@@ -67,19 +67,28 @@ def _cell(value: object) -> str:
     return f'<td class="num">{esc(fmt(value))}</td>' if numeric else f"<td>{esc(fmt(value))}</td>"
 
 
+def _head(name: object) -> str:
+    """A column name escaped, with a line-break opportunity after each ``_`` (``admission_<wbr>date``), so a
+    narrow column breaks its header between words instead of widening the table past the page."""
+    return esc(name).replace("_", "_<wbr>")
+
+
 def table_html(frame: pd.DataFrame, caption: str | None = None, max_rows: int = 30, index: bool = False,
-               css_class: str = "") -> str:
+               css_class: str = "", row_classes: Sequence[str] | None = None) -> str:
     """A DataFrame as an HTML table, every header and cell escaped; at most ``max_rows`` rows (the rest counted
-    in a last line)."""
+    in a last line). ``row_classes``: a CSS class per row of ``frame`` ("" for none), e.g. to mark the chosen
+    release's row."""
     shown = frame.head(max_rows)
-    heads = ([esc(shown.index.name or "")] if index else []) + [esc(c) for c in shown.columns]
+    heads = ([_head(shown.index.name or "")] if index else []) + [_head(c) for c in shown.columns]
     parts = [f'<table class="{esc(css_class)}">' if css_class else "<table>"]
     if caption:
         parts.append(f"<caption>{esc(caption)}</caption>")
     parts.append("<thead><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr></thead><tbody>")
-    for label, row in zip(shown.index, shown.itertuples(index=False), strict=True):
+    classes = list(row_classes or [])
+    for i, (label, row) in enumerate(zip(shown.index, shown.itertuples(index=False), strict=True)):
         cells = ([f"<th>{esc(label)}</th>"] if index else []) + [_cell(v) for v in row]
-        parts.append("<tr>" + "".join(cells) + "</tr>")
+        css = classes[i] if i < len(classes) else ""
+        parts.append((f'<tr class="{esc(css)}">' if css else "<tr>") + "".join(cells) + "</tr>")
     if len(frame) > max_rows:
         parts.append(f'<tr><td colspan="{len(heads)}">… {len(frame) - max_rows:,} more rows</td></tr>')
     parts.append("</tbody></table>")
@@ -167,7 +176,7 @@ def comparison_html(comparison: Comparison) -> str:
     body += table_html(comparison.optimal_under(), "Optimal under each measure", max_rows=60)
     if len(comparison.measures) >= 2 and len(table):
         x, y = comparison.measures[:2]
-        body += svg(pareto(comparison.table, x, y, comparison.front))
+        body += svg(pareto(comparison.table, x, y, comparison.front, chosen=comparison.chosen))
     return _wrap(body)
 
 
