@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,9 @@ def test_the_pages_have_examples_and_few_are_not_run():
     not_run = [b for b in every if b.not_run is not None]
     assert all(len(b.not_run.split()) >= 3 for b in not_run), [b.where for b in not_run]  # a reason, not a word
     assert len(not_run) <= NOT_RUN_AT_MOST, [f"{b.where}: {b.not_run}" for b in not_run]
+    indented = [p.name for p in PAGES
+                if re.search(r"^[ \t]+```(console|sh|python)\b", p.read_text(encoding="utf-8"), re.M)]
+    assert not indented, f"an example indented (in a list) is not found by the parser: {indented}"
 
 
 def test_the_comparison_catches_a_changed_line_and_keeps_its_normalizations():
