@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-fast lint bench clean
+.PHONY: run test test-fast lint bench notebooks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python tests/benchmarks/bench_lattice.py
+
+notebooks: $(STAMP)  # execute notebooks/ again, outputs fresh (tests/test_notebooks.py compares them)
+	$(BIN)/python -m tests.test_notebooks
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

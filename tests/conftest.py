@@ -24,7 +24,8 @@ def adult_dataset():
 
 # The fast loop (`make test-fast`) leaves out what drives the app or a browser, executes notebooks, reproduces
 # a published study or runs at scale: every test of these modules is marked slow.
-SLOW_MODULES = ("test_app", "test_browser", "test_downloads", "test_notebooks", "test_sessions", "test_geo_app",
+SLOW_MODULES = ("test_app", "test_browser", "test_downloads", "test_notebooks", "test_docs_examples", "test_sessions",
+                "test_geo_app",
                 "test_deploy_config", "test_scale", "test_arx_", "test_el_emam_study", "test_ayala_rivera_study",
                 "test_local_studies")
 

@@ -166,6 +166,67 @@ def test_an_out_folder_holding_a_release_is_refused_without_force_and_replaced_w
     assert json.loads((out / "provenance.json").read_text())["guarantee"]["k"] == 3
 
 
+def test_each_interface_names_its_own_way_to_replace_a_release(tmp_path: Path) -> None:
+    """The library's refusal names no option of the command line: Python callers are told ``force=True`` (the
+    parameter of ``Release.write`` and ``Report.write``), the CLI's commands ``--out DIR`` and ``--force``. The
+    error keeps its parts (folder, problem) and survives pickling (a worker process's error reaches its caller)."""
+    import pickle
+
+    import workbench as wb
+
+    out = tmp_path / "out"
+    study = wb.load_study(TEACHING)
+    result = wb.run(study)
+    result.release.write(out, seed=0)
+    before = fingerprint(out)
+    with pytest.raises(OutputError) as raised:
+        result.release.write(out, seed=0)
+    python = str(raised.value)
+    assert python.startswith(f"{out} already holds a release (provenance.json, release.csv)"), python
+    assert "pass force=True" in python and "--" not in python
+    assert raised.value.folder == str(out) and raised.value.replaceable
+    assert str(pickle.loads(pickle.dumps(raised.value))) == python
+    with pytest.raises(OutputError, match="pass force=True") as raised:
+        wb.build_report(study, result).write(out)
+    assert "--" not in str(raised.value)
+    assert fingerprint(out) == before
+    for command in (["run", TEACHING], ["report", TEACHING], ["compare", TEACHING]):
+        status, stdout, err = call(*command, "--out", out)
+        assert status == 2 and stdout == "", err
+        assert err == (f"workbench: --out {out} already holds a release (provenance.json, release.csv); give --force "
+                       "to replace it as a whole, or choose a new or empty folder\n"), err
+        assert "force=True" not in err
+    assert fingerprint(out) == before
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine\n")
+    with pytest.raises(OutputError) as raised:  # no remedy to name: the same words in both interfaces
+        result.release.write(other, seed=0)
+    assert str(raised.value) == f"{other} holds files that are not a release (notes.txt); choose a new or empty folder"
+    assert call("run", TEACHING, "--out", other)[2] == f"workbench: --out {raised.value}\n"
+
+
+def test_a_node_and_an_override_are_named_by_the_interface_they_came_from() -> None:
+    """``--set``, ``--node`` and ``--against`` on the command line; in Python an override and a node."""
+    import workbench as wb
+    from workbench.errors import ArgumentError
+    from workbench.views.node_details import node_details
+
+    with pytest.raises(ArgumentError) as raised:
+        wb.load_study(TEACHING, ["privacy.k"])
+    assert str(raised.value) == "override 'privacy.k': expected SECTION.KEY=VALUE"
+    assert call("run", TEACHING, "--set", "privacy.k")[2] == \
+        "workbench: --set 'privacy.k': expected SECTION.KEY=VALUE\n"
+    study = wb.load_study(TEACHING)
+    with pytest.raises(ArgumentError) as raised:
+        node_details(study, wb.load_dataset(study), "date=0,gender=0,age=9")
+    assert str(raised.value) == "node 'date=0,gender=0,age=9': level 9 of 'age' is outside 0..4"
+    assert call("measure", TEACHING, "--node", "date=0,gender=0,age=9")[2] == \
+        "workbench: --node 'date=0,gender=0,age=9': level 9 of 'age' is outside 0..4\n"
+    assert call("risk", TEACHING, "--attacks", "--against", "date=0,gender=0,age=9")[2] == \
+        "workbench: --against 'date=0,gender=0,age=9': level 9 of 'age' is outside 0..4\n"
+
+
 def test_force_that_cannot_remove_the_earlier_release_changes_nothing(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The earlier release's files may not be removed (another user's files): write_folder fails with one line,

@@ -31,7 +31,48 @@ class VerificationError(WorkbenchError):
 
 
 class OutputError(WorkbenchError):
-    """An output folder cannot take a release (it holds other files, or a release without ``--force``)."""
+    """An output folder cannot take a release: it is a file, holds other files, or holds an earlier release that is
+    to be kept. The library states the problem without naming any interface's option: ``folder``, ``problem``
+    (what follows the folder's name in the message, from its first character: ``" already holds a release
+    (...)"``) and ``replaceable`` (the folder holds an earlier release, which replacing it as a whole would take).
+    ``str()`` is the Python API's wording, since the functions that write a folder take ``force=True``; another
+    front end words it with its own option through ``worded`` (the CLI: ``--out DIR ...; give --force ...``)."""
+
+    def __init__(self, folder: object, problem: str, replaceable: bool = False) -> None:
+        self.folder = str(folder)
+        self.problem = problem
+        self.replaceable = replaceable
+        super().__init__(self.worded())
+
+    def __reduce__(self) -> tuple:  # pickled whole (a worker process's error reaches its caller)
+        return type(self), (self.folder, self.problem, self.replaceable)
+
+    def worded(self, *, folder: str | None = None, force: str = "pass force=True") -> str:
+        """The message with the folder named as ``folder`` (default: its path) and, when an earlier release is in
+        the way, the way to replace it in the caller's interface (``force``, e.g. ``"give --force"``)."""
+        text = f"{self.folder if folder is None else folder}{self.problem}"
+        if self.replaceable:
+            text += f"; {force} to replace it as a whole, or choose a new or empty folder"
+        return text
+
+
+class ArgumentError(ConfigError):
+    """A value given as text is malformed: an override ``SECTION.KEY=VALUE`` or a node ``"qi=level,..."``. The
+    message names it by what it is (``what``: ``"override"``, ``"node"``) and ``text``; a front end that took it
+    from an option of its own names that option instead (``worded("--set")``)."""
+
+    def __init__(self, what: str, text: str, problem: str) -> None:
+        self.what = what
+        self.text = text
+        self.problem = problem
+        super().__init__(self.worded(what))
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.what, self.text, self.problem)
+
+    def worded(self, name: str) -> str:
+        """The message with the value named as ``name`` (``"override"`` in Python, ``"--set"`` on the command line)."""
+        return f"{name} {self.text!r}: {self.problem}"
 
 
 class MeasureError(WorkbenchError):

@@ -14,12 +14,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.errors import OutputError, VerificationError, WorkbenchError
+from workbench.cli.wording import out_refusal
+from workbench.errors import ArgumentError, OutputError, VerificationError, WorkbenchError
 
 if TYPE_CHECKING:
     from workbench.config import Study
     from workbench.data import Dataset
     from workbench.study import RunResult
+
+
+OPTION_OF = {"override": "--set", "node": "--node"}  # a value the library names (ArgumentError.what) -> its option
 
 
 class _Parser(argparse.ArgumentParser):
@@ -136,7 +140,7 @@ def _check_out(out: Path, force: bool) -> None:
     try:
         check_folder(out, force=force)
     except OutputError as exc:
-        raise WorkbenchError(f"--out {exc}") from None
+        raise out_refusal(exc, out) from None
 
 
 def _proof(result: RunResult) -> str:
@@ -197,7 +201,7 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
     try:
         result = run_scaled(study, args.out, args.force)
     except OutputError as exc:
-        raise WorkbenchError(f"--out {exc}") from None
+        raise out_refusal(exc, args.out) from None
     if result.node is None:
         print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = "
               f"{study.max_suppression} ({result.n} records)", file=sys.stderr)
@@ -245,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 paths = _write_release(result, args.out, args.force) if args.out else []
             except OutputError as exc:
-                raise WorkbenchError(f"--out {exc}") from None
+                raise out_refusal(exc, args.out) from None
             except OSError as exc:  # e.g. --out names an existing file, or a folder we may not write to
                 print(f"workbench: --out {args.out}: cannot write the release: {exc.strerror or exc}",
                       file=sys.stderr)
@@ -302,6 +306,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VerificationError as exc:
         print(f"workbench: {exc}", file=sys.stderr)
         return 1
+    except ArgumentError as exc:  # an override or a node, named by the option it came from
+        print(f"workbench: {exc.worded(OPTION_OF.get(exc.what, exc.what))}", file=sys.stderr)
+        return 2
     except WorkbenchError as exc:
         print(f"workbench: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
         return 2

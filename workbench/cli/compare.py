@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.cli.wording import out_refusal
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
         try:
             check_folder(args.out, force=args.force)
         except OutputError as exc:
-            raise WorkbenchError(f"--out {exc}") from None
+            raise out_refusal(exc, args.out) from None
     dataset = load_dataset(study)
     for reason in compare.local_refusals(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS).values():
         print(f"workbench: note: left out of the comparison: {reason}", file=sys.stderr)
@@ -128,6 +129,6 @@ def _write_out(out: Path, force: bool, table: pd.DataFrame, last: pd.DataFrame, 
     try:
         write_folder(out, files, force=force)
     except OutputError as exc:
-        raise WorkbenchError(f"--out {exc}") from None
+        raise out_refusal(exc, out) from None
     except OSError as exc:
         raise WorkbenchError(f"--out {out}: cannot write: {exc.strerror or exc}") from None

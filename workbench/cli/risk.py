@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.errors import WorkbenchError
+from workbench.errors import ArgumentError, WorkbenchError
 
 if TYPE_CHECKING:
     from workbench.config import Study
@@ -168,8 +168,11 @@ def _attacks(study: Study, dataset: object, args: argparse.Namespace) -> None:
         raise WorkbenchError("--attacks: the study finds no release to attack")
     against = None
     if args.against:
-        against = parse_node(args.against, result.dataset.quasi_identifiers,
-                             [c.height for c in result.dataset.encoded])
+        try:
+            against = parse_node(args.against, result.dataset.quasi_identifiers,
+                                 [c.height for c in result.dataset.encoded])
+        except ArgumentError as exc:  # the node of --against, not of --node
+            raise WorkbenchError(exc.worded("--against")) from None
     checks = check_attacks(study, result.dataset, result.release, against).to_dict()
     if args.json:
         print(json.dumps({"attacks": checks}))

@@ -1,6 +1,7 @@
 """A config as text: TOML written back (``to_toml``, keeping the analyst's order of attributes with
-``in_attribute_order``), and the ``--set SECTION.KEY=VALUE`` overrides the CLI and the app apply to a config
-mapping before it is validated (``workbench.config``)."""
+``in_attribute_order``), and the ``SECTION.KEY=VALUE`` overrides (the CLI's ``--set``) that the CLI, the app and
+``load_study`` apply to a config mapping before it is validated (``workbench.config``). A malformed one raises
+``ArgumentError`` naming it as an override; the CLI names its ``--set``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.config.privacy import PRIVACY_MODELS
-from workbench.errors import ConfigError
+from workbench.errors import ArgumentError
 
 
 def to_toml(raw: Mapping[str, Any]) -> str:
@@ -36,11 +37,11 @@ def in_attribute_order(raw: Mapping[str, Any], names: Sequence[str]) -> dict[str
 def parse_override(text: str) -> tuple[list[str], Any]:
     """``SECTION.KEY=VALUE`` -> (path, value); VALUE is read as a TOML value, else taken as a string."""
     if "=" not in text:
-        raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE")
+        raise ArgumentError("override", text, "expected SECTION.KEY=VALUE")
     key, value_text = text.split("=", 1)
     path = [p.strip() for p in key.strip().split(".")]
     if len(path) < 2 or any(not p for p in path):
-        raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE")
+        raise ArgumentError("override", text, "expected SECTION.KEY=VALUE")
     try:
         value = tomllib.loads(f"v = {value_text.strip()}")["v"]
     except tomllib.TOMLDecodeError:
@@ -49,19 +50,19 @@ def parse_override(text: str) -> tuple[list[str], Any]:
 
 
 def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
-    """A copy of ``raw`` with every ``--set SECTION.KEY=VALUE`` applied (keys are validated later)."""
+    """A copy of ``raw`` with every override ``SECTION.KEY=VALUE`` applied (keys are validated later)."""
     out = copy.deepcopy(raw)
     for text in overrides:
         path, value = parse_override(text)
         if path[0] == "attributes" and len(path) != 3:
-            raise ConfigError(f"--set {text!r}: attribute overrides are attributes.NAME.KEY=VALUE")
+            raise ArgumentError("override", text, "attribute overrides are attributes.NAME.KEY=VALUE")
         model_key = len(path) == 3 and path[0] == "privacy" and path[1] in PRIVACY_MODELS
         if path[0] != "attributes" and len(path) != 2 and not model_key:
-            raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE (or privacy.MODEL.KEY=VALUE)")
+            raise ArgumentError("override", text, "expected SECTION.KEY=VALUE (or privacy.MODEL.KEY=VALUE)")
         node = out
         for p in path[:-1]:
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
-                raise ConfigError(f"--set {text!r}: {p!r} is not a table")
+                raise ArgumentError("override", text, f"{p!r} is not a table")
         node[path[-1]] = value
     return out

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.cli.wording import out_refusal
 from workbench.errors import OutputError, WorkbenchError
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def run(study: Study, args: argparse.Namespace) -> int:
         try:
             check_folder(args.out, force=args.force)
         except OutputError as exc:
-            raise WorkbenchError(f"--out {exc}") from None
+            raise out_refusal(exc, args.out) from None
     problem = load_problem(study, spec)
     result: GeoResult | GeoLatticeResult
     if spec.lattice:  # the lattice engine over the aggregated geography: the suppression limit applies
@@ -122,7 +123,7 @@ def run(study: Study, args: argparse.Namespace) -> int:
         try:
             paths = write(result, study, args.out, args.force, warnings)
         except OutputError as exc:
-            raise WorkbenchError(f"--out {exc}") from None
+            raise out_refusal(exc, args.out) from None
         except OSError as exc:
             raise WorkbenchError(f"--out {args.out}: cannot write the release: {exc.strerror or exc}") from None
     if args.json:

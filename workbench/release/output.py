@@ -61,22 +61,21 @@ def check_folder(out_dir: str | Path, *, force: bool = False) -> None:
     out = Path(out_dir)
     try:
         if out.exists() and not out.is_dir():
-            raise OutputError(f"{out} is a file, not a folder")
+            raise OutputError(out, " is a file, not a folder")
         held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
         foreign = [n for n in held if n not in RELEASE_FILES | COMPARE_FILES or (out / n).is_symlink()
                    or not (out / n).is_file()]
     except OSError as exc:
-        raise OutputError(f"{out}: cannot look into the folder: {exc.strerror or exc}") from None
+        raise OutputError(out, f": cannot look into the folder: {exc.strerror or exc}") from None
     if not held:
         return
     if foreign:
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-        raise OutputError(f"{out} holds files that are not a release ({shown}); choose a new or empty folder")
+        raise OutputError(out, f" holds files that are not a release ({shown}); choose a new or empty folder")
     if not force:
-        raise OutputError(f"{out} already holds a release ({', '.join(held)}); give --force to replace it as a "
-                          "whole, or choose a new or empty folder")
+        raise OutputError(out, f" already holds a release ({', '.join(held)})", replaceable=True)
     if not os.access(out, os.W_OK | os.X_OK):  # a first look; staged_folder's removal is the proof
-        raise OutputError(f"{out}: may not remove the earlier release's files (the folder is not writable); "
+        raise OutputError(out, ": may not remove the earlier release's files (the folder is not writable); "
                           "nothing was replaced")
 
 
@@ -142,12 +141,12 @@ def staged_folder(out_dir: str | Path, *, force: bool = False) -> Iterator[Path]
             except OSError as exc:  # the earlier release stays where it was, whole; the new one is withdrawn
                 os.rename(target, staging)
                 os.rename(retired, target)
-                raise OutputError(f"{target}: cannot remove the earlier release ({exc.strerror or exc}); it is left "
+                raise OutputError(target, f": cannot remove the earlier release ({exc.strerror or exc}); it is left "
                                   "as it was and nothing was written") from None
             try:
                 shutil.rmtree(trash)  # our own folder now: its entries are ours to delete
             except OSError as exc:
-                raise OutputError(f"{target}: the release is written, but the earlier release's files could not be "
+                raise OutputError(target, f": the release is written, but the earlier release's files could not be "
                                   f"deleted from {trash} ({exc.strerror or exc})") from None
         else:
             os.rename(staging, target)

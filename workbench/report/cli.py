@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.errors import OutputError, WorkbenchError
+from workbench.cli.wording import out_refusal
+from workbench.errors import OutputError
 
 if TYPE_CHECKING:
     from workbench.config import Study
@@ -42,7 +43,7 @@ def report_command(study: Study, args: argparse.Namespace) -> int:
     try:
         check_folder(args.out, force=args.force)  # before the search, which may take long
     except OutputError as exc:
-        raise WorkbenchError(f"--out {exc}") from None
+        raise out_refusal(exc, args.out) from None
     dataset = load_dataset(study)
     result = run(study, dataset)  # refuses what every entry point refuses (policy.run_refusal)
     if result.release is None:
@@ -53,7 +54,7 @@ def report_command(study: Study, args: argparse.Namespace) -> int:
     try:
         paths = report.write(args.out, pdf=args.pdf, force=args.force)
     except OutputError as exc:
-        raise WorkbenchError(f"--out {exc}") from None
+        raise out_refusal(exc, args.out) from None
     except OSError as exc:
         print(f"workbench: --out {args.out}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
         return 2

@@ -12,7 +12,7 @@ import pandas as pd
 import measures as M
 from workbench.config import Study
 from workbench.data import Dataset
-from workbench.errors import ConfigError
+from workbench.errors import ArgumentError, ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import SearchResult, best_of
 from workbench.lattice.space import Node
@@ -94,23 +94,23 @@ def parse_node(text: str, names: Sequence[str], heights: Sequence[int]) -> Node:
     levels: dict[str, int] = {}
     for part in (p.strip() for p in text.split(",") if p.strip()):
         if "=" not in part:
-            raise ConfigError(f"--node {text!r}: {part!r} is not NAME=LEVEL")
+            raise ArgumentError("node", text, f"{part!r} is not NAME=LEVEL")
         name, value = (s.strip() for s in part.split("=", 1))
         if name not in names:
-            raise ConfigError(f"--node {text!r}: {name!r} is not a quasi-identifier; they are {', '.join(names)}")
+            raise ArgumentError("node", text, f"{name!r} is not a quasi-identifier; they are {', '.join(names)}")
         if name in levels:
-            raise ConfigError(f"--node {text!r}: {name!r} is given twice")
+            raise ArgumentError("node", text, f"{name!r} is given twice")
         try:
             level = int(value)
         except ValueError:
-            raise ConfigError(f"--node {text!r}: level {value!r} of {name!r} is not an integer") from None
+            raise ArgumentError("node", text, f"level {value!r} of {name!r} is not an integer") from None
         height = heights[list(names).index(name)]
         if not 0 <= level <= height:
-            raise ConfigError(f"--node {text!r}: level {level} of {name!r} is outside 0..{height}")
+            raise ArgumentError("node", text, f"level {level} of {name!r} is outside 0..{height}")
         levels[name] = level
     missing = [n for n in names if n not in levels]
     if missing:
-        raise ConfigError(f"--node {text!r}: no level for {', '.join(missing)}")
+        raise ArgumentError("node", text, f"no level for {', '.join(missing)}")
     return tuple(levels[n] for n in names)
 
 
