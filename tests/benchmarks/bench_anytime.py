@@ -58,7 +58,8 @@ def one(qis: int, algorithm: str, budget: float, records: int, seed: int) -> dic
     name, size = max(structures.items(), key=lambda item: item[1])
     return {"qis": qis, "algorithm": algorithm, "nodes": evaluator.lattice.size, "budget": budget,
             "seconds": seconds, "checks": result.checks, "loss": result.value, "bound": result.lower_bound,
-            "gap": result.gap, "proven": result.proven_optimal, "rss_mb": _rss_mb(), "rss_growth_mb": _rss_mb() - before,
+            "gap": result.gap, "proven": result.proven_optimal, "rss_mb": _rss_mb(),
+            "rss_growth_mb": _rss_mb() - before,
             "largest": name, "largest_mb": size / 2**20}
 
 

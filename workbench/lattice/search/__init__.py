@@ -49,7 +49,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
         AlgorithmSpec("bnb", bnb.search, True, False,
                       "Kohlmayer, Prasser et al. 2016 (best-first branch-and-bound)", anytime=True),
         AlgorithmSpec("lightning", lightning.search, False, False,
-                      "Prasser, Bild, Eicher, Spengler, Kohlmayer & Kuhn 2016 (LIGHTNING: best-first with greedy dives; "
-                      "then hill climbing)", anytime=True, default_time_limit=lightning.DEFAULT_BUDGET),
+                      "Prasser, Bild, Eicher, Spengler, Kohlmayer & Kuhn 2016 (LIGHTNING: best-first with greedy "
+                      "dives; then hill climbing)", anytime=True, default_time_limit=lightning.DEFAULT_BUDGET),
     ]
 }

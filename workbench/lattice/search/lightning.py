@@ -52,7 +52,7 @@ HILL_SHARE = 0.2  # the last share of the budget starts the hill-climbing phase
 _SMOOTHING = 0.2  # weight of the latest check in the moving average of a check's cost
 
 
-class _OutOfTime(Exception):
+class _OutOfTimeError(Exception):
     """One more check would overrun the deadline."""
 
 
@@ -85,14 +85,14 @@ class _Lightning:
 
     # ------------------------------------------------------------------ nodes
     def score(self, node: Node) -> float:
-        """Check and score a node once (raises ``_OutOfTime`` when one more check would overrun the deadline);
+        """Check and score a node once (raises ``_OutOfTimeError`` when one more check would overrun the deadline);
         track the incumbent."""
         value = self.values.get(node)
         if value is not None:
             return value
         now = time.perf_counter()
         if now + 2 * self.cost > self.deadline:
-            raise _OutOfTime
+            raise _OutOfTimeError
         admissible = self.space.check(node).k_anonymous
         value = self.values[node] = self.objective.value(node)
         if not self.objective.monotone:
@@ -169,7 +169,7 @@ class _Lightning:
                     self.dive(x)
                 else:
                     self.expand(x)
-            except _OutOfTime:
+            except _OutOfTimeError:
                 if x not in self.expanded:  # not fully expanded: back on the queue, so the frontier keeps it
                     heapq.heappush(self.queue, tie_key(x, self.values[x]))
                 raise
@@ -212,7 +212,7 @@ class _Lightning:
             while not self.exhausted:
                 self.climb()
                 self.best_first(climbing=True)
-        except _OutOfTime:
+        except _OutOfTimeError:
             self.out_of_time = True
 
     def lower_bound(self) -> float | None:
