@@ -54,7 +54,7 @@ def one(qis: int, algorithm: str, budget: float, records: int, seed: int) -> dic
     cache = evaluator._cache  # the frequency-set cache (bounded by classes, not by nodes)
     structures = dict(result.structures or space.footprint())
     structures["frequency-set cache"] = sum(fs.codes.nbytes + fs.counts.nbytes for fs in cache.values()) \
-        + container_bytes(cache)
+        + sys.getsizeof(cache) + container_bytes(list(cache))  # the arrays, the dict, its keys
     name, size = max(structures.items(), key=lambda item: item[1])
     return {"qis": qis, "algorithm": algorithm, "nodes": evaluator.lattice.size, "budget": budget,
             "seconds": seconds, "checks": result.checks, "loss": result.value, "bound": result.lower_bound,

@@ -150,7 +150,8 @@ class UndecidedNodes:
         if part.start == part.stop:
             return None
         c, ids = rows.coords[part], rows.ids[part]
-        hit = (self.status[ids] == UNDECIDED) & ((c >= bottom) & (c <= top)).all(axis=1)
+        low, high = np.asarray(bottom, dtype=c.dtype), np.asarray(top, dtype=c.dtype)  # compared in the rows' type
+        hit = (self.status[ids] == UNDECIDED) & ((c >= low) & (c <= high)).all(axis=1)
         return Rows(c[hit], ids[hit], rows.ranks[part][hit]) if hit.any() else None
 
     def at_rank(self, rank: int) -> list[Node]:
