@@ -255,7 +255,7 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
                 + ("the result is not proven optimal" if found else "no k-anonymous node was found yet"))
         if bound is not None:
             gap = run.best_value - bound
-            relative = f" ({100 * gap / abs(run.best_value):.2f} % of it)" if run.best_value else ""
+            relative = f" ({100 * gap / abs(run.best_value):.2f} % of the best value)" if run.best_value else ""
             note += (f"; lower bound on the optimum {bound:.6g} (the least of the best value and the objective's "
                      f"monotone lower bound over the {len(run.frontier()):,} "
                      f"unexpanded frontier nodes, which every unexplored node generalizes): gap {gap:.6g}{relative}")
