@@ -174,3 +174,18 @@ def test_default_flow_on_the_registry_in_one_session():
     assert {"lattice", "local"} <= set(at.dataframe[0].value["engine"])
     goto(at, "Export").run()
     assert not at.exception and any("re-verification" in s.value for s in at.success)
+
+
+def test_anonymize_with_lightning_from_the_registry_picker():
+    """The algorithm picker reads the registry: LIGHTNING runs with the page's time limit and, on the teaching
+    table's small lattice, exhausts its queue and proves its node."""
+    at = _anonymize("teaching")
+    picker = next(s for s in at.selectbox if s.label == "Algorithm")
+    assert "lightning" in picker.options[-1] or any("lightning" in o for o in picker.options)
+    picker.select("lightning").run()
+    assert not at.exception
+    assert any(n.label == "Time limit (s)" for n in at.number_input)
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.success and "k-anonymous" in at.success[0].value
+    assert any(c.value.startswith("proven optimal") for c in at.caption)

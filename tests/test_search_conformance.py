@@ -1,7 +1,8 @@
 """Every lattice search against exhaustive search on 200 random small tables.
 
 Optimal algorithms return an admissible node with the optimal objective value for every monotone measure
-(``incognito`` and ``bnb`` for every measure); heuristics return admissible nodes.
+(``incognito`` and ``bnb`` for every measure); heuristics return admissible nodes, and claim a proof only when
+it holds (LIGHTNING, when it exhausts its queue: tests/test_search_lightning.py).
 """
 
 from __future__ import annotations
@@ -88,9 +89,12 @@ def test_heuristics_return_admissible_nodes(algorithm):
         if not top_ok:
             assert result.optimum is None
             continue
-        assert result.optimum is not None and not result.proven_optimal, (algorithm, seed)
+        assert result.optimum is not None, (algorithm, seed)
         _assert_admissible(result, ds, k, sup)
-        assert result.value >= _optimal(ds, k, sup, MONOTONE[seed % len(MONOTONE)]).value - 1e-9
+        reference = _optimal(ds, k, sup, MONOTONE[seed % len(MONOTONE)])
+        assert result.value >= reference.value - 1e-9
+        if result.proven_optimal:  # only an anytime heuristic that searched its whole space (LIGHTNING) proves
+            assert ALGORITHMS[algorithm].anytime and result.optimum == reference.optimum, (algorithm, seed)
 
 
 @pytest.mark.parametrize("algorithm", list(ALGORITHMS))

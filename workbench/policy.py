@@ -4,7 +4,8 @@ The values a study may hold are checked by ``workbench.config.validate`` wheneve
 decided here depends on the data or on the algorithm actually run:
 
 - ``search_refusal``: a lattice search without a time limit over more than ``MAX_LATTICE_NODES`` nodes (the
-  CLI's ``run`` and the app's Anonymize page refuse it; Flash, OLA and bnb stop at ``engine.time_limit``);
+  CLI's ``run`` and the app's Anonymize page refuse it; Flash, OLA and bnb stop at ``engine.time_limit``, and
+  LIGHTNING always has one, its default budget when none is set);
 - ``table_refusal``: evaluating every node of a lattice larger than that (the app's Lattice and Compare pages);
 - ``monotone_refusal``: a search whose optimality proof needs a monotone objective, given one that is not,
   unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal);
@@ -90,7 +91,7 @@ def suppression_percent(share: float) -> float:
 def search_refusal(algorithm: str, time_limit: float | None, nodes: int) -> str | None:
     """Why a lattice search by ``algorithm`` over ``nodes`` nodes is refused (None when it may run): without a
     time limit it may check every node, so it is refused above ``MAX_LATTICE_NODES``."""
-    if nodes <= MAX_LATTICE_NODES:
+    if nodes <= MAX_LATTICE_NODES or ALGORITHMS[algorithm].default_time_limit is not None:  # always has a budget
         return None
     anytime = [a for a, spec in ALGORITHMS.items() if spec.anytime]
     if not ALGORITHMS[algorithm].anytime:

@@ -144,7 +144,9 @@ class RunResult:
             "seconds": round(self.seconds, 6),
             "privacy_models": self.privacy_models(),
             "risk": self.risk(),
-        } | ({"note": self.search.note} if self.search is not None and self.search.note else {})
+        } | ({"note": self.search.note} if self.search is not None and self.search.note else {}) | (
+            {"lower_bound": self.search.lower_bound, "time_budget": self.search.time_budget}
+            if self.search is not None and self.search.time_budget is not None else {})
 
     def privacy_models(self) -> dict[str, dict[str, object]]:
         """Per configured privacy model (``[privacy.MODEL]`` name): its parameters, its description and whether

@@ -40,6 +40,11 @@ class AntichainStore:
     def __len__(self) -> int:
         return self._size
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the row matrix (its capacity, grown by doubling)."""
+        return int(self._rows.nbytes)
+
     def _below(self, x: np.ndarray) -> np.ndarray:
         """Per stored row: does it lie on the covering side of x (≤ x for up, ≥ x for down)?"""
         rows = self._rows[: self._size]

@@ -24,6 +24,7 @@ def nodes_between(bottom: Node, top: Node, d: int) -> Iterator[Node]:
 
 
 _COMPOSITIONS: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], ...]] = {}
+KEPT_NODES = 1 << 17  # lattices up to this many nodes keep their nodes by rank once listed (``Lattice.by_rank``)
 _SMALL_BOX = 4096  # compositions are memoized for boxes of at most this many nodes (a search asks for the same)
 
 
@@ -122,13 +123,23 @@ class Lattice:
         return all(x <= y for x, y in zip(a, b, strict=True))
 
     def nodes(self) -> Iterator[Node]:
-        """All nodes, by rank, then lexicographically."""
-        for level in self.by_rank:
-            yield from level
+        """All nodes, by rank, then lexicographically: from ``by_rank`` (built once) on lattices of at most
+        ``KEPT_NODES`` nodes, else generated rank by rank (``nodes_between``), so that iterating a large lattice never
+        holds it."""
+        levels = self.__dict__.get("by_rank")
+        if levels is None and self.size <= KEPT_NODES:
+            levels = self.by_rank
+        if levels is not None:
+            for level in levels:
+                yield from level
+            return
+        for rank in range(self.max_rank + 1):
+            yield from nodes_between(self.bottom, self.top, rank)
 
     @cached_property
     def by_rank(self) -> tuple[tuple[Node, ...], ...]:
-        """Nodes grouped by rank (lattice levels), each level sorted lexicographically."""
+        """Nodes grouped by rank (lattice levels), each level sorted lexicographically: the whole lattice, kept
+        (for the searches of small lattices that revisit levels, Samarati's; ``nodes`` never builds it)."""
         levels: list[list[Node]] = [[] for _ in range(self.max_rank + 1)]
         for node in itertools.product(*(range(h + 1) for h in self.heights)):
             levels[sum(node)].append(node)

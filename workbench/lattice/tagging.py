@@ -10,6 +10,10 @@ the searches ask ``status(node)`` and never evaluate a node whose answer is alre
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Collection
+from itertools import islice
+
 import numpy as np
 
 from workbench.lattice.antichain import DOWN, UP, AntichainStore
@@ -131,7 +135,45 @@ class TaggedLattice:
     def checks(self) -> int:
         return len(self.evaluated)
 
+    def footprint(self) -> dict[str, int]:
+        """Approximate bytes of what this tagged lattice holds: the checked nodes, the trace, the predicted nodes,
+        the antichain stores and, on lattices of at most ``undecided.DENSE_LIMIT`` nodes, the dense grids (the only
+        structures sized by the lattice rather than by the nodes a search touched)."""
+        sizes = {"checked nodes": container_bytes(self.evaluated), "trace events": container_bytes(self.trace.events),
+                 "predicted nodes": container_bytes(self._predicted),
+                 "antichain stores": sum(s.nbytes for s in (self._anonymous, self._not_anonymous, self._pruned))}
+        if self._undecided is not None:
+            sizes["undecided grid (dense, lattice-sized)"] = self._undecided.nbytes
+        if self._pruned_grid is not None:
+            sizes["pruned grid (dense, lattice-sized)"] = int(self._pruned_grid.nbytes)
+        return sizes
+
     def finish(self, seconds: float) -> Trace:
         self.trace.rollups = self.evaluator.rollups - self._rollups0
         self.trace.seconds = seconds
         return self.trace
+
+
+def _deep(obj: object) -> int:
+    """Bytes of a small object and what it holds one level down (a node tuple, an evaluation, a trace event)."""
+    size = sys.getsizeof(obj)
+    if isinstance(obj, tuple):
+        return size + sum(_deep(x) for x in obj if not isinstance(x, int) or not -5 <= x <= 256)
+    fields = getattr(obj, "__dict__", None)
+    if fields is not None:
+        size += sys.getsizeof(fields) + sum(_deep(v) for v in fields.values() if v is not None)
+    return size
+
+
+def container_bytes(container: Collection[object], sample: int = 64) -> int:
+    """Approximate bytes of a dict, set or list and its entries (keys and values), from the mean of a sample of
+    the first entries (small ints, cached by Python, count nothing)."""
+    n = len(container)
+    size = sys.getsizeof(container)
+    if not n:
+        return size
+    if isinstance(container, dict):
+        head = [_deep(k) + _deep(v) for k, v in islice(container.items(), sample)]
+    else:
+        head = [_deep(x) for x in islice(container, sample)]
+    return size + round(n * sum(head) / len(head))

@@ -54,11 +54,13 @@ class UndecidedNodes:
         shape = tuple(h + 1 for h in lattice.heights)
         width = len(shape)
         self.strides = tuple(math.prod(shape[j + 1:]) for j in range(width))  # C order, as np.indices
-        coords = np.indices(shape, dtype=np.int16).reshape(width, -1).T if width else np.zeros((1, 0), np.int16)
+        # the narrowest types that hold a level, a rank and a dense id: about r + 7 bytes per node in all
+        level = np.int8 if max(shape, default=1) <= 127 else np.int16
+        coords = np.indices(shape, dtype=level).reshape(width, -1).T if width else np.zeros((1, 0), level)
         self.status = np.zeros(len(coords), dtype=np.int8)
         self._grid = self.status.reshape(shape) if width else self.status
-        ranks = coords.sum(axis=1)
-        order = np.argsort(ranks, kind="stable")
+        ranks = coords.sum(axis=1, dtype=np.int16 if lattice.max_rank < 1 << 15 else np.int32)
+        order = np.argsort(ranks, kind="stable").astype(np.int32 if len(coords) < 1 << 31 else np.int64)
         self.rows = Rows(coords[order], order, ranks[order])  # a superset of the undecided nodes
         self._since_compaction = 0
         self._bits: int | None = None
@@ -77,6 +79,14 @@ class UndecidedNodes:
     def fits(lattice: Lattice) -> bool:
         """Is the lattice small enough for dense arrays?"""
         return lattice.size <= DENSE_LIMIT
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays (the status grid and the rows) and of the bit sets."""
+        rows = self.rows
+        bits = sum((len(r) * 8 + sum(b.bit_length() for b in r) // 8) for r in self._ranges)
+        return int(self.status.nbytes + rows.coords.nbytes + rows.ids.nbytes + rows.ranks.nbytes
+                   + (self._bits.bit_length() // 8 if self._bits is not None else 0) + bits)
 
     @property
     def flags(self) -> np.ndarray:
@@ -140,7 +150,8 @@ class UndecidedNodes:
         if part.start == part.stop:
             return None
         c, ids = rows.coords[part], rows.ids[part]
-        hit = (self.status[ids] == UNDECIDED) & ((c >= bottom) & (c <= top)).all(axis=1)
+        low, high = np.asarray(bottom, dtype=c.dtype), np.asarray(top, dtype=c.dtype)  # compared in the rows' type
+        hit = (self.status[ids] == UNDECIDED) & ((c >= low) & (c <= high)).all(axis=1)
         return Rows(c[hit], ids[hit], rows.ranks[part][hit]) if hit.any() else None
 
     def at_rank(self, rank: int) -> list[Node]:

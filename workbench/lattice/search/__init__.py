@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from workbench.lattice.search import bnb, datafly, exhaustive, flash, incognito, ola, samarati
+from workbench.lattice.search import bnb, datafly, exhaustive, flash, incognito, lightning, ola, samarati
 from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, best_of, conclude, tie_key
 from workbench.lattice.tagging import TaggedLattice
 
@@ -20,7 +20,9 @@ __all__ = ["ALGORITHMS", "NO_LIMITS", "AlgorithmSpec", "Limits", "Objective", "S
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """A registered search: ``optimal`` (returns a proven optimum) or heuristic, whether that proof needs a
-    monotone objective, and whether it is ``anytime`` (stops at ``Limits.time_limit`` with its best so far)."""
+    monotone objective, and whether it is ``anytime`` (stops at ``Limits.time_limit`` with its best so far);
+    ``default_time_limit``: the budget an anytime search uses when no time limit is given (None: it runs to its
+    end)."""
 
     id: str
     search: Callable[[TaggedLattice, Objective, Limits], SearchResult]
@@ -28,6 +30,7 @@ class AlgorithmSpec:
     requires_monotone: bool
     citation: str
     anytime: bool = False
+    default_time_limit: float | None = None
 
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
@@ -45,5 +48,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                       "Kohlmayer et al. 2012; with antichain stores, Kohlmayer, Prasser et al. 2016", anytime=True),
         AlgorithmSpec("bnb", bnb.search, True, False,
                       "Kohlmayer, Prasser et al. 2016 (best-first branch-and-bound)", anytime=True),
+        AlgorithmSpec("lightning", lightning.search, False, False,
+                      "Prasser, Bild, Eicher, Spengler, Kohlmayer & Kuhn 2016 (LIGHTNING: best-first with greedy "
+                      "dives; then hill climbing)", anytime=True, default_time_limit=lightning.DEFAULT_BUDGET),
     ]
 }

@@ -72,6 +72,18 @@ class SearchResult:
     k_minimal: tuple[Node, ...] = ()
     note: str = ""
     subset_checks: int = 0  # Incognito: the part of ``checks`` made on quasi-identifier subset lattices
+    # anytime heuristics (LIGHTNING): a lower bound on the optimum (None: none known), the time budget used (seconds)
+    # and the approximate bytes of the largest structures the search held
+    lower_bound: float | None = None
+    time_budget: float | None = None
+    structures: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float | None:
+        """The value's distance to ``lower_bound`` (0 when proven optimal; None when no bound is known)."""
+        if self.value is None or self.lower_bound is None:
+            return None
+        return self.value - self.lower_bound
 
     @property
     def lattice_checks(self) -> int:
