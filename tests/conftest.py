@@ -27,11 +27,20 @@ def adult_dataset():
     return load_dataset(load_study(ROOT / "sample_configs" / "adult.toml"))
 
 
-@pytest.fixture(autouse=True)
-def _temporary_register(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    """Each test records into a register of its own, a SQLite file in a temporary folder."""
-    name = "".join(c if c.isalnum() else "_" for c in request.node.nodeid)[-120:]
-    monkeypatch.setenv("WORKBENCH_REGISTER", f"sqlite:///{_REGISTER_DIR}/{name}.sqlite")
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Each test records into a register of its own, a SQLite file in a temporary folder: set before any fixture of
+    the test is (a module's fixture records into the register of the first test that uses it)."""
+    name = "".join(c if c.isalnum() else "_" for c in item.nodeid)[-120:]
+    os.environ["WORKBENCH_REGISTER"] = f"sqlite:///{_REGISTER_DIR}/{name}.sqlite"
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    import sys
+
+    store = sys.modules.get("workbench.register.store")
+    if store is not None:  # the opened registers' connections go with the test
+        store.close_all()
 
 
 # The fast loop (`make test-fast`) leaves out what drives the app or a browser, executes notebooks, reproduces

@@ -1,5 +1,5 @@
 """The release register (docs/register.md), on SQLite and on a real PostgreSQL (``WORKBENCH_TEST_POSTGRES``, started
-by ``tests/pg_cluster.py``; those cases skip without it): every ``workbench run --out`` is recorded with what its
+by ``tests/_pg_cluster.py``; those cases skip without it): every ``workbench run --out`` is recorded with what its
 provenance.json says; ``history`` lists it and ``decide`` records the board's decision; the migrated schema is the
 code's; concurrent writers lose nothing; and a new release of the same data is checked against the earlier ones,
 with counts an independent join of the two releases reproduces."""
@@ -50,7 +50,7 @@ def register_url(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: py
         url = f"sqlite:///{tmp_path / 'register.sqlite'}"
     else:
         if not POSTGRES:
-            pytest.skip("WORKBENCH_TEST_POSTGRES is not set (tests/pg_cluster.py starts a PostgreSQL)")
+            pytest.skip("WORKBENCH_TEST_POSTGRES is not set (tests/_pg_cluster.py starts a PostgreSQL)")
         url = _postgres_schema_url(POSTGRES)
     monkeypatch.setenv("WORKBENCH_REGISTER", url)
     yield url

@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL cluster for the register's tests: ``python tests/pg_cluster.py -- COMMAND ...`` starts a
+"""A throwaway PostgreSQL cluster for the register's tests: ``python tests/_pg_cluster.py -- COMMAND ...`` starts a
 cluster in a temporary folder (Debian's ``initdb`` and ``pg_ctl``, a Unix socket in that folder, no TCP), creates a
 database, runs COMMAND with ``WORKBENCH_TEST_POSTGRES`` set to its SQLAlchemy URL, stops the cluster and removes the
 folder, whatever COMMAND did; it exits with COMMAND's status. Without PostgreSQL's programs it runs COMMAND alone (the
@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
     if "--" in argv:
         argv = argv[argv.index("--") + 1:]
     if not argv:
-        print("usage: python tests/pg_cluster.py -- COMMAND ...", file=sys.stderr)
+        print("usage: python tests/_pg_cluster.py -- COMMAND ...", file=sys.stderr)
         return 2
     if os.environ.get(ENV) or bin_dir() is None:
         if not os.environ.get(ENV):
