@@ -390,3 +390,23 @@ def test_the_registry_sample_second_release_singles_out_18813():
     assert check.release_id == 1 and check.singled_out == alone
     assert alone > first.dataset.n // 2  # 18,813 of 20,000 with the sample as it is
     assert any(r.safe for r in check.remedies)
+
+
+# ----------------------------------------------------------------------------------------------- saved projects
+def test_saved_projects_belong_to_their_owner(register_url):
+    """A project is listed and reopened for its owner only; saving again under a name adds a version, and the newest
+    is the one listed; the table is kept only when given."""
+    reg = R.open_register()
+    study = {"config": {"data": {"sample": "teaching"}, "privacy": {"k": 3}}, "hierarchies": {"age": "a;b"}}
+    first = reg.save_project("ana", "teaching k3", "sample:teaching", None, study)
+    second = reg.save_project("ana", "teaching k3", "sample:teaching", None, study | {"note": "v2"})
+    table = b"date,gender,age\n"
+    other = reg.save_project("ben", "ben's", "people.csv", hashlib.sha256(table).hexdigest(), study, data=table)
+    [listed] = reg.projects("ana")
+    assert listed["id"] == second > first and not listed["has_data"]
+    assert reg.project(second, "ana")["study"] == study | {"note": "v2"}
+    assert reg.project(other, "ben")["data"] == table and reg.projects("ben")[0]["has_data"]
+    with pytest.raises(R.RegisterError, match="no saved project"):
+        reg.project(other, "ana")
+    with pytest.raises(R.RegisterError, match="needs a name"):
+        reg.save_project("ana", " ", "d", None, study)

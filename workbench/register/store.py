@@ -279,6 +279,10 @@ class Register:
 
         return self._read(read)
 
+    def last_id(self) -> int:
+        """The newest release's id (0 for an empty register)."""
+        return int(self._read(lambda c: c.execute(sa.select(sa.func.max(S.releases.c.id))).scalar()) or 0)
+
     @staticmethod
     def _latest_decisions(c: sa.Connection, ids: list[int]) -> dict[int, dict[str, Any]]:
         if not ids:
