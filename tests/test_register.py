@@ -410,3 +410,27 @@ def test_saved_projects_belong_to_their_owner(register_url):
         reg.project(other, "ana")
     with pytest.raises(R.RegisterError, match="needs a name"):
         reg.save_project("ana", " ", "d", None, study)
+
+
+def test_an_out_of_core_release_is_recorded_and_names_the_earlier_ones(register_url, tmp_path):
+    """engine.backend = "duckdb": the release is recorded by its data file's SHA-256; with no per-record footprint
+    it is not joined, and an earlier release of the file at another node is named in a warning."""
+    pytest.importorskip("duckdb")
+    table = _table(300, 6)
+    extra = '\n[engine]\nbackend = "duckdb"\n'
+    a = _study(tmp_path, table, k=3, extra=extra)
+    b = _study(tmp_path, table, k=40, extra=extra)
+    for config in (a, b):
+        text = config.read_text().replace('compare = ["loss", "dm_star"]', 'compare = ["dm_star"]')
+        config.write_text(text)
+    status, out, err = call("run", a, "--out", tmp_path / "one", "--json")
+    assert status == 0 and json.loads(out)["register"]["id"] == 1, err
+    status, out, err = call("run", b, "--out", tmp_path / "two", "--json")
+    assert status == 0, err
+    summary = json.loads(out)
+    rows = _history()
+    digest = hashlib.sha256((tmp_path / "people.csv").read_bytes()).hexdigest()
+    assert [r["data_sha256"] for r in rows] == [digest, digest]
+    assert [r["node"] for r in rows][1] == summary["transformation"]
+    assert rows[0]["node"] != rows[1]["node"]
+    assert summary["warnings"][0].startswith("release 1 of the same data file") and summary["warnings"][0] in err

@@ -203,6 +203,11 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
 
     if args.trace:
         raise WorkbenchError(f"--trace is not available with engine.backend {study.backend!r}")
+    register = None
+    if args.out and not args.no_register:  # opened first: a release the register cannot take is not written
+        from workbench.register import open_register
+
+        register = open_register()
     try:
         result = run_scaled(study, args.out, args.force)
     except OutputError as exc:
@@ -212,6 +217,14 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
               f"{study.max_suppression} ({result.n} records)", file=sys.stderr)
         return 1
     summary = result.summary()
+    if register is not None and result.files:
+        from workbench.register import record_scaled
+
+        recorded, warnings = record_scaled(result, output=str(args.out.resolve()), register=register)
+        summary["register"] = recorded.to_dict()
+        if warnings:
+            summary["warnings"] = warnings
+            _warn(warnings)
     if args.json:
         print(json.dumps(summary))
     else:
@@ -219,6 +232,8 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
         print(_format_text(summary | ({"guarantee": guarantee} if guarantee else {})))
         for p in result.files.values():
             print(f"wrote        {p}")
+        if "register" in summary:
+            print(f"registered   release {summary['register']['id']} in {summary['register']['url']}")
     return 0
 
 

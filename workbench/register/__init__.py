@@ -104,6 +104,43 @@ def record_release(result: RunResult, *, output: str, channel: str, user: str | 
     return Recorded(reg.record(entry), reg.url, checked.checks)
 
 
+def record_scaled(run: Any, *, output: str, user: str | None = None,
+                  register: Register | None = None) -> tuple[Recorded, list[str]]:
+    """Record a release of the out-of-core engine (``workbench.scale.ScaledRun``), identified by its data file's
+    SHA-256. It keeps no per-record footprint, so it is not joined with the earlier releases of that file: each
+    earlier release at another node is named in a warning (returned) instead."""
+    from workbench.release.export import software_version
+
+    reg = register or open_register()
+    study = run.study
+    digest = hashlib.sha256()
+    with Path(study.data_path).open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    sha = digest.hexdigest()
+    summary = run.summary()
+    node = summary["transformation"]
+    warnings = [f"release {r['id']} of the same data file ({r['created']}, by {r['user_name']}, {node_text(r['node'])}"
+                f") is in the register; the out-of-core engine does not join two releases: check this one against it "
+                f"with engine.backend = \"pandas\" before releasing both"
+                for r in reg.releases([sha]) if r["node"] != node]
+    prosecutor = (summary.get("risk") or {}).get("prosecutor") or {}
+    config = dict(study.raw)
+    from workbench.register.entries import config_sha256
+
+    entry = {"created": _now(), "user_name": user or os_user(), "channel": "cli", "data_name": str(study.data_path),
+             "data_sha256": sha, "file_sha256": sha, "content_sha256": sha, "records": run.n, "config": config,
+             "config_sha256": config_sha256(config), "engine": f"lattice ({study.backend})",
+             "algorithm": study.algorithm, "k": study.k, "models": [f"k-anonymity (k = {study.k})"],
+             "max_suppression": float(study.max_suppression), "node": node,
+             "quasi_identifiers": list(run.quasi_identifiers), "suppressed": int(summary["suppressed"]),
+             "classes": int(summary["classes"]), "risk_highest": prosecutor.get("highest"),
+             "risk_average": prosecutor.get("average"), "records_at_risk": prosecutor.get("records_at_risk_count"),
+             "measures": summary["measures"], "output": output, "software_version": software_version(),
+             "key_column": None, "warnings": [{"warning": w} for w in warnings], "footprint": None}
+    return Recorded(reg.record(entry), reg.url), warnings
+
+
 def _now() -> str:
     from workbench.register.store import now
 
