@@ -19,9 +19,10 @@ run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.address localhost --server.headless true --server.fileWatcherType none \
 		--browser.gatherUsageStats false
 
+# tests/_pg_cluster.py runs the suite beside a throwaway PostgreSQL when one is installed (the register's tests).
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q --durations=25
+	$(BIN)/python tests/_pg_cluster.py -- $(BIN)/python -m pytest -q --durations=25
 
 # The library's unit and property tests: no app, browser, notebook, published study or scale test (tests/conftest.py).
 test-fast: $(STAMP)

@@ -64,7 +64,8 @@ def registry_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_run_json_prints_one_object_with_the_contract_keys(registry_runs: dict[str, Any]) -> None:
     s = registry_runs["summary"]
-    assert set(s) == KEYS
+    assert set(s) == KEYS | {"register"}  # --out records the release (docs/register.md)
+    assert s["register"]["id"] == 1 and s["register"]["earlier_releases"] == []
     assert list(s["measures"]) == compare_ids(REGISTRY)
     assert s["engine"] == "lattice" and s["algorithm"] == "exhaustive"
     assert s["k"] == 5 and s["max_suppression"] == pytest.approx(0.02)

@@ -121,7 +121,7 @@ PUBLIC_MODULES = {
     "workbench.views.node_details",
     "workbench.release.output",
     "workbench.jobs", "workbench.policy", "workbench.report", "workbench.risk", "workbench.samples", "workbench.study",
-    "workbench.risk.combinations", "workbench.walkthrough", "measures",
+    "workbench.risk.combinations", "workbench.walkthrough", "measures", "workbench.register",
 }
 
 

@@ -1,8 +1,10 @@
 """The ``workbench`` command: the parser, ``run``, ``measure`` and ``algorithms`` (``compare``, ``explore``, ``risk``,
-``report``, ``geo`` and ``check`` in their own modules).
+``report``, ``geo``, ``check``, ``history`` and ``decide`` in their own modules).
 
 Problems with the user's input end with exit status 2 and one line on stderr naming what is wrong. ``run``
-warns on stderr (and under ``"warnings"`` in its JSON) when a released column determines a quasi-identifier.
+warns on stderr (and under ``"warnings"`` in its JSON) when a released column determines a quasi-identifier, and,
+with ``--out``, when an earlier release of the same data in the register joined with this one singles people out;
+``run --out`` records the release in the register (``workbench.register``) unless ``--no-register``.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
                      help="leave the suppressed records out of the written release instead of keeping them with * in "
                           "every quasi-identifier (the same as --set release.suppressed=drop)")
     run.add_argument("--trace", type=Path, metavar="FILE", help="write the search trace as JSON")
+    run.add_argument("--no-register", action="store_true",
+                     help="write the release without recording it in the register (docs/register.md)")
     mea = sub.add_parser("measure", help="evaluate lattice nodes")
     mea.add_argument("config", type=Path)
     mea.add_argument("--node", action="append", required=True, metavar="QI=LEVEL,...")
@@ -92,6 +96,11 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     geo_cli.add_parser(sub)  # workbench geo (docs/geography.md)
     add_report_parser(sub)
     add_check_parser(sub)  # workbench check: a table from any tool, no config (cli/check.py)
+    from workbench.cli.decide import add_decide_parser
+    from workbench.cli.history import add_history_parser
+
+    add_history_parser(sub)  # workbench history: the register's releases (cli/history.py, docs/register.md)
+    add_decide_parser(sub)  # workbench decide: the board's decision on one (cli/decide.py)
     return p
 
 
@@ -198,6 +207,11 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
 
     if args.trace:
         raise WorkbenchError(f"--trace is not available with engine.backend {study.backend!r}")
+    register = None
+    if args.out and not args.no_register:  # opened first: a release the register cannot take is not written
+        from workbench.register import open_register
+
+        register = open_register()
     try:
         result = run_scaled(study, args.out, args.force)
     except OutputError as exc:
@@ -207,6 +221,14 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
               f"{study.max_suppression} ({result.n} records)", file=sys.stderr)
         return 1
     summary = result.summary()
+    if register is not None and result.files:
+        from workbench.register import record_scaled
+
+        recorded, warnings = record_scaled(result, output=str(args.out.resolve()), register=register)
+        summary["register"] = recorded.to_dict()
+        if warnings:
+            summary["warnings"] = warnings
+            _warn(warnings)
     if args.json:
         print(json.dumps(summary))
     else:
@@ -214,6 +236,8 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
         print(_format_text(summary | ({"guarantee": guarantee} if guarantee else {})))
         for p in result.files.values():
             print(f"wrote        {p}")
+        if "register" in summary:
+            print(f"registered   release {summary['register']['id']} in {summary['register']['url']}")
     return 0
 
 
@@ -228,6 +252,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from workbench.cli.check import check_command
 
             return check_command(args)
+        if args.command == "history":  # the register (docs/register.md): no config either
+            from workbench.cli.history import history_command
+
+            return history_command(args)
+        if args.command == "decide":
+            from workbench.cli.decide import decide_command
+
+            return decide_command(args)
         drop = ["release.suppressed=drop"] if getattr(args, "drop_suppressed", False) else []
         study = load_study(args.config, [*args.overrides, *drop])  # one validation path for the flag and --set
         if args.command == "run":
@@ -245,6 +277,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = "
                       f"{study.max_suppression} ({result.dataset.n} records)", file=sys.stderr)
                 return 1
+            register = checked = None
+            if args.out and not args.no_register:  # checked against the earlier releases of this data first
+                from workbench.register import check_release, open_register
+
+                register = open_register()
+                checked = check_release(result, study.raw, register)
+                warnings = [*warnings, *checked.warnings]
             summary = result.summary() | ({"warnings": warnings} if warnings else {})
             try:
                 paths = _write_release(result, args.out, args.force) if args.out else []
@@ -254,6 +293,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"workbench: --out {args.out}: cannot write the release: {exc.strerror or exc}",
                       file=sys.stderr)
                 return 2
+            if register is not None:  # every written release is recorded (docs/register.md)
+                from workbench.register import record_release
+
+                recorded = record_release(result, output=str(args.out.resolve()), channel="cli", config=study.raw,
+                                          register=register, checked=checked)
+                summary["register"] = recorded.to_dict()
             if args.trace:
                 paths.append(_write_trace(result, args.trace))
             if summary.get("note"):  # e.g. Flash run with a non-monotone objective: not proven optimal
@@ -266,6 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(_format_text(summary | {"proof": _proof(result), "guarantee": guarantee}))
                 for p in paths:
                     print(f"wrote        {p}")
+                if "register" in summary:
+                    print(f"registered   release {summary['register']['id']} in {summary['register']['url']}")
             return 0
         if args.command == "compare":
             from workbench.cli.compare import compare_command

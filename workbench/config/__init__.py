@@ -70,6 +70,8 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
                "jobs": (int,), "sweep_backend": (str,)},
     "measures": {"compare": (list,), "target": (str,), "col_mi_weights": (str,), "plugins": (list,)},
     "release": {"seed": (int,), "suppressed": (str,), "format": (str,), "escape_formulas": (bool,)},
+    # the release register (docs/register.md): key, a study's; url, user_header, store_data, a server config's
+    "register": {"key": (str,), "url": (str,), "user_header": (str,), "store_data": (bool,)},
 }
 _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
     "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,), "poset_file": (str,),

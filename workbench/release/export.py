@@ -160,13 +160,11 @@ def provenance_record(release: Release, *, seed: int, config: dict[str, object] 
                       suppressed_policy: str) -> dict[str, object]:
     """The provenance record of a release written with ``seed`` (``provenance.json``); its ``input`` is
     ``input_record`` with the record count and ``content_sha256``, a digest of the table's values."""
-    data_hash = hashlib.sha256(
-        pd.util.hash_pandas_object(release.dataset.frame, index=False).to_numpy().tobytes()
-    ).hexdigest()
+    data_hash = content_sha256(release.dataset.frame)
     source = input_record(release.dataset)
     return {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "package": {"name": "k-anonymity-workbench", "version": _version()},
+        "package": {"name": "k-anonymity-workbench", "version": software_version()},
         "versions": {"python": platform.python_version(), "numpy": np.__version__,
                      "pandas": pd.__version__},
         "config": config or {},
@@ -182,7 +180,14 @@ def provenance_record(release: Release, *, seed: int, config: dict[str, object] 
     }
 
 
-def _version() -> str:
+def content_sha256(frame: pd.DataFrame) -> str:
+    """The provenance's ``content_sha256``: a SHA-256 of the table's values (pandas' row hashes, index left out),
+    equal for the same table however it was read."""
+    return hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()).hexdigest()
+
+
+def software_version() -> str:
+    """The workbench's installed version ("unknown" when it runs from a checkout without being installed)."""
     try:
         return metadata.version("k-anonymity-workbench")
     except metadata.PackageNotFoundError:

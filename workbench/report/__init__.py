@@ -92,15 +92,17 @@ def build_summary(study: Study, result: RunResult) -> Summary:
 
 
 def build_report(study: Study, result: RunResult | None = None, dataset: Dataset | None = None,
-                 command: str | None = None, progress: Progress | None = None) -> Report:
+                 command: str | None = None, progress: Progress | None = None,
+                 recorded: int | None = None) -> Report:
     """The report of the study's release: ``result`` when given (the run it reports on), else ``run(study)``.
     ``command`` is the command line printed under "Reproduce it" (default: ``workbench report`` of the study's
-    config file). ``progress(fraction, text)`` is told each phase."""
+    config file). ``progress(fraction, text)`` is told each phase. ``recorded``: the release's id in the register
+    (docs/register.md), which the release history names with its decision."""
     from workbench.study import run
 
     report = progress or (lambda fraction, text: None)
     if result is None:
         result = run(study, dataset, progress=lambda f, text: report(0.3 * f, text))
     facts = gather(study, result, command or default_command(study),
-                   progress=lambda f, text: report(0.3 + 0.7 * f, text))
+                   progress=lambda f, text: report(0.3 + 0.7 * f, text), recorded=recorded)
     return Report(render(facts), facts)

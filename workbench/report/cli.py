@@ -25,6 +25,8 @@ def add_report_parser(sub: argparse._SubParsersAction) -> None:
                      help="write DIR/report.html and alternatives.csv (and report.pdf)")
     rep.add_argument("--pdf", action="store_true", help="also write DIR/report.pdf")
     rep.add_argument("--force", action="store_true", help="replace the report an --out folder already holds")
+    rep.add_argument("--no-register", action="store_true",
+                     help="do not record the reported release in the register (docs/register.md)")
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -50,7 +52,16 @@ def report_command(study: Study, args: argparse.Namespace) -> int:
         print(f"workbench: no node is k-anonymous for k = {study.k} with max_suppression = {study.max_suppression} "
               f"({dataset.n} records): no release to report on", file=sys.stderr)
         return 1
-    report = build_report(study, result, command=command_line(args))
+    recorded = None
+    if not args.no_register:  # the release the board decides on, recorded with the report's folder as its output
+        from workbench.register import record_release
+
+        rec = record_release(result, output=str(args.out.resolve()), channel="report", config=study.raw)
+        recorded = rec.id
+        for check in rec.checks:
+            if check.matters:
+                print(f"workbench: warning: {check.warning()}", file=sys.stderr)
+    report = build_report(study, result, command=command_line(args), recorded=recorded)
     try:
         paths = report.write(args.out, pdf=args.pdf, force=args.force)
     except OutputError as exc:
@@ -60,4 +71,6 @@ def report_command(study: Study, args: argparse.Namespace) -> int:
         return 2
     for path in paths.values():
         print(f"wrote        {path}")
+    if recorded is not None:
+        print(f"registered   release {recorded} (workbench decide {recorded} --decision ... --by NAME)")
     return 0

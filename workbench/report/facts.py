@@ -17,6 +17,7 @@ from workbench.data import Dataset
 from workbench.errors import WorkbenchError
 from workbench.report.choice import why
 from workbench.report.provenance import provenance_facts
+from workbench.report.register_section import register_facts
 from workbench.study import Progress, RunResult
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ class Facts:
     checks: list[dict[str, str]] = field(default_factory=list)
     attacks: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    register: dict[str, Any] = field(default_factory=dict)  # the release history (report/register_section.py)
     summary: Summary | None = None  # the first page, computed from the figures above (``report.summary``)
 
 
@@ -301,7 +303,7 @@ def _reported(study: Study, result: RunResult) -> RunResult:
     return result if study is result.study or study == result.study else replace(result, study=study)
 
 
-def gather_summary(study: Study, result: RunResult) -> Facts:
+def gather_summary(study: Study, result: RunResult, recorded: int | None = None) -> Facts:
     """The figures the first page states (the dataset, the privacy model, the risk, the release, its cost and the
     attacks), computed as ``gather`` computes them, with its ``summary``: what the Export page shows before the
     whole report is built."""
@@ -316,12 +318,15 @@ def gather_summary(study: Study, result: RunResult) -> Facts:
     facts.release = _release(result, dependency_warnings(result.dataset))
     facts.costs = _costs(result)
     facts.attacks = _attacks(result)
+    facts.register = register_facts(result, recorded)
     facts.summary = summarize(facts)
     return facts
 
 
-def gather(study: Study, result: RunResult, command: str, progress: Progress | None = None) -> Facts:
-    """Every section's figures for the run's release, and the first page's summary of them."""
+def gather(study: Study, result: RunResult, command: str, progress: Progress | None = None,
+           recorded: int | None = None) -> Facts:
+    """Every section's figures for the run's release, and the first page's summary of them; ``recorded``: the
+    release's id in the register, when it is recorded."""
     from workbench.report.summary import summarize
 
     report = progress or (lambda fraction, text: None)
@@ -347,6 +352,8 @@ def gather(study: Study, result: RunResult, command: str, progress: Progress | N
     report(0.93, "attacking the release")
     facts.attacks = _attacks(result)
     facts.provenance = provenance_facts(result, command)
+    report(0.96, "reading the register")
+    facts.register = register_facts(result, recorded)
     facts.summary = summarize(facts)
     report(1.0, "done")
     return facts

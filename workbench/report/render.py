@@ -12,6 +12,7 @@ import pandas as pd
 import measures as M
 from workbench.compare.ranking import OPTIMUM
 from workbench.report.facts import TOP_ALTERNATIVES, Facts
+from workbench.report.register_section import register_section
 from workbench.report.summary_html import SUMMARY_CSS, summary_section
 from workbench.risk.attack_checks import row_order_finding
 from workbench.views.display import esc, fmt, pairs_html, percent, table_html
@@ -27,6 +28,7 @@ SECTIONS = (
     ("alternatives", "The alternatives considered"),
     ("checks", "Checks done"),
     ("attacks", "Attacks checked"),
+    ("register", "Release history"),  # report/register_section.py
     ("provenance", "Provenance"),
 )
 """Section ids and titles, in the order of the report. The summary (``workbench.report.summary``) comes first, above
@@ -405,6 +407,7 @@ RENDERERS = {"dataset": _dataset, "hierarchies": _hierarchies, "privacy-model": 
              "release": _release, "costs": _costs, "alternatives": _alternatives, "checks": _checks,
              "attacks": _attacks, "provenance": _provenance}
 RENDERERS["summary"] = summary_section
+RENDERERS["register"] = register_section  # the register's releases of this data (report/register_section.py)
 
 
 def render(f: Facts) -> str:

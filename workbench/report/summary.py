@@ -319,6 +319,10 @@ def summarize(facts: Any) -> Summary:
     measure, value, cost_line = _cost(facts)
     release, attacks = facts.release, facts.attacks
     findings: tuple[AttackFinding, ...] = tuple(attacks.get("findings", ()))
+    if release:  # earlier releases of the same data in the register, joined with this one (docs/register.md)
+        from workbench.report.register_section import register_findings
+
+        findings += tuple(register_findings(getattr(facts, "register", None) or {}))
     error = attacks.get("error")
     checked = sum(f.checked for f in findings)
     if not release:

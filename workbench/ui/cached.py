@@ -218,10 +218,11 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
 
 
 @dual_cache(max_entries=8)
-def decision_summary(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+def decision_summary(config_json: str, register_version: int, dataset_key: str | None) -> dict[str, Any]:
     """The report's first page for the release of a config with its [release] section (the Export page's):
     ``{"summary": workbench.report.Summary}`` (``report.build_summary``, the same figures the report shows), or
-    ``{"error": message}``. The run itself is ``run_result``'s, shared with the Anonymize page."""
+    ``{"error": message}``. The run itself is ``run_result``'s, shared with the Anonymize page. ``register_version``
+    (the register's newest release id) is part of the key only: a release recorded since is checked against."""
     from workbench.config import in_attribute_order
     from workbench.report import build_summary
 
@@ -285,3 +286,12 @@ def privacy_check(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
     return {"sensitive": sensitive, "refusal": refusal}
+
+
+def register_digests(source: Source) -> list[str]:
+    """The digests the register knows the source's data by (``register.data_identity``: its bytes' SHA-256 and its
+    values'), for the History page's list of its releases."""
+    from workbench.register import data_identity
+
+    identity = data_identity(dataset_for(source.config_json(k=2, compare=[]), source.dataset_key))
+    return list(dict.fromkeys([identity["data_sha256"], identity["content_sha256"]]))

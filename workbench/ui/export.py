@@ -11,10 +11,12 @@ click, and the stored file is dropped once the browser has fetched it (``ui/serv
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from workbench.errors import WorkbenchError
 from workbench.release.guarantees import guarantee_text, suppression_note
 from workbench.release.output import release_file_stem
 from workbench.ui import decision_summary as decision_summary_view
@@ -26,6 +28,36 @@ from workbench.ui.report_section import report_section
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         "parquet": "application/octet-stream"}
+
+
+def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str], None] | str:
+    """What records the release in the register when its file is downloaded (docs/register.md): the run of the
+    exported config, the analyst and the register are taken now, in the page's run; the record is written on the
+    click. Returns the reason instead when the register cannot take it (the page then offers no download)."""
+    import dataclasses
+
+    from workbench.config import in_attribute_order, study_from_dict
+    from workbench.register import open_register, record_release
+    from workbench.ui.cached import error_result, run_result
+    from workbench.ui.identity import current_user
+
+    outcome = long_work.announced("Preparing the release's record in the register", run_result,
+                                  json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
+                                  dataset_key=last["dataset_key"])  # the run already made, from the cache
+    if "error" in outcome:
+        return outcome["error"]
+    try:
+        register = open_register()
+        ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
+        result = dataclasses.replace(outcome["result"], study=study_from_dict(ordered))
+    except WorkbenchError as exc:
+        return error_result(exc)["error"]
+    user = current_user()
+
+    def record(name: str) -> None:
+        record_release(result, output=name, channel="app", user=user, config=ordered, register=register)
+
+    return record
 
 
 def suppressed_records(last: dict[str, Any]) -> str:
@@ -53,6 +85,17 @@ def suppressed_records(last: dict[str, Any]) -> str:
     return "drop" if drop else "mark"
 
 
+def register_version() -> int:
+    """The register's newest release id (0 when it is empty or cannot be read): the decision summary is computed
+    again once another release has been recorded."""
+    from workbench.register import open_register
+
+    try:
+        return open_register().last_id()
+    except WorkbenchError:
+        return 0
+
+
 def page() -> None:
     st.header("Export")
     last = state.LAST_RUN.get()
@@ -68,7 +111,7 @@ def page() -> None:
     raw["release"] = {"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)}
     with top:  # the report's first page, for the release as exported (its seed and suppressed records)
         summary = long_work.announced("Summarizing the release for a review board: its risk, its cost and the attacks",
-                                      decision_summary, json.dumps(raw, sort_keys=True),
+                                      decision_summary, json.dumps(raw, sort_keys=True), register_version(),
                                       dataset_key=last["dataset_key"])
         if "error" in summary:
             st.error(md(summary["error"]))
@@ -88,7 +131,12 @@ def page() -> None:
         st.info(f"The release passed re-verification as {guarantee_text(kind).adjective} (not k-anonymous) from its "
                 "own table before it was produced.")
     stem = release_file_stem(raw)  # the dataset and the rule: registry-k5-l3-release.csv
-    download("Release", files["release"], f"{stem}-release.{fmt}", MIME[fmt])
+    record = release_recorder(last, raw)
+    if isinstance(record, str):  # nothing released is left out of the register: no download without it
+        st.error(f"The release cannot be recorded in the register, so it is not offered: {md(record)}")
+        return
+    download("Release", files["release"], f"{stem}-release.{fmt}", MIME[fmt], on_fetch=record,
+             help="recorded in the register (the History page) when you download it")
     download("Provenance (JSON)", files["provenance"], f"{stem}-provenance.json", "application/json")
     download("Value mappings (CSV)", files["mappings"], f"{stem}-mappings.csv", "text/csv",
              help="per quasi-identifier: each original value, what it was released as, and how many records")

@@ -15,7 +15,7 @@ from workbench.ui.source import Source
 
 UPLOADED = "uploaded"
 PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Measures", "Risk", "Geography", "Export",
-         "Check", "Walkthrough"]
+         "History", "Check", "Walkthrough"]
 NEEDS_READY = ("Anonymize", "Lattice", "Compare", "Risk")  # pages that need a hierarchy for every quasi-identifier
 PAGE_DIR = Path(__file__).resolve().parent / "pages"
 
