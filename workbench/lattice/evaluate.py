@@ -110,7 +110,6 @@ class NodeEvaluator:
         self._cache: OrderedDict[Node, FrequencySet] = OrderedDict()
         self._cached_classes = 0
         self._sources = Sources(len(self.columns))
-        self._floors: set[Node] = set()  # meets with the level-1 cube met once (see _snapshot)
         bottom = self.lattice.bottom
         self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]), self.weights,
                                    self._record_rows())
@@ -212,29 +211,26 @@ class NodeEvaluator:
         if sources:
             source = min(sources, key=lambda fs: fs.classes)
         else:  # sparse searches (OLA, Flash): the cached node below with the fewest classes, one numpy query
-            below = self._sources.smallest_below(node)
-            source = self._cache[below] if below is not None else self._bottom
-            if below is None:
-                source = self._snapshot(node)
+            below = self._sources.cheapest_below(node, self._bottom.classes)
+            source = self._cache[below] if below is not None else self._snapshot(node)
         fs = self.rollup(source, node)
         self.rollups += 1
         self._remember(fs)
         return fs
 
     def _snapshot(self, node: Node) -> FrequencySet:
-        """The source for a node with nothing but the bottom cached below it: the bottom the first time, and
-        from the second node on with the same meet with the level-1 cube (``u_j = min(x_j, 1)``), that meet,
-        rolled up from the bottom once and cached (at most 2^r of them), so that the nodes above it start from a
-        set that lost the finest level's detail rather than from the bottom."""
+        """The source for a node with nothing but the bottom cached below it: its meet with the level-1 cube
+        (``u_j = min(x_j, 1)``), rolled up once (from the smallest cached node below it, else from the bottom) and
+        cached (at most 2^r of them), so that this node and the next ones above the same meet start from a set that
+        lost the finest level's detail rather than from the bottom (Kohlmayer, Prasser et al. 2012 keep such
+        snapshots)."""
         floor = tuple(min(v, 1) for v in node)
         if floor in (node, self._bottom.node):
             return self._bottom
         fs = self._cache.get(floor)
         if fs is None:
-            if floor not in self._floors:
-                self._floors.add(floor)
-                return self._bottom
-            fs = self.rollup(self._bottom, floor)
+            below = self._sources.cheapest_below(floor, self._bottom.classes)
+            fs = self.rollup(self._cache[below] if below is not None else self._bottom, floor)
             self.rollups += 1
             self._remember(fs)
         return fs

@@ -21,7 +21,6 @@ from workbench.grouping import KEY_LIMIT
 from workbench.lattice.space import Node
 
 _TABLES_KEPT = 20_000  # scaled lookup tables memoized (each at most a column's cardinality of int64)
-_FLOAT_EXACT = 2**53  # key spaces up to this are summed in float64 (integers exactly representable)
 _DENSE_FACTOR = 4  # count with a dense bincount when the key space is at most this many times the classes
 
 
@@ -68,10 +67,7 @@ class RollUp:
         if 2 * len(changed) <= width:  # the kept columns by one matrix-vector product, the others by lookups
             kept = radix.copy()
             kept[changed] = 0
-            if space <= _FLOAT_EXACT:  # BLAS in float64: every partial sum is an integer below 2**53, so exact
-                keys = np.dot(codes, kept.astype(np.float64)).astype(np.int64)
-            else:
-                keys = codes @ kept
+            keys = codes @ kept  # integer product: exact, and no BLAS threads (which spin on a busy machine)
             part = np.empty(m, dtype=np.int64)
         else:  # every column by a lookup
             changed = range(width)
@@ -147,6 +143,25 @@ class Sources:
         self._classes[i] = np.inf
         self._nodes[i] = None
         self._free.append(i)
+
+    def cheapest_below(self, node: Node, bottom_classes: int) -> Node | None:
+        """The stored node y ≤ node (y ≠ node) from which a roll-up to ``node`` costs least, None when the bottom
+        (``bottom_classes`` classes, every column changed) costs no more. A roll-up reads each class of the source
+        once per column it looks up: all columns when more than half change, else one product for the kept columns
+        and a lookup per changed one (``RollUp.__call__``)."""
+        used = len(self._nodes)
+        if not self._slot:
+            return None
+        x = np.asarray(node, dtype=np.int32)
+        rows = self._rows[:used]
+        below = (rows <= x).all(axis=1)
+        width = rows.shape[1]
+        changed = (rows != x).sum(axis=1)
+        passes = np.where(2 * changed <= width, 1 + changed, width)
+        cost = np.where(below, self._classes[:used] * passes, np.inf)
+        i = int(cost.argmin())
+        bottom_passes = width if 2 * sum(1 for v in node if v) > width else 1 + sum(1 for v in node if v)
+        return self._nodes[i] if cost[i] < bottom_classes * bottom_passes else None
 
     def smallest_below(self, node: Node) -> Node | None:
         """The stored node y ≤ node (y ≠ node) with the fewest classes, None if there is none."""

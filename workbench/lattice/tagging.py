@@ -127,6 +127,20 @@ class TaggedLattice:
         return self._pruned.covers(tuple(node))
 
     # ------------------------------------------------------------------ bookkeeping
+    def decided_share(self) -> float:
+        """The share of the lattice's nodes a search has settled: k-anonymity decided (checked or predicted) or
+        pruned. Exact with the dense grid of undecided nodes; on larger lattices, the nodes the search asked about
+        (checked, predicted or pruned), a lower bound."""
+        size = self.lattice.size
+        if self._undecided is not None and not self._tagged:
+            open_ = self._undecided.flags
+            if len(self._pruned):
+                self.is_pruned(self.lattice.bottom)  # builds the grid of the pruned up-sets
+                assert self._pruned_flat is not None
+                open_ &= ~self._pruned_flat
+            return 1.0 - int(np.count_nonzero(open_)) / size
+        return min(1.0, (len(self.evaluated) + len(self._predicted) + len(self._pruned)) / size)
+
     @property
     def checks(self) -> int:
         return len(self.evaluated)
