@@ -33,7 +33,8 @@ _CACHE_CLASSES = 4_000_000  # classes kept in the frequency-set cache (about 150
 @dataclass(frozen=True, eq=False)
 class FrequencySet:
     """The equivalence classes of a node: ``codes[e, j]`` = class e's code in column j at level
-    ``node[j]``; ``counts[e]`` = its size. Classes are in lexicographic order of their codes."""
+    ``node[j]`` (held column by column, Fortran order); ``counts[e]`` = its size. Classes are in lexicographic order
+    of their codes."""
 
     node: Node
     codes: np.ndarray
@@ -153,7 +154,7 @@ class NodeEvaluator:
                  firsts: np.ndarray | None = None) -> FrequencySet:
         """The frequency set of distinct rows in lexicographic order (quasi-identifiers, then extras) and their
         counts (and first records); with extras the rows of one class are contiguous."""
-        new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
+        new_codes = np.asfortranarray(new_codes, dtype=np.int32)  # column by column: what roll-ups and measures read
         detail = None
         if self.extras:
             r = len(self.columns)
@@ -166,7 +167,7 @@ class NodeEvaluator:
             detail = (new_codes, new_counts, row_class)
             for a in detail:
                 a.setflags(write=False)
-            new_codes = np.ascontiguousarray(qi[starts])
+            new_codes = np.asfortranarray(qi[starts])
             new_counts = np.add.reduceat(new_counts, starts) if starts.size else new_counts[:0]
         new_codes.setflags(write=False)
         new_counts.setflags(write=False)

@@ -31,6 +31,7 @@ class TaggedLattice:
         self._pruned = AntichainStore(width, UP)
         self._pruned_grid: np.ndarray | None = None  # the pruned up-sets, kept beside the dense undecided grid
         self._pruned_flat: np.ndarray | None = None  # the same, flat (indexed by dense id)
+        self._pruned_nodes = 0  # nodes pruned (each outside the up-sets of those pruned before it)
         self.evaluated: dict[Node, NodeEvaluation] = {}
         self._pending: list[NodeEvaluation] = []  # checked, not yet in the stores (filled on first prediction)
         self._predicted: set[Node] = set()
@@ -108,10 +109,16 @@ class TaggedLattice:
     def prune(self, node: Node) -> None:
         """The objective's lower bound at node exceeds the best value: exclude it and its generalizations."""
         node = tuple(node)
-        if self._pruned.insert(node):
-            self.trace.record(node, PRUNED, self.known(node))
-            if self._pruned_grid is not None:
+        if self._pruned_grid is not None:  # the grid answers every query: no antichain to keep (an insert scans it)
+            assert self._pruned_flat is not None and self._undecided is not None
+            if not self._pruned_flat[self._undecided.index(node)]:
                 self._pruned_grid[tuple(slice(v, None) for v in node)] = True
+                self._pruned_nodes += 1
+                self.trace.record(node, PRUNED, self.known(node))
+            return
+        if self._pruned.insert(node):
+            self._pruned_nodes += 1
+            self.trace.record(node, PRUNED, self.known(node))
 
     def is_pruned(self, node: Node) -> bool:
         """Is node pruned (a generalization of a pruned node)? With the dense grid of undecided nodes, one
@@ -134,12 +141,12 @@ class TaggedLattice:
         size = self.lattice.size
         if self._undecided is not None and not self._tagged:
             open_ = self._undecided.flags
-            if len(self._pruned):
+            if self._pruned_nodes:
                 self.is_pruned(self.lattice.bottom)  # builds the grid of the pruned up-sets
                 assert self._pruned_flat is not None
                 open_ &= ~self._pruned_flat
             return 1.0 - int(np.count_nonzero(open_)) / size
-        return min(1.0, (len(self.evaluated) + len(self._predicted) + len(self._pruned)) / size)
+        return min(1.0, (len(self.evaluated) + len(self._predicted) + self._pruned_nodes) / size)
 
     @property
     def checks(self) -> int:

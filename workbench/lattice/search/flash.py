@@ -18,13 +18,17 @@ scored or above a node whose bound exceeds the optimum: the result is the optimu
 monotone lower bound (``Objective.lower_bound``), as branch-and-bound proves its own.
 
 With ``Limits.prune`` and a bound that reads the levels alone (``Objective.cheap_bound``), the binary phase also
-skips every node whose bound exceeds the best value found (ARX's ``prune``/``skip``): fewer checks, the same
-optimum, but the k-minimal set is then not complete and is not reported.
+skips nodes whose bound exceeds the best value found (ARX's ``prune``/``skip``): no binary phase starts at one
+(the outer loop and the queue pass over them and their generalizations). A path still runs through them, and its
+binary search may check one: a node outside the bound that is not k-anonymous decides every node below it at once,
+which checks inside the bound alone would need many checks for (skipping them on paths too doubles the checks on
+Adult). Fewer checks, the same optimum; the k-minimal set is then not complete and is not reported.
 """
 
 from __future__ import annotations
 
 import heapq
+from operator import getitem
 
 from workbench.lattice.antichain import minimal_nodes
 from workbench.lattice.search.result import (
@@ -72,8 +76,8 @@ class _Flash(KMinimalRun):
     def key(self, node: Node) -> SortKey:
         k = self._keys.get(node)
         if k is None:
-            rel = sum(self._relative[j][x] for j, x in enumerate(node)) / self._width
-            kept = sum(self._distinct[j][x] for j, x in enumerate(node)) / self._width
+            rel = sum(map(getitem, self._relative, node)) / self._width
+            kept = sum(map(getitem, self._distinct, node)) / self._width
             k = self._keys[node] = (sum(node), rel, 1.0 - kept, node)
         return k
 
@@ -103,9 +107,10 @@ class _Flash(KMinimalRun):
         return bound > self.best and not same_value(bound, self.best)
 
     # ------------------------------------------------------------------ k-anonymity
-    def is_open(self, node: Node) -> bool:
-        """Is the node's k-anonymity still unknown (untagged), and not pruned? A node found tagged is asked of
-        ``space`` once, which answers by prediction (no check) and records it in the trace."""
+    def is_open(self, node: Node, prune: bool = True) -> bool:
+        """Is the node's k-anonymity still unknown (untagged), and (with ``prune``) its bound not above the best
+        value? A node found tagged is asked of ``space`` once, which answers by prediction (no check) and records it
+        in the trace."""
         if node in self.known or node in self._pruned:
             return False
         if self.undecided is not None:
@@ -117,7 +122,7 @@ class _Flash(KMinimalRun):
             if answer is not None:
                 self.known[node] = self.space.status(node)
                 return False
-        if self.prune:
+        if self.prune and prune:
             if self.space.is_pruned(node):  # above a pruned node: pruned too, nothing to record
                 self._pruned.add(node)
                 return False
@@ -143,7 +148,7 @@ class _Flash(KMinimalRun):
         path = [node]
         while not self.out_of_time():
             for nxt in self.successors(node):
-                if self.is_open(nxt):
+                if self.is_open(nxt, prune=False):
                     path.append(nxt)
                     node = nxt
                     break
@@ -157,9 +162,7 @@ class _Flash(KMinimalRun):
         while low <= high and not self.out_of_time():
             mid = (low + high) // 2
             node = path[mid]
-            if node in self._pruned or (self.prune and node not in self.known and self.exceeds(node)):
-                if node not in self._pruned:
-                    self._skip(node)
+            if node in self._pruned:
                 high = mid - 1  # pruned meanwhile: the path above it is too (the bound is monotone)
                 continue
             if self.status(node):

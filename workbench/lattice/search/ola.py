@@ -76,7 +76,7 @@ class _OLA(KMinimalRun):
                 if not undecided.any_within(bottom, top):
                     self.skipped += 1  # the rest of [B, T] has been decided meanwhile
                     return
-            if self.timed_out:
+            if self.out_of_time():
                 return
             if self.status(v):
                 self.kmin(bottom, v, low, middle)
