@@ -143,16 +143,16 @@ def page(source: Source) -> None:
         st.error(md(data["error"]))
         return
     nodes = data["nodes"]
-    subsets = f" (and {data['subset_checks']:,} nodes of subset lattices)" if data["subset_checks"] else ""
-    st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data['lattice_checks']:,} of them{subsets} (large "
-               "points; the tooltip gives the order).")
-    _optimum_note(data, objective, algorithm)
-    labels = list(nodes["node"])
-    default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
-
     state.keep_valid(state.LAT_VIEW.key, VIEWS)
     first = {} if state.LAT_VIEW.present() else {"index": 1 if len(nodes) > LARGE else 0}  # by size until chosen
     view = right.radio("View", VIEWS, key=state.LAT_VIEW.key, horizontal=True, **first)
+    subsets = f" (and {data['subset_checks']:,} nodes of subset lattices)" if data["subset_checks"] else ""
+    where = ("large points; the tooltip gives the order" if view == VIEWS[0]
+             else "the orange bars count them per height")
+    st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data['lattice_checks']:,} of them{subsets} ({where}).")
+    _optimum_note(data, objective, algorithm, view)
+    labels = list(nodes["node"])
+    default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
     picture = st.container()
     for key in (NODE, state.LAT_COMPARE):
         state.keep_valid(key, labels)
@@ -163,25 +163,36 @@ def page(source: Source) -> None:
     with picture:
         if view == "Per height":
             if not lattice_marks.by_height(color, marks):
-                _by_height(config, table_config, color, source)
+                _by_height(config, table_config, color, source, _rank_of(nodes, data["optimum"]))
         else:
-            _hasse(nodes, data, color, label, marks)
+            _hasse(nodes, data, color, label, marks, algorithm)
     _drill_down(config, label, labels, source)
 
 
-def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
+def _rank_of(nodes: Any, node: str | None) -> int | None:
+    """The height of a node of the table (given by its label), None for none."""
+    if node is None:
+        return None
+    ranks = nodes.loc[nodes["node"] == node, "rank"]
+    return int(ranks.iloc[0]) if len(ranks) else None
+
+
+def _optimum_note(data: dict[str, Any], objective: str, algorithm: str, view: str) -> None:
     """The optimum over every admissible node (k, every privacy model, the suppression limit), and the search's result
-    when it is another node."""
+    when it is another node, each with where the view shows it."""
     if data["optimum"] is None:
         st.info("No node meets the rule (k, every privacy model and the suppression limit).")
         return
+    nodes = data["nodes"]
+    height = _rank_of(nodes, data["optimum"])
+    mark = "the red diamond" if view == VIEWS[0] else "its height is the dashed line"
     text = (f"Optimum under {M.MEASURES[objective].name} over every node that meets the rule (k, every privacy "
-            f"model and the suppression limit): **{md(data['optimum'])}** (the "
-            "red diamond).")
+            f"model and the suppression limit): **{md(data['optimum'])}** at height {height} ({mark}).")
     found = data["search_optimum"]
-    chosen = data["nodes"].loc[data["nodes"].status == SEARCH_RESULT, "node"]
+    chosen = nodes.loc[nodes.status == SEARCH_RESULT, "node"]
     if len(chosen):
-        st.warning(f"{text} {algorithm} returned **{md(chosen.iloc[0])}** (the orange diamond), "
+        other = "the orange diamond" if view == VIEWS[0] else f"height {_rank_of(nodes, chosen.iloc[0])}"
+        st.warning(f"{text} {algorithm} returned **{md(chosen.iloc[0])}** ({other}), "
                    f"{'proven optimal' if data['proven_optimal'] else 'not proven optimal'}"
                    f"{': ' + md(data['note']) if data['note'] else ''}.")
     elif found is None:
@@ -190,12 +201,32 @@ def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
         st.caption(f"{text} {algorithm} returned it.")
 
 
-def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: lattice_marks.Marks) -> None:
+def band_around(focus: int | None, top: int, width: int = 6) -> tuple[int, int]:
+    """The band of heights a large Hasse diagram opens with: ``width`` + 1 heights around ``focus`` (the optimum's
+    height), within 0..top; from the bottom without one."""
+    low = 0 if focus is None else max(0, min(focus - width // 2, top - width))
+    return low, min(top, low + width)
+
+
+def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: lattice_marks.Marks,
+           algorithm: str) -> None:
     shown = nodes
-    if len(nodes) > LARGE:  # an unreadable picture otherwise: show a band of heights
+    if len(nodes) > LARGE:  # an unreadable picture otherwise: show a band of heights, around the optimum at first
         top = int(nodes["rank"].max())
-        low, high = st.slider("Heights shown", 0, top, (0, min(6, top)), key="lat_band")
+        optimum = _rank_of(nodes, data["optimum"])
+        chosen = nodes.loc[nodes.status == SEARCH_RESULT, "node"]
+        found = _rank_of(nodes, chosen.iloc[0]) if len(chosen) else None
+        low, high = st.slider("Heights shown", 0, top, band_around(optimum, top), key="lat_band")
         shown = nodes[nodes["rank"].between(low, high)]
+        checked = int(nodes["checked"].sum()) if "checked" in nodes.columns else 0
+        out = int(nodes.loc[~nodes["rank"].between(low, high), "checked"].sum()) if checked else 0
+        outside = [f"the optimum (height {r})" if i == 0 else f"{algorithm}'s node (height {r})"
+                   for i, r in enumerate((optimum, found)) if r is not None and not low <= r <= high]
+        st.caption(f"Heights {low}–{high} of 0–{top} drawn: {len(shown):,} of {len(nodes):,} nodes; the other "
+                   f"{len(nodes) - len(shown):,} are not drawn"
+                   + (f", among them {out:,} of the {checked:,} nodes {algorithm} checked" if out else "")
+                   + (f"; {' and '.join(outside)} outside the band" if outside else "")
+                   + ". The Per height view counts every node.")
     if data["edges"] is not None and len(shown) == len(nodes):
         edges = data["edges"]
     else:
@@ -228,7 +259,7 @@ def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]
         session[NODE] = node
 
 
-def _by_height(config: str, table_config: str, color: str, source: Source) -> None:
+def _by_height(config: str, table_config: str, color: str, source: Source, optimum_rank: int | None) -> None:
     summary = long_work.announced("Summarizing the lattice per height", by_height_cached, config, table_config, color,
                                   dataset_key=source.dataset_key)
     if "error" in summary:
@@ -236,8 +267,11 @@ def _by_height(config: str, table_config: str, color: str, source: Source) -> No
         return
     frame = summary["summary"]
     measure = None if color == "status" else color
-    st.altair_chart(lattice_levels_chart(frame, measure), width="stretch")
-    format.show(frame, labels={"rank": "height (Σ levels)", "nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
+    st.altair_chart(lattice_levels_chart(frame, measure, optimum_rank), width="stretch")
+    st.caption("One row per height: every node is counted, none is drawn (the Hasse diagram draws a band of "
+               "heights)." + (f" The optimum is at height {optimum_rank}." if optimum_rank is not None else ""))
+    format.show(frame, labels={"rank": "height (Σ levels)", "nodes": "nodes", "k_anonymous": "k-anonymous nodes",
+                               "checked": "checked by the search"})
 
 
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:

@@ -50,24 +50,34 @@ def contribution_chart(contributions: pd.DataFrame, measure: str) -> alt.Chart:
     ).properties(width=380, height=max(60, 24 * len(data)))
 
 
-def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None) -> alt.Chart:
-    """An aggregated picture of a large lattice: per height, the number of nodes and of k-anonymous nodes
-    (bars), or the minimum and median of a measure (lines) — the whole lattice at a glance when drawing
-    every node would be unreadable (El Emam 2009's lattice is read by height)."""
+def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None,
+                         optimum_rank: int | None = None) -> alt.Chart | alt.LayerChart:
+    """An aggregated picture of a large lattice: per height, the number of nodes, of k-anonymous nodes and of nodes
+    the search checked (bars side by side, with a dashed rule at ``optimum_rank``, the optimum's height), or the
+    minimum and median of a measure (lines) — the whole lattice at a glance when drawing every node would be
+    unreadable (El Emam 2009's lattice is read by height)."""
     needed = {"rank", "nodes", "k_anonymous"} | ({f"{measure}_min", f"{measure}_median"} if measure else set())
     missing = needed - set(summary.columns)
     if missing:
         raise ValueError(f"lattice_levels_chart: no column(s) {', '.join(sorted(missing))}")
     if measure is None:
-        data = summary.melt(id_vars="rank", value_vars=["nodes", "k_anonymous"], var_name="count",
-                            value_name="number")
-        data["count"] = data["count"].map({"nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
-        return alt.Chart(data).mark_bar().encode(
+        counts = {"nodes": "nodes", "k_anonymous": "k-anonymous nodes", "checked": "checked by the search"}
+        shown = [c for c in counts if c in summary.columns]
+        data = summary.melt(id_vars="rank", value_vars=shown, var_name="count", value_name="number")
+        data["count"] = data["count"].map(counts)
+        colours = {"nodes": "#bbbbbb", "k-anonymous nodes": "#2ca02c", "checked by the search": "#ff7f0e"}
+        bars = alt.Chart(data).mark_bar().encode(
             x=alt.X("rank:O", title="height (Σ levels)"), y=alt.Y("number:Q", title="nodes", stack=None),
-            color=alt.Color("count:N", title=None, scale=alt.Scale(domain=["nodes", "k-anonymous nodes"],
-                                                                   range=["#bbbbbb", "#2ca02c"])),
+            xOffset=alt.XOffset("count:N", sort=[counts[c] for c in shown]),
+            color=alt.Color("count:N", title=None, scale=alt.Scale(domain=[counts[c] for c in shown],
+                                                                   range=[colours[counts[c]] for c in shown])),
             tooltip=["rank", "count", "number"],
         ).properties(width=760, height=300)
+        if optimum_rank is None:
+            return bars
+        rule = alt.Chart(pd.DataFrame({"rank": [optimum_rank], "what": ["optimum's height"]})).mark_rule(
+            color="#d62728", strokeDash=[4, 3], size=2).encode(x="rank:O", tooltip=["what", "rank"])
+        return bars + rule
     data = summary.melt(id_vars="rank", value_vars=[f"{measure}_min", f"{measure}_median"], var_name="statistic",
                         value_name=measure)
     data["statistic"] = data["statistic"].map({f"{measure}_min": "minimum", f"{measure}_median": "median"})
