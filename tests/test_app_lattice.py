@@ -129,6 +129,20 @@ def test_a_large_lattice_says_where_the_optimum_is_and_what_is_not_drawn(monkeyp
     assert lattice.band_around(1, 20) == (0, 6) and lattice.band_around(3, 4) == (0, 4)
 
 
+def test_a_lattice_too_large_for_the_node_table_shows_the_search_region(monkeypatch):
+    """Above ``policy.MAX_LATTICE_NODES`` (here 10) the page no longer refuses: it shows what the search checked,
+    predicted and pruned per height, its node and height, and says what is not shown."""
+    from workbench import policy
+
+    monkeypatch.setattr(policy, "MAX_LATTICE_NODES", 10)
+    at = _lattice_page()
+    assert not at.error
+    assert any("too many to evaluate each one" in c.value and "not shown" in c.value for c in at.caption)
+    region = next(df.value for df in at.dataframe if "pruned" in df.value.columns)
+    assert region["nodes"].sum() == 30 and region["checked"].sum() > 0
+    assert any("flash returned" in c.value and "proven optimal" in c.value for c in at.caption)
+
+
 # ---------------------------------------------------------------------------------------------- chart builders
 def _registry_like():
     import sys

@@ -165,3 +165,20 @@ def test_suggested_levels_each_merge_something():
         assert counts[-1] == 1 and all(c > 1 for c in counts[:-1]), (values, spec, counts)
     assert suggest_spec([str(i) for i in range(1, 8)]) == {"kind": "intervals", "widths": [2, 4]}  # width 1 idle
     assert suggest_spec(["2008-01-01", "2008-03-04", "2008-07-01"]) == {"kind": "groupings", "levels": []}
+
+
+def test_search_region_counts_every_height():
+    """A lattice too large for the node table: per height, its nodes (counted without listing them) and what the
+    search checked, predicted and pruned, as its trace says."""
+    import itertools
+
+    from workbench.lattice_views import nodes_per_height, search_region
+
+    for heights in [(2, 1, 4), (4, 3, 2, 2, 1), (0, 3), ()]:
+        brute = np.bincount([sum(n) for n in itertools.product(*(range(h + 1) for h in heights))])
+        assert nodes_per_height(heights).tolist() == brute.tolist()
+    study = _survey_study(8)
+    region, found = search_region(study, load_dataset(study))
+    assert region["nodes"].sum() == 6_480 and region["checked"].sum() == found.checks
+    assert region["predicted"].sum() == found.trace.count("predicted") and region["pruned"].sum() > 0
+    assert (region[["checked", "predicted", "pruned"]].sum(axis=1) <= region["nodes"]).all()

@@ -247,7 +247,8 @@ def node_diff(study: Study, dataset: Dataset, a: Sequence[int] | str, b: Sequenc
 
 def lattice_by_height(table: pd.DataFrame, measures: Sequence[str] = ()) -> pd.DataFrame:
     """A lattice table (``lattice_views.lattice_table``) aggregated per height (rank): ``nodes``, ``k_anonymous``
-    nodes, the nodes a search ``checked`` (when the table says: ``lattice_views.lattice_overview``), and per measure its ``_min`` and ``_median`` over all nodes of that height and ``_min_k_anonymous``
+    nodes, the nodes a search ``checked`` (when the table says: ``lattice_views.lattice_overview``), and per measure
+    its ``_min`` and ``_median`` over all nodes of that height and ``_min_k_anonymous``
     (NaN when none is k-anonymous): the whole of a large lattice in one row per height (El Emam 2009)."""
     missing = [c for c in ("rank", "k_anonymous", *measures) if c not in table.columns]
     if missing:

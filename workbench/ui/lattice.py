@@ -1,11 +1,12 @@
 """Lattice page: the generalization lattice as a Hasse diagram (El Emam 2009, Fig. 2), coloured by k-anonymity
 or any measure, with the chosen search's trace overlaid; select a node to open it (class sizes, suppressed
 records, each attribute's contribution to each measure) and compare it with another node. Large lattices get
-a band of heights, or one row per height instead of a picture."""
+a band of heights, or one row per height instead of a picture; lattices too large to evaluate every node get the
+search's region per height and its node."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, MutableMapping
+from collections.abc import Callable, Collection, Mapping, MutableMapping
 from typing import Any
 
 import streamlit as st
@@ -15,12 +16,18 @@ from workbench.catalog import ALGORITHMS
 from workbench.errors import WorkbenchError
 from workbench.guarantees import suppression_note, suppression_warning
 from workbench.lattice_views import SEARCH_RESULT
-from workbench.policy import needs_monotone_waiver, non_monotone_warning, suppression_share
+from workbench.policy import MAX_LATTICE_NODES, needs_monotone_waiver, non_monotone_warning, suppression_share
 from workbench.ui import format, lattice_marks, long_work, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
 from workbench.ui.format import md
-from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
+from workbench.ui.node_charts import (
+    class_size_histogram,
+    contribution_chart,
+    lattice_levels_chart,
+    neighbour_edges,
+    search_region_chart,
+)
 from workbench.ui.source import Source
 
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
@@ -113,12 +120,28 @@ def prefetch(source: Source) -> None:
     lattice_overview_cached(config, source.config_json(k=DEFAULTS["k"], compare=[]), dataset_key=source.dataset_key)
 
 
+@dual_cache(max_entries=8, heavy=True)
+def search_region_cached(config_json: str, dataset_key: str | None,
+                         _progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
+    """The search's region per height on a lattice too large to evaluate every node (``lattice_views.search_region``),
+    and its result."""
+    from workbench.lattice_views import search_region
+
+    try:
+        study, dataset = study_and_dataset(config_json, dataset_key)
+        frame, result = search_region(study, dataset, _progress)
+    except (WorkbenchError, KeyError) as exc:
+        return error_result(exc)
+    names = dataset.quasi_identifiers
+    node = ",".join(f"{q}={v}" for q, v in zip(names, result.optimum, strict=True)) if result.optimum else None
+    return {"region": frame, "node": node, "rank": sum(result.optimum) if result.optimum else None,
+            "value": result.value, "proven_optimal": result.proven_optimal, "note": result.note,
+            "checks": result.checks, "seconds": result.seconds}
+
+
 def page(source: Source) -> None:
     st.header("Lattice")
     refusal = too_large_for_tables(source)
-    if refusal:
-        st.error(md(refusal))
-        return
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
                                key=state.LAT_ALG)
@@ -126,6 +149,9 @@ def page(source: Source) -> None:
                               index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key=state.LAT_OBJ)
     k = state.k_input(right)  # the session's privacy settings, shared with every page
     max_suppression = suppression_share(state.suppression_input(left))
+    if refusal:  # too many nodes to evaluate each: what the search did, per height
+        _large_lattice(source, algorithm, objective, int(k), float(max_suppression))
+        return
     marks = lattice_marks.Marks(source, int(k), float(max_suppression), objective, lattice_marks.session_models(source))
     colours = ["status", *lattice_marks.colour_options(marks.models), *M.LATTICE_MEASURES]
     state.keep_valid(state.LAT_COLOR, colours)
@@ -167,6 +193,40 @@ def page(source: Source) -> None:
         else:
             _hasse(nodes, data, color, label, marks, algorithm)
     _drill_down(config, label, labels, source)
+
+
+def _large_lattice(source: Source, algorithm: str, objective: str, k: int, max_suppression: float) -> None:
+    """A lattice above ``policy.MAX_LATTICE_NODES``: no node table (every node's measures), but the search's region
+    per height (checked, predicted, pruned) and its node, with what is not shown."""
+    extra = {}
+    if needs_monotone_waiver(algorithm, objective):
+        extra["allow_non_monotone"] = True
+        st.warning(f"{non_monotone_warning(algorithm, objective)}.")
+    config = source.config_json(k=k, max_suppression=max_suppression, algorithm=algorithm, objective=objective,
+                                compare=[], **extra)
+    data = long_work.announced(f"Searching the lattice with {algorithm}", search_region_cached, config,
+                               dataset_key=source.dataset_key)
+    if "error" in data:
+        st.error(md(data["error"]))
+        return
+    region = data["region"]
+    st.caption(f"This lattice has {int(region['nodes'].sum()):,} nodes, too many to evaluate each one (the Hasse "
+               f"diagram, the colours and the node drill-down need every node's measures; they stop at "
+               f"{MAX_LATTICE_NODES:,} nodes). Shown instead: what {algorithm} searched, per height; the nodes it "
+               "neither checked, predicted nor pruned are not shown.")
+    if data["node"] is None:
+        st.info(f"{algorithm} found no k-anonymous node ({md(data['note'] or 'none')}).")
+    else:
+        proof = "proven optimal" if data["proven_optimal"] else "not proven optimal"
+        text = (f"{algorithm} returned **{md(data['node'])}** at height {data['rank']} (the dashed line), "
+                f"{M.MEASURES[objective].name} = {format.number(data['value'])}, {proof}"
+                f"{': ' + md(data['note']) if data['note'] else ''}.")
+        (st.caption if data["proven_optimal"] else st.warning)(text)
+    st.altair_chart(search_region_chart(region, data["rank"]), width="stretch")
+    format.show(region, labels={"rank": "height (Σ levels)", "nodes": "nodes", "checked": "checked",
+                                "predicted": "k-anonymity predicted", "pruned": "pruned (with their generalizations)"})
+    st.caption(f"{data['checks']:,} checks in {format.number(data['seconds'])} s. A pruned node's generalizations are "
+               "excluded with it and not counted again.")
 
 
 def _rank_of(nodes: Any, node: str | None) -> int | None:

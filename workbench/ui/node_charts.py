@@ -89,6 +89,30 @@ def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None,
     ).properties(width=760, height=300)
 
 
+def search_region_chart(region: pd.DataFrame, rank: int | None = None) -> alt.Chart | alt.LayerChart:
+    """A search's region on a lattice too large to draw (``lattice_views.search_region``): per height, the nodes, and
+    those checked, predicted and pruned (bars side by side, a log scale: thousands of nodes beside a few checks),
+    with a dashed rule at ``rank``, the height of the node the search returned."""
+    counts = {"nodes": "nodes", "checked": "checked", "predicted": "k-anonymity predicted", "pruned": "pruned"}
+    data = region.melt(id_vars="rank", value_vars=list(counts), var_name="count", value_name="number")
+    data["count"] = data["count"].map(counts)
+    data = data[data["number"] > 0]
+    bars = alt.Chart(data).mark_bar().encode(
+        x=alt.X("rank:O", title="height (Σ levels)"),
+        y=alt.Y("number:Q", title="nodes (log scale)", scale=alt.Scale(type="log")),
+        xOffset=alt.XOffset("count:N", sort=list(counts.values())),
+        color=alt.Color("count:N", title=None, sort=list(counts.values()),
+                        scale=alt.Scale(domain=list(counts.values()),
+                                        range=["#bbbbbb", "#ff7f0e", "#1f77b4", "#9467bd"])),
+        tooltip=["rank", "count", "number"],
+    ).properties(width=760, height=300)
+    if rank is None:
+        return bars
+    rule = alt.Chart(pd.DataFrame({"rank": [rank], "what": ["the search's node"]})).mark_rule(
+        color="#d62728", strokeDash=[4, 3], size=2).encode(x="rank:O", tooltip=["what", "rank"])
+    return bars + rule
+
+
 def neighbour_edges(nodes: pd.DataFrame, quasi_identifiers: list[str], label: str) -> pd.DataFrame | None:
     """The Hasse-diagram edges (``charts.hasse_edges``) of one node only: to its direct specializations and
     generalizations among ``nodes``; None when the node is not among them."""
