@@ -133,6 +133,21 @@ class TaggedLattice:
             return bool(self._pruned_flat[self._undecided.index(node)])
         return self._pruned.covers(tuple(node))
 
+    def open_at_rank(self, rank: int) -> np.ndarray | None:
+        """The nodes of one rank whose k-anonymity is undecided and that are not pruned, as rows of levels (one
+        vectorized query of the dense grid; None without it)."""
+        u = self.undecided
+        if u is None or self._tagged:
+            return None
+        part = u.rows.rank_range(rank, rank)
+        ids = u.rows.ids[part]
+        keep = u.status[ids] == UNDECIDED
+        if self._pruned_nodes:
+            self.is_pruned(self.lattice.bottom)  # builds the grid of the pruned up-sets
+            assert self._pruned_flat is not None
+            keep &= ~self._pruned_flat[ids]
+        return u.rows.coords[part][keep]
+
     # ------------------------------------------------------------------ bookkeeping
     def decided_share(self) -> float:
         """The share of the lattice's nodes a search has settled: k-anonymity decided (checked or predicted) or

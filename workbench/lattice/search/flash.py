@@ -30,6 +30,8 @@ from __future__ import annotations
 import heapq
 from operator import getitem
 
+import numpy as np
+
 from workbench.lattice.antichain import minimal_nodes
 from workbench.lattice.search.result import (
     NO_LIMITS,
@@ -63,6 +65,8 @@ class _Flash(KMinimalRun):
         self._relative = [[x / h if h else 0.0 for x in range(h + 1)] for h in heights]
         self._distinct = [[c.cardinality(x) / max(1, c.cardinality(0)) for x in range(h + 1)]
                           for c, h in zip(columns, heights, strict=True)]
+        self._relative_np = [np.asarray(t, dtype=np.float64) for t in self._relative]
+        self._distinct_np = [np.asarray(t, dtype=np.float64) for t in self._distinct]
         self.linear = not objective.monotone  # ARX's linear phase: score every k-anonymous node not pruned
         self.prune = limits.prune and objective.cheap_bound  # skip undecided nodes by their bound
         self.pruned_any = False
@@ -80,6 +84,19 @@ class _Flash(KMinimalRun):
             kept = sum(map(getitem, self._distinct, node)) / self._width
             k = self._keys[node] = (sum(node), rel, 1.0 - kept, node)
         return k
+
+    def in_order(self, rows: np.ndarray) -> np.ndarray:
+        """Nodes of one rank (rows of levels) in Flash order, ``key``'s order computed for all at once (the same
+        sums in the same order, so the same floats)."""
+        if len(rows) < 2:
+            return rows
+        rel = kept = 0.0
+        for j in range(rows.shape[1]):
+            rel = rel + self._relative_np[j][rows[:, j]]
+            kept = kept + self._distinct_np[j][rows[:, j]]
+        order = np.lexsort((*(rows[:, j] for j in reversed(range(rows.shape[1]))), 1.0 - kept / self._width,
+                            rel / self._width))
+        return rows[order]
 
     def successors(self, node: Node) -> list[Node]:
         """Direct generalizations in Flash order."""
@@ -205,6 +222,14 @@ class _Flash(KMinimalRun):
     def run(self) -> None:
         """The outer loop: ranks bottom-up, the undecided nodes of each in Flash order."""
         for rank in range(self.lattice.max_rank + 1):
+            rows = self.space.open_at_rank(rank) if self.undecided is not None else None
+            if rows is not None:  # the dense grid: the rank's open nodes, put in Flash order at once
+                for node in map(tuple, self.in_order(rows).tolist()):
+                    if self.out_of_time():
+                        return
+                    if self.is_open(node):
+                        self.binary_phase(node)
+                continue
             if self.undecided is not None:
                 level = self.undecided.at_rank(rank)
             else:  # no dense grid: the open nodes of the rank, gathered under the deadline
