@@ -111,6 +111,7 @@ class NodeEvaluator:
         self._cache: OrderedDict[Node, FrequencySet] = OrderedDict()
         self._cached_classes = 0
         self._sources = Sources(len(self.columns))
+        self._floors: set[Node] = set()  # meets with the level-1 cube met once (see _snapshot)
         bottom = self.lattice.bottom
         self._bottom = self._build(bottom, self._with_extras([c.codes for c in self.columns]), self.weights,
                                    self._record_rows())
@@ -220,16 +221,18 @@ class NodeEvaluator:
         return fs
 
     def _snapshot(self, node: Node) -> FrequencySet:
-        """The source for a node with nothing but the bottom cached below it: its meet with the level-1 cube
-        (``u_j = min(x_j, 1)``), rolled up once (from the smallest cached node below it, else from the bottom) and
-        cached (at most 2^r of them), so that this node and the next ones above the same meet start from a set that
-        lost the finest level's detail rather than from the bottom (Kohlmayer, Prasser et al. 2012 keep such
-        snapshots)."""
+        """The source for a node with no cached node below it that costs less than the bottom: the bottom the
+        first time, and from the second node on with the same meet with the level-1 cube (``u_j = min(x_j, 1)``),
+        that meet, rolled up once (from the cheapest cached source) and cached (at most 2^r of them), so that the
+        nodes above it start from a set that lost the finest level's detail rather than from the bottom."""
         floor = tuple(min(v, 1) for v in node)
         if floor in (node, self._bottom.node):
             return self._bottom
         fs = self._cache.get(floor)
         if fs is None:
+            if floor not in self._floors:
+                self._floors.add(floor)
+                return self._bottom
             below = self._sources.cheapest_below(floor, self._bottom.classes)
             fs = self.rollup(self._cache[below] if below is not None else self._bottom, floor)
             self.rollups += 1

@@ -22,6 +22,7 @@ from workbench.grouping import KEY_LIMIT
 from workbench.lattice.space import Node
 
 _TABLES_KEPT = 20_000  # scaled lookup tables memoized (each at most a column's cardinality of int64)
+_ROWWISE = 2048  # sources of at most this many classes are rolled up row-wise (fewer numpy calls)
 _DENSE_FACTOR = 8  # count with a dense bincount when the key space is at most this many times the classes
 
 
@@ -63,8 +64,18 @@ class RollUp:
         for j in range(width - 2, -1, -1):
             radices[j] = radices[j + 1] * cards[j + 1]
         m = codes.shape[0]
-        keys, part = np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64)
-        for j in range(width):  # one lookup per column (a kept column's table is its codes × radix)
+        changed = [j for j, (a, b) in enumerate(zip(source, node, strict=True)) if a != b]
+        rowwise = m <= _ROWWISE  # a small source: fewer numpy calls beat contiguous columns
+        if rowwise:  # the kept columns by one integer product, the changed ones by lookups
+            kept = np.array(radices, dtype=np.int64)
+            kept[changed] = 0
+            keys = codes @ kept
+            part = np.empty(m, dtype=np.int64)
+            looked_up: Sequence[int] = changed
+        else:  # one lookup per column (a kept column's table is its codes × radix)
+            keys, part = np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+            looked_up = range(width)
+        for j in looked_up:
             self._table(j, source, node, radices[j]).take(codes[:, j], out=part)
             keys += part
         if m == 0:
@@ -93,6 +104,12 @@ class RollUp:
             new_counts = np.add.reduceat(counts[order], starts).astype(np.int64, copy=False)
             if firsts is not None:
                 new_firsts = np.minimum.reduceat(firsts[order], starts)
+        if rowwise:
+            new_codes = codes[first]
+            for j in changed:
+                if j < len(node):
+                    new_codes[:, j] = self._up[j][source[j]][node[j]][new_codes[:, j]]
+            return new_codes, new_counts, new_firsts
         new_codes = np.empty((first.size, width), dtype=np.int32, order="F")  # column by column (``codes`` is too)
         for j in range(width):
             column = codes[:, j].take(first)

@@ -42,9 +42,10 @@ Progress = Callable[[float, str], None]
 @dataclass(frozen=True)
 class Limits:
     """Search limits: ``time_limit`` (seconds; anytime algorithms return the best so far), ``seed`` (for randomized
-    tie-breaking, e.g. Datafly's), ``prune`` (Flash and OLA skip nodes whose objective bound exceeds the best value
-    found, as ARX does, when the bound is cheap: the optimum is the same, but the k-minimal set is then not
-    complete and not reported) and ``progress`` (told the share of the lattice decided, about twice a second)."""
+    tie-breaking, e.g. Datafly's), ``prune`` (Flash starts no binary phase at a node whose objective bound exceeds
+    the best value found, as ARX does, when the bound is cheap: the optimum is the same, but the k-minimal set is
+    then not complete and not reported) and ``progress`` (told the share of the lattice decided, about twice a
+    second, by Flash and OLA)."""
 
     time_limit: float | None = None
     seed: int = 0
