@@ -99,6 +99,50 @@ def test_the_view_stays_as_the_analyst_left_it(monkeypatch):
     assert any("nodes" in df.value.columns for df in at.dataframe)
 
 
+def test_a_large_lattice_says_where_the_optimum_is_and_what_is_not_drawn(monkeypatch):
+    """Above ``LARGE`` nodes (here 10; the teaching lattice has 30, heights 0-7): the per-height view speaks of bars
+    and the optimum's height (no diamond there), counts the nodes the search checked, and the Hasse diagram opens on
+    a band of heights around the optimum, saying how many nodes it leaves out."""
+    import re
+
+    from workbench.ui import lattice
+
+    monkeypatch.setattr(lattice, "LARGE", 10)
+    at = _lattice_page()
+    note = next(c.value for c in at.caption if c.value.startswith("Optimum under"))
+    height = int(re.search(r"at height (\d+)", note).group(1))
+    assert "dashed line" in note and "diamond" not in note
+    assert any("orange bars count them per height" in c.value for c in at.caption)
+    assert any(f"The optimum is at height {height}." in c.value for c in at.caption)
+    summary = next(df.value for df in at.dataframe if "nodes" in df.value.columns)
+    checked = next(c.value for c in at.caption if "checked" in c.value and "of them" in c.value)
+    assert summary["checked"].sum() == int(re.search(r"checked ([\d,]+) of them", checked).group(1))
+    at.radio(key="lat_view").set_value("Hasse diagram").run()
+    low, high = at.slider(key="lat_band").value
+    assert low <= height <= high and (low, high) == lattice.band_around(height, 7)
+    drawn = next(c.value for c in at.caption if c.value.startswith(f"Heights {low}–{high} of 0–7 drawn"))
+    assert "are not drawn" in drawn and "red diamond" in next(c.value for c in at.caption
+                                                             if c.value.startswith("Optimum under"))
+    at.slider(key="lat_band").set_value((0, 1)).run()  # the optimum left out: said so
+    assert any("the optimum" in c.value and "outside the band" in c.value for c in at.caption) or height <= 1
+    assert lattice.band_around(None, 7) == (0, 6) and lattice.band_around(9, 12) == (6, 12)
+    assert lattice.band_around(1, 20) == (0, 6) and lattice.band_around(3, 4) == (0, 4)
+
+
+def test_a_lattice_too_large_for_the_node_table_shows_the_search_region(monkeypatch):
+    """Above ``policy.MAX_LATTICE_NODES`` (here 10) the page no longer refuses: it shows what the search checked,
+    predicted and pruned per height, its node and height, and says what is not shown."""
+    from workbench import policy
+
+    monkeypatch.setattr(policy, "MAX_LATTICE_NODES", 10)
+    at = _lattice_page()
+    assert not at.error
+    assert any("too many to evaluate each one" in c.value and "not shown" in c.value for c in at.caption)
+    region = next(df.value for df in at.dataframe if "pruned" in df.value.columns)
+    assert region["nodes"].sum() == 30 and region["checked"].sum() > 0
+    assert any("flash returned" in c.value and "proven optimal" in c.value for c in at.caption)
+
+
 # ---------------------------------------------------------------------------------------------- chart builders
 def _registry_like():
     import sys
@@ -172,9 +216,9 @@ def test_per_height_summary_and_chart():
     assert len(edges) == sum(v > 0 for v in levels) + sum(v < h for v, h in zip(levels, heights, strict=True))
 
 
-def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
-    """Registry, k = 5, 5 %, Flash with dm (not monotone): the page names the optimum over every k-anonymous
-    node (the library's brute-force node table minimum, 474,388) and Flash's different node, not proven
+def test_the_optimum_is_over_every_node_and_olas_other_node_is_shown_apart():
+    """Registry, k = 5, 5 %, OLA with dm (not monotone): the page names the optimum over every k-anonymous
+    node (the library's brute-force node table minimum, 474,388) and OLA's different node, not proven
     optimal."""
     from workbench.config import load_study
     from workbench.study import evaluator_for, load_dataset
@@ -184,6 +228,7 @@ def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
     at = AppTest.from_file(APP, default_timeout=300).run()
     at.selectbox(key="dataset").select("registry").run()
     goto(at, "Lattice").run()
+    at.selectbox(key="lat_alg").select("ola").run()
     at.selectbox(key="lat_obj").select("dm").run()
     at.slider(key="an_sup").set_value(5.0).run()
     assert not at.exception
@@ -192,7 +237,7 @@ def test_the_optimum_is_over_every_node_and_flashs_other_node_is_shown_apart():
     admissible = table[table.suppressed <= 1000]
     best = admissible.loc[admissible.dm == admissible.dm.min(), "node"].tolist()
     text = next(w.value for w in at.warning if "Optimum under Discernibility (DM) " in w.value)
-    assert f"**{md(best[0])}**" in text and "flash returned" in text and "not proven optimal" in text  # names escaped
+    assert f"**{md(best[0])}**" in text and "ola returned" in text and "not proven optimal" in text  # names escaped
 
 
 # ---------------------------------------------------------------------------------------------- opening a node by click

@@ -163,7 +163,7 @@ def test_cluster_sizes_of_a_local_release_against_counting():
 
 
 def test_suggested_builders_fit_the_values():
-    from workbench.hierarchy.builders import suggest_builder
+    from workbench.hierarchy.suggest import suggest_builder
 
     assert suggest_builder(["02139", "02138", "02141", ""]) == "masking"  # one length with leading zeros
     assert suggest_builder(["18", "45", "90"]) == "intervals"
@@ -178,7 +178,7 @@ def test_suggested_builders_fit_the_values():
 def test_two_value_columns_go_straight_to_the_root_and_every_suggestion_builds():
     """Issue 18, item 8: sex or yes/no need no dummy level (height 1, not 2: a lattice of 2 nodes per such column,
     not 3), and ``suggest_spec`` gives a complete spec for every common column."""
-    from workbench.hierarchy.builders import suggest_builder, suggest_spec
+    from workbench.hierarchy.suggest import suggest_builder, suggest_spec
 
     for values in (["F", "M", "F"], ["yes", "no", ""], ["0", "1"]):
         assert suggest_builder(values) == "groupings"

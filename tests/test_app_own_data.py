@@ -240,14 +240,18 @@ def test_anonymize_settings_survive_the_engine_switch_and_other_pages():
     assert at.selectbox(key="an_local_alg").value == "partition"
 
 
-def test_anonymize_runs_overlapping_greedy_and_flash_with_a_non_monotone_objective():
+def test_anonymize_runs_overlapping_greedy_and_ola_with_a_non_monotone_objective():
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.selectbox(key="dataset").select("teaching").run()
     goto(at, "Anonymize").run()
-    at.selectbox(key="an_obj").select("loss").run()  # Flash (the default) assumes a monotone objective
+    at.selectbox(key="an_obj").select("loss").run()  # Flash (the default) is optimal for it: no switch
+    assert at.selectbox(key="an_alg").value == "flash" and not at.warning and not at.info
+    at.selectbox(key="an_alg").select("ola").run()
+    at.selectbox(key="an_obj").select("entropy").run()
+    at.selectbox(key="an_obj").select("loss").run()  # OLA assumes a monotone objective
     assert at.selectbox(key="an_alg").value == "bnb" and not at.warning  # steered to an optimal search
-    assert any("switched from flash to bnb" in i.value and "not monotone" in i.value for i in at.info)
-    at.selectbox(key="an_alg").select("flash").run()  # the analyst insists
+    assert any("switched from ola to bnb" in i.value and "not monotone" in i.value for i in at.info)
+    at.selectbox(key="an_alg").select("ola").run()  # the analyst insists
     assert any("not proven optimal" in w.value for w in at.warning) and not at.info
     at.button[0].click().run()
     assert not at.exception and not at.error and "k-anonymous" in at.success[0].value

@@ -173,15 +173,15 @@ def test_k_minimal_shortcut_only_for_monotone_measures():
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), sup=st.sampled_from([0.1, 0.25, 0.5]),
        objective=st.sampled_from(["dm", "loss", "aecs", "precision_nm", "entropy_nm", "entropy"]))
 def test_lattice_overview_marks_the_optimum_over_every_node_whatever_the_search(seed, k, sup, objective):
-    """Flash run with a non-monotone objective (allowed, not proven optimal): the node marked "optimum" is the
+    """OLA run with a non-monotone objective (allowed, not proven optimal): the node marked "optimum" is the
     brute-force minimum over every admissible node (the lowest, then first, of the nodes attaining it), and
-    Flash's own node, when it is another one, is marked as the search's result."""
+    OLA's own node, when it is another one, is marked as the search's result."""
     from workbench.views.lattice import SEARCH_RESULT, lattice_overview
 
     study, ds = _random_study(seed, k, sup)
     if ds.n < k:
         return
-    study = replace(study, algorithm="flash", objective=objective, allow_non_monotone=True, compare=())
+    study = replace(study, algorithm="ola", objective=objective, allow_non_monotone=True, compare=())
     table, result = lattice_overview(study, ds)
     expected = {}
     heights = [ds.hierarchies[q].height for q in ds.quasi_identifiers]
@@ -210,16 +210,19 @@ def test_lattice_overview_marks_the_optimum_over_every_node_whatever_the_search(
         assert not result.proven_optimal
 
 
-def test_lattice_overview_on_the_registry_flash_with_dm():
-    """Registry, k = 5, 5 %: Flash with dm returns a node scoring 1,812,315 (not proven optimal); the node
-    marked optimum scores 474,388, the minimum of dm over the node table's k-anonymous rows."""
+def test_lattice_overview_on_the_registry_ola_and_flash_with_dm():
+    """Registry, k = 5, 5 %: OLA with dm returns a node scoring 1,812,315 (its best k-minimal node, not proven
+    optimal); the node marked optimum scores 474,388, the minimum of dm over the node table's k-anonymous rows,
+    which Flash (with its linear phase) returns, proven optimal."""
     from workbench.views.lattice import SEARCH_RESULT, lattice_overview
 
     study = load_study(ROOT / "sample_configs" / "registry.toml",
-                       ["privacy.k=5", "privacy.max_suppression=0.05", "engine.algorithm=flash",
+                       ["privacy.k=5", "privacy.max_suppression=0.05", "engine.algorithm=ola",
                         "engine.objective=dm", "engine.allow_non_monotone=true"])
     table, result = lattice_overview(study)
     assert not result.proven_optimal and "bnb" in result.note
     assert table.loc[table.status == "optimum", "dm"].tolist() == [474_388]
     assert table.loc[table.status == SEARCH_RESULT, "dm"].tolist() == [1_812_315] == [result.value]
     assert table.loc[table.k_anonymous, "dm"].min() == 474_388
+    table, result = lattice_overview(replace(study, algorithm="flash"), table=table)
+    assert result.proven_optimal and result.value == 474_388 and not (table.status == SEARCH_RESULT).any()

@@ -24,22 +24,24 @@ def test_the_cli_refusal_gives_the_same_reason_as_the_app():
     from workbench.config import study_from_dict
 
     study = study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 2}, "engine": {"objective": "dm"}})
-    refusal = policy.monotone_refusal(study, "flash")
+    refusal = policy.monotone_refusal(study, "ola")
     assert "needs a monotone objective" in refusal and policy.NOT_MONOTONE_WHY in refusal
-    assert policy.NOT_MONOTONE_WHY in policy.non_monotone_warning("flash", "dm")
-    assert policy.monotone_refusal(replace(study, allow_non_monotone=True), "flash") is None
+    assert policy.NOT_MONOTONE_WHY in policy.non_monotone_warning("ola", "dm")
+    assert policy.monotone_refusal(replace(study, allow_non_monotone=True), "ola") is None
 
 
 def test_the_pages_warn_about_a_non_monotone_objective_in_the_words_of_the_library():
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox(key="dataset").select("teaching").run()
     goto(at, "Anonymize").run()
-    at.selectbox(key="an_obj").select("loss").run()  # Flash (the default) is switched to bnb
-    said = policy.non_monotone_warning("flash", "loss")
-    assert [i.value for i in at.info] == [f"Search switched from flash to bnb: {said}."]
-    at.selectbox(key="an_alg").select("flash").run()  # the analyst insists
+    at.selectbox(key="an_alg").select("ola").run()
+    at.selectbox(key="an_obj").select("loss").run()  # OLA is switched to bnb (Flash is optimal for any objective)
+    said = policy.non_monotone_warning("ola", "loss")
+    assert [i.value for i in at.info] == [f"Search switched from ola to bnb: {said}."]
+    at.selectbox(key="an_alg").select("ola").run()  # the analyst insists
     assert f"{said}." in [w.value for w in at.warning]
     goto(at, "Lattice").run()
+    at.selectbox(key="lat_alg").select("ola").run()
     at.selectbox(key="lat_obj").select("loss").run()
     assert not at.exception and f"{said}." in [w.value for w in at.warning]
 

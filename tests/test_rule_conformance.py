@@ -382,9 +382,10 @@ def test_one_release_reports_the_same_figures_everywhere(tmp_path: Path, model: 
     assert table[table.chosen].meets_rule.all()
 
 
-def test_the_api_refuses_what_the_cli_refuses(tmp_path: Path):
-    """An untimed Flash over a 390,625-node lattice (8 quasi-identifiers of height 4): the CLI, the report command
-    and ``wb.run`` refuse it with the same sentence; with a time limit all three run it."""
+def test_the_api_refuses_what_the_cli_refuses(tmp_path: Path, monkeypatch):
+    """An exhaustive search over a 390,625-node lattice (8 quasi-identifiers of height 4): the CLI, the report
+    command and ``wb.run`` refuse it with the same sentence; Flash runs, with a time limit or under the default
+    budget, which its note states."""
     import workbench as wb
     from workbench.errors import ConfigError
 
@@ -397,19 +398,24 @@ def test_the_api_refuses_what_the_cli_refuses(tmp_path: Path):
         frame[f"q{j}"] = [h.values[i] for i in rng.integers(0, 16, size=60)]
         lines += [f'[attributes.q{j}]', 'role = "quasi"', f'hierarchy = "q{j}.csv"', '']
     pd.DataFrame(frame).to_csv(tmp_path / "data.csv", index=False)
-    lines += ['[privacy]', 'k = 2', 'max_suppression = 0.1', '', '[engine]', 'algorithm = "flash"',
+    lines += ['[privacy]', 'k = 2', 'max_suppression = 0.1', '', '[engine]', 'algorithm = "exhaustive"',
               'objective = "height"']
     config = tmp_path / "big.toml"
     config.write_text("\n".join(lines) + "\n")
     status, _, err = call("run", config)
-    assert status == 2 and "390,625 lattice nodes" in err and "engine.time_limit" in err
+    assert status == 2 and "390,625 lattice nodes" in err and "stop at a time limit" in err
     with pytest.raises(ConfigError) as refused:
         wb.run(wb.load_study(config))
     assert f"workbench: {refused.value}" == err.strip()
     status, _, report_err = call("report", config, "--out", tmp_path / "report")
     assert status == 2 and report_err == err
-    timed = wb.load_study(config, ["engine.time_limit=1"])
+    timed = wb.load_study(config, ["engine.algorithm=flash", "engine.time_limit=1"])
     assert wb.run(timed).release is not None
+    from workbench import policy
+
+    monkeypatch.setattr(policy, "DEFAULT_TIME_LIMIT", 1.0)
+    untimed = wb.run(wb.load_study(config, ["engine.algorithm=flash"]))
+    assert untimed.release is not None and "default budget of 1 s" in untimed.search.note
 
 
 # ---------------------------------------------------------------------------------------------- the geography engine

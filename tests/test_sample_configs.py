@@ -21,7 +21,7 @@ def test_config_validates(path):
     assert study.k >= 1 and study.compare
 
 
-@pytest.mark.parametrize("name", ["teaching.toml", "registry.toml", "adult.toml", "adult9.toml"])
+@pytest.mark.parametrize("name", ["teaching.toml", "registry.toml", "adult.toml", "adult9.toml", "survey.toml"])
 def test_embedded_configs_run(name):
     path = next(p for p in CONFIGS if p.name == name)
     result = run(replace(load_study(path), algorithm="flash"))

@@ -39,13 +39,13 @@ def dm_star(sample: Sample, node: tuple[int, ...]) -> int:
 
 # ---------------------------------------------------------------------------------------------- api
 def test_samples_are_listed_with_descriptions():
-    assert set(SAMPLES) == {"teaching", "registry", "adult", "adult9", "province"}
+    assert set(SAMPLES) == {"teaching", "registry", "adult", "adult9", "province", "survey"}
     assert all(isinstance(d, str) and d and "\n" not in d for d in SAMPLES.values())
 
 
 def test_unknown_sample_lists_known_ones():
     with pytest.raises(ConfigError,
-                       match=r"unknown sample 'nosuch' \(known: teaching, registry, adult, adult9, province\)"):
+                       match=r"unknown sample 'nosuch' \(known: teaching, registry, adult, adult9, province, survey\)"):
         load_sample("nosuch")
 
 
@@ -75,7 +75,7 @@ def test_caller_cannot_corrupt_the_cache():
     assert second.frame.loc[0, "age"] == "18" and second.roles["age"] == "quasi"
 
 
-@pytest.mark.parametrize("name", ["teaching", "registry", "adult", "adult9", "province"])
+@pytest.mark.parametrize("name", ["teaching", "registry", "adult", "adult9", "province", "survey"])
 def test_sample_contract(name):
     s = load_sample(name)
     assert list(s.roles) == list(s.frame.columns)

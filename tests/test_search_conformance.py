@@ -131,3 +131,8 @@ def test_non_monotone_refusal_names_the_alternatives():
     result = run(study_from_dict(raw))
     assert result.search is not None and not result.search.proven_optimal
     assert "monotone" in result.search.note
+    raw["engine"] = {"algorithm": "flash", "objective": "loss"}  # Flash's linear phase: optimal for any objective
+    flash = run(study_from_dict(raw)).search
+    exhaustive = run(study_from_dict(raw | {"engine": {"algorithm": "exhaustive", "objective": "loss"}})).search
+    assert flash is not None and exhaustive is not None and flash.proven_optimal
+    assert flash.optimum == exhaustive.optimum and flash.value == exhaustive.value

@@ -64,8 +64,13 @@ def test_search_refusal_without_a_time_limit():
     big = policy.MAX_LATTICE_NODES + 1
     assert policy.search_refusal("exhaustive", None, policy.MAX_LATTICE_NODES) is None
     assert "exhaustive has no time limit" in policy.search_refusal("exhaustive", 60.0, big)
-    assert "set engine.time_limit" in policy.search_refusal("flash", None, big)
+    assert policy.search_refusal("flash", None, big) is None  # anytime: it runs under the default budget
     assert policy.search_refusal("flash", 60.0, big) is None
+    assert policy.time_budget("flash", None, big) == (policy.DEFAULT_TIME_LIMIT, policy.time_budget("flash", None,
+                                                                                                    big)[1])
+    assert f"default budget of {policy.DEFAULT_TIME_LIMIT:g} s" in policy.time_budget("flash", None, big)[1]
+    assert policy.time_budget("flash", 5.0, big) == (5.0, "")  # the configured limit wins
+    assert policy.time_budget("flash", None, policy.MAX_LATTICE_NODES) == (None, "")  # small: no limit
     assert policy.table_refusal(big) and policy.table_refusal(policy.MAX_LATTICE_NODES) is None
 
 
@@ -78,6 +83,7 @@ def test_cli_applies_the_apps_node_limit(monkeypatch, capsys):
 
 def test_monotone_policy_is_one_function():
     study = load_study(TEACHING)
-    assert policy.needs_monotone_waiver("flash", "dm") and not policy.needs_monotone_waiver("bnb", "dm")
-    assert "needs a monotone objective" in policy.monotone_refusal(replace(study, objective="dm"), "flash")
-    assert policy.monotone_refusal(replace(study, objective="dm", allow_non_monotone=True), "flash") is None
+    assert policy.needs_monotone_waiver("ola", "dm") and not policy.needs_monotone_waiver("bnb", "dm")
+    assert not policy.needs_monotone_waiver("flash", "dm")  # Flash's linear phase: optimal for any objective
+    assert "needs a monotone objective" in policy.monotone_refusal(replace(study, objective="dm"), "ola")
+    assert policy.monotone_refusal(replace(study, objective="dm", allow_non_monotone=True), "ola") is None

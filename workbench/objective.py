@@ -103,6 +103,10 @@ class _LazyNodeClasses(M.NodeClasses):
         return self._scorer.evaluator.frequency_set(self.levels)
 
     @property
+    def n(self) -> int:  # type: ignore[override]
+        return self._scorer.evaluator.n  # every node's classes hold all n records: no frequency set needed
+
+    @property
     def class_sizes(self) -> np.ndarray:  # type: ignore[override]
         return self._frequency_set.counts
 
@@ -169,7 +173,17 @@ class NodeScorer:
             raise ConfigError(f"engine.objective {measure_id!r} is higher-is-better and searches minimize; "
                               "choose a measure where lower is better")
         return Objective(measure_id, lambda node: fast(self.view(node)), lambda node: lower(self.view(node)),
-                         measure.monotone, integer=measure.integer)
+                         measure.monotone, integer=measure.integer, cheap_bound=self._reads_levels_only(lower))
+
+    def _reads_levels_only(self, function: Callable[[M.NodeClasses], float]) -> bool:
+        """Does ``function`` of a node's view read its levels alone (never the frequency set)? Tried once on the
+        top node's view: a bound that needs the classes would cost a roll-up wherever a search asked for it."""
+        view = _LazyNodeClasses(self, self.evaluator.lattice.top)
+        try:
+            function(view)
+        except Exception:  # noqa: BLE001 -- a bound that fails here fails where a search asks it, with its message
+            return False
+        return "_frequency_set" not in view.__dict__
 
 
 def local_weigh(study: Study, dataset: Dataset) -> Weigh:

@@ -3,9 +3,10 @@
 The values a study may hold are checked by ``workbench.config.validate`` whenever a ``Study`` is made. What is
 decided here depends on the data or on the algorithm actually run:
 
-- ``search_refusal``: a lattice search without a time limit over more than ``MAX_LATTICE_NODES`` nodes (the
-  CLI's ``run`` and the app's Anonymize page refuse it; Flash, OLA and bnb stop at ``engine.time_limit``, and
-  LIGHTNING always has one, its default budget when none is set);
+- ``search_refusal``: a lattice search that has no time limit (exhaustive, Incognito, ...) over more than
+  ``MAX_LATTICE_NODES`` nodes; the anytime searches (Flash, OLA, bnb, LIGHTNING) are never refused: without
+  ``engine.time_limit`` they run under ``time_budget``'s default there (LIGHTNING always, under its own),
+  which their result states;
 - ``table_refusal``: evaluating every node of a lattice larger than that (the app's Lattice and Compare pages);
 - ``monotone_refusal``: a search whose optimality proof needs a monotone objective, given one that is not,
   unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal);
@@ -32,6 +33,7 @@ from workbench.lattice.search import ALGORITHMS
 from workbench.privacy.base import Admissibility
 
 MAX_LATTICE_NODES = 50_000  # evaluating every node of a lattice this large takes about 40 s
+DEFAULT_TIME_LIMIT = 60.0  # seconds: an anytime search's budget over a larger lattice without engine.time_limit
 OPTIMAL_FOR_ANY = ("exhaustive", "bnb")  # optimal for any objective
 
 
@@ -89,19 +91,26 @@ def suppression_percent(share: float) -> float:
 
 
 def search_refusal(algorithm: str, time_limit: float | None, nodes: int) -> str | None:
-    """Why a lattice search by ``algorithm`` over ``nodes`` nodes is refused (None when it may run): without a
-    time limit it may check every node, so it is refused above ``MAX_LATTICE_NODES``."""
-    if nodes <= MAX_LATTICE_NODES or ALGORITHMS[algorithm].default_time_limit is not None:  # always has a budget
+    """Why a lattice search by ``algorithm`` over ``nodes`` nodes is refused (None when it may run): one without a
+    time limit may check every node, so it is refused above ``MAX_LATTICE_NODES``. The anytime searches (Flash, OLA,
+    bnb, LIGHTNING) always run: without ``time_limit`` they stop at ``time_budget``'s default there."""
+    if nodes <= MAX_LATTICE_NODES or ALGORITHMS[algorithm].anytime:
         return None
     anytime = [a for a, spec in ALGORITHMS.items() if spec.anytime]
-    if not ALGORITHMS[algorithm].anytime:
-        return (f"{algorithm} has no time limit and may check up to {nodes:,} lattice nodes; choose "
-                f"{', '.join(anytime[:-1])} or {anytime[-1]}, which stop at a time limit with the best node found "
-                "so far.")
-    if time_limit is None:
-        return (f"{algorithm} without a time limit may check up to {nodes:,} lattice nodes; set engine.time_limit "
-                "(seconds): it then stops with the best node found so far.")
-    return None
+    return (f"{algorithm} has no time limit and may check up to {nodes:,} lattice nodes; choose "
+            f"{', '.join(anytime[:-1])} or {anytime[-1]}, which stop at a time limit with the best node found "
+            "so far.")
+
+
+def time_budget(algorithm: str, time_limit: float | None, nodes: int) -> tuple[float | None, str]:
+    """The time limit a search by ``algorithm`` over ``nodes`` nodes runs under, and what its result says about it
+    ("" when it is the configured one): an anytime search over more than ``MAX_LATTICE_NODES`` nodes without
+    ``engine.time_limit`` gets ``DEFAULT_TIME_LIMIT`` (LIGHTNING applies its own default budget, and says so)."""
+    spec = ALGORITHMS[algorithm]
+    if time_limit is not None or nodes <= MAX_LATTICE_NODES or not spec.anytime or spec.default_time_limit:
+        return time_limit, ""
+    return DEFAULT_TIME_LIMIT, (f"no engine.time_limit: a default budget of {DEFAULT_TIME_LIMIT:g} s for this lattice "
+                                f"of {nodes:,} nodes")
 
 
 def table_refusal(nodes: int) -> str | None:

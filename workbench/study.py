@@ -31,6 +31,7 @@ from workbench.policy import (
     monotone_refusal,
     non_monotone_warning,
     search_refusal,
+    time_budget,
 )
 from workbench.privacy.build import admissibility_for
 from workbench.privacy.delta_presence import research_subset
@@ -85,6 +86,11 @@ def load_dataset(study: Study) -> Dataset:
     if not dataset.quasi_identifiers:
         raise ConfigError(f"{study.source}: no quasi-identifier: give at least one attribute role = \"quasi\"")
     return dataset
+
+
+Progress = Callable[[float, str], None]
+"""Told how far a long call is: ``progress(fraction done, what is happening)``, the one signature of every
+``progress`` argument (run, comparisons, model degradation, experiments)."""
 
 
 # ---------------------------------------------------------------------------------------------- running
@@ -208,10 +214,14 @@ def _check_runnable(study: Study, algorithm: str) -> None:
     check_measures(study)
 
 
-def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> SearchResult:
+def search(study: Study, dataset: Dataset, algorithm: str | None = None,
+           progress: Progress | None = None) -> SearchResult:
     """Run one lattice search on a fresh evaluator (so checks and times are the algorithm's own), after the refusals
     every entry point shares (``policy.run_refusal``: a non-monotone objective, a lattice too large for an untimed
-    search, a privacy model a pruning search cannot honour), raised as ``ConfigError``."""
+    search, a privacy model a pruning search cannot honour), raised as ``ConfigError``. An anytime search over a
+    large lattice without ``engine.time_limit`` runs under ``policy.time_budget``'s default, which its note states;
+    Flash and OLA skip nodes by the objective's bound (``Limits.prune``). ``progress`` is told the share of the
+    lattice decided from time to time."""
     algorithm = algorithm or study.algorithm
     _check_runnable(study, algorithm)
     spec = ALGORITHMS[algorithm]
@@ -221,16 +231,15 @@ def search(study: Study, dataset: Dataset, algorithm: str | None = None) -> Sear
     if refusal:
         raise ConfigError(refusal)
     objective = NodeScorer(evaluator).objective(study.objective)
-    result = spec.search(TaggedLattice(evaluator), objective, Limits(study.time_limit, study.search_seed))
+    time_limit, budget = time_budget(algorithm, study.time_limit, evaluator.lattice.size)
+    limits = Limits(time_limit, study.search_seed, prune=True, progress=progress)
+    result = spec.search(TaggedLattice(evaluator), objective, limits)
     if result.proven_optimal and spec.requires_monotone and not objective.monotone:
         result = replace(result, proven_optimal=False,
                          note=non_monotone_warning(algorithm, study.objective))
+    if budget:
+        result = replace(result, note="; ".join(part for part in (budget, result.note) if part))
     return result
-
-
-Progress = Callable[[float, str], None]
-"""Told how far a long call is: ``progress(fraction done, what is happening)``, the one signature of every
-``progress`` argument (run, comparisons, model degradation, experiments)."""
 
 
 def run(study: Study, dataset: Dataset | None = None, progress: Progress | None = None) -> RunResult:
@@ -243,7 +252,8 @@ def run(study: Study, dataset: Dataset | None = None, progress: Progress | None 
     report(0.05, "loading the data")
     dataset = dataset or load_dataset(study)
     report(0.15, f"searching the lattice with {study.algorithm}")
-    result = search(study, dataset)
+    result = search(study, dataset, progress=lambda share, text: report(0.15 + 0.45 * share,
+                                                                         f"{study.algorithm}: {text}"))
     if result.optimum is None:
         return RunResult(study, dataset, None, {}, result, result.checks, result.seconds)
     report(0.6, "building the release")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--trace", type=Path, metavar="FILE", help="write the search trace as JSON")
     run.add_argument("--no-register", action="store_true",
                      help="write the release without recording it in the register (docs/register.md)")
+    run.add_argument("--progress", action="store_true",
+                     help="draw a progress bar on stderr (drawn anyway when stderr is a terminal)")
     mea = sub.add_parser("measure", help="evaluate lattice nodes")
     mea.add_argument("config", type=Path)
     mea.add_argument("--node", action="append", required=True, metavar="QI=LEVEL,...")
@@ -150,6 +153,29 @@ def _check_out(out: Path, force: bool) -> None:
         check_folder(out, force=force)
     except OutputError as exc:
         raise out_refusal(exc, out) from None
+
+
+@contextmanager
+def _progress_bar(asked: bool) -> Iterator[Callable[[float, str], None] | None]:
+    """A tqdm bar on stderr, told ``progress(fraction, text)`` (the share of the lattice decided during a search),
+    when asked for or when stderr is a terminal; else no callback."""
+    if not (asked or sys.stderr.isatty()):
+        yield None
+        return
+    from tqdm import tqdm
+
+    bar = tqdm(total=1000, file=sys.stderr, desc="run", bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}",
+               leave=False)
+
+    def report(fraction: float, text: str) -> None:
+        bar.n = max(0, min(1000, round(1000 * fraction)))
+        bar.set_postfix_str(text, refresh=False)
+        bar.refresh()
+
+    try:
+        yield report
+    finally:
+        bar.close()
 
 
 def _proof(result: RunResult) -> str:
@@ -268,7 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if study.backend != "pandas":  # out of core: DuckDB or Dask (workbench.scale)
                 return _run_scaled(study, args)
             dataset = study_mod.load_dataset(study)
-            result = study_mod.run(study, dataset)  # refuses what every entry point refuses (policy.run_refusal)
+            with _progress_bar(args.progress) as progress:  # refuses what every entry point refuses (run_refusal)
+                result = study_mod.run(study, dataset, progress=progress)
             warnings = result.warnings
             if result.release is None:
                 if args.trace and result.search is not None:

@@ -11,9 +11,9 @@ from workbench.hierarchy.builders import (
     groupings_from_table,
     missing_placement,
     numeric_profile,
-    suggest_spec,
 )
 from workbench.hierarchy.missing import count_missing, missing_cells, missing_texts
+from workbench.hierarchy.suggest import suggest_spec
 from workbench.hierarchy.tree import Hierarchy
 
 __all__ = ["BUILDER_KINDS", "DATE_LEVELS", "MISSING", "NOT_A_NUMBER", "Hierarchy", "build_hierarchy", "count_missing",

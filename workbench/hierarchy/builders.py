@@ -18,7 +18,6 @@ from datetime import date, datetime
 from workbench.errors import ConfigError
 from workbench.hierarchy.intervals import intervals
 from workbench.hierarchy.missing import missing_placement, token_as_empty
-from workbench.hierarchy.suggest import suggest_builder, suggest_spec
 from workbench.hierarchy.tree import Hierarchy
 from workbench.hierarchy.values import (
     DATE_LEVELS,
@@ -41,7 +40,7 @@ from workbench.hierarchy.values import (
 
 __all__ = ["BUILDER_KINDS", "DATE_LEVELS", "MISSING", "NON_NUMERIC", "NOT_A_NUMBER", "R_MISSING", "ROOT",
            "NumericProfile", "build_hierarchy", "dates", "groupings", "groupings_from_table", "intervals", "masking",
-           "missing_placement", "natural_sorted", "numeric_profile", "suggest_builder", "suggest_spec"]
+           "missing_placement", "natural_sorted", "numeric_profile"]
 
 
 # ---------------------------------------------------------------------------------------------- masking

@@ -59,7 +59,8 @@ def suggest_spec(values: Iterable[object]) -> dict[str, object]:
     if kind == "masking":
         return {"kind": "masking", "char": "*"}
     if kind == "dates":
-        return {"kind": "dates", "format": "%Y-%m-%d", "levels": ["month", "year", "decade"]}
+        spec = {"kind": "dates", "format": "%Y-%m-%d", "levels": ["month", "year", "decade"]}
+        return _without_idle_levels(spec, "levels", values)
     if kind == "intervals":
         comma = numeric_profile(values).comma_decimals > 0
         profile = numeric_profile(values, comma)
@@ -69,5 +70,30 @@ def suggest_spec(values: Iterable[object]) -> dict[str, object]:
             # workbench.hierarchy.missing); other text the analyst places
             r_missing = all(value == R_MISSING for value, _ in profile.not_numbers)
             spec["non_numeric"] = "missing" if r_missing else "error"
-        return spec
+            if not r_missing:  # the analyst places the text first: the levels are checked once it is placed
+                return spec
+        return _without_idle_levels(spec, "widths", values)
     return {"kind": "groupings", "levels": []}
+
+
+def _without_idle_levels(spec: dict[str, object], key: str, values: list[object]) -> dict[str, object]:
+    """``spec`` without the levels (entries of ``spec[key]``: widths, date levels) that merge nothing on these
+    values: a level with as many labels as the level below it (each band holds one value, or one year one decade)
+    or with a single label (the root's work) only multiplies the lattice. Each level is compared with the last one
+    kept; with none left a numeric column goes straight to ``"*"``."""
+    from workbench.hierarchy.builders import build_hierarchy
+
+    levels = list(spec[key])  # type: ignore[call-overload]
+    hierarchy = build_hierarchy(spec, values, name="suggestion")
+    below = len(hierarchy.level_labels(0))
+    kept = []
+    for i, level in enumerate(levels):
+        labels = len(hierarchy.level_labels(i + 1))
+        if 1 < labels < below:
+            kept.append(level)
+            below = labels
+    if kept == levels:
+        return spec
+    if not kept:
+        return {"kind": "groupings", "levels": []}
+    return spec | {key: kept}

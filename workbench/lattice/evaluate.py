@@ -33,7 +33,8 @@ _CACHE_CLASSES = 4_000_000  # classes kept in the frequency-set cache (about 150
 @dataclass(frozen=True, eq=False)
 class FrequencySet:
     """The equivalence classes of a node: ``codes[e, j]`` = class e's code in column j at level
-    ``node[j]``; ``counts[e]`` = its size. Classes are in lexicographic order of their codes."""
+    ``node[j]`` (held column by column, Fortran order); ``counts[e]`` = its size. Classes are in lexicographic order
+    of their codes."""
 
     node: Node
     codes: np.ndarray
@@ -154,7 +155,7 @@ class NodeEvaluator:
                  firsts: np.ndarray | None = None) -> FrequencySet:
         """The frequency set of distinct rows in lexicographic order (quasi-identifiers, then extras) and their
         counts (and first records); with extras the rows of one class are contiguous."""
-        new_codes = np.ascontiguousarray(new_codes, dtype=np.int32)
+        new_codes = np.asfortranarray(new_codes, dtype=np.int32)  # column by column: what roll-ups and measures read
         detail = None
         if self.extras:
             r = len(self.columns)
@@ -167,7 +168,7 @@ class NodeEvaluator:
             detail = (new_codes, new_counts, row_class)
             for a in detail:
                 a.setflags(write=False)
-            new_codes = np.ascontiguousarray(qi[starts])
+            new_codes = np.asfortranarray(qi[starts])
             new_counts = np.add.reduceat(new_counts, starts) if starts.size else new_counts[:0]
         new_codes.setflags(write=False)
         new_counts.setflags(write=False)
@@ -212,20 +213,18 @@ class NodeEvaluator:
         if sources:
             source = min(sources, key=lambda fs: fs.classes)
         else:  # sparse searches (OLA, Flash): the cached node below with the fewest classes, one numpy query
-            below = self._sources.smallest_below(node)
-            source = self._cache[below] if below is not None else self._bottom
-            if below is None:
-                source = self._snapshot(node)
+            below = self._sources.cheapest_below(node, self._bottom.classes)
+            source = self._cache[below] if below is not None else self._snapshot(node)
         fs = self.rollup(source, node)
         self.rollups += 1
         self._remember(fs)
         return fs
 
     def _snapshot(self, node: Node) -> FrequencySet:
-        """The source for a node with nothing but the bottom cached below it: the bottom the first time, and
-        from the second node on with the same meet with the level-1 cube (``u_j = min(x_j, 1)``), that meet,
-        rolled up from the bottom once and cached (at most 2^r of them), so that the nodes above it start from a
-        set that lost the finest level's detail rather than from the bottom."""
+        """The source for a node with no cached node below it that costs less than the bottom: the bottom the
+        first time, and from the second node on with the same meet with the level-1 cube (``u_j = min(x_j, 1)``),
+        that meet, rolled up once (from the cheapest cached source) and cached (at most 2^r of them), so that the
+        nodes above it start from a set that lost the finest level's detail rather than from the bottom."""
         floor = tuple(min(v, 1) for v in node)
         if floor in (node, self._bottom.node):
             return self._bottom
@@ -234,7 +233,8 @@ class NodeEvaluator:
             if floor not in self._floors:
                 self._floors.add(floor)
                 return self._bottom
-            fs = self.rollup(self._bottom, floor)
+            below = self._sources.cheapest_below(floor, self._bottom.classes)
+            fs = self.rollup(self._cache[below] if below is not None else self._bottom, floor)
             self.rollups += 1
             self._remember(fs)
         return fs

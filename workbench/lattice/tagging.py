@@ -35,6 +35,7 @@ class TaggedLattice:
         self._pruned = AntichainStore(width, UP)
         self._pruned_grid: np.ndarray | None = None  # the pruned up-sets, kept beside the dense undecided grid
         self._pruned_flat: np.ndarray | None = None  # the same, flat (indexed by dense id)
+        self._pruned_nodes = 0  # nodes pruned (each outside the up-sets of those pruned before it)
         self.evaluated: dict[Node, NodeEvaluation] = {}
         self._pending: list[NodeEvaluation] = []  # checked, not yet in the stores (filled on first prediction)
         self._predicted: set[Node] = set()
@@ -112,10 +113,16 @@ class TaggedLattice:
     def prune(self, node: Node) -> None:
         """The objective's lower bound at node exceeds the best value: exclude it and its generalizations."""
         node = tuple(node)
-        if self._pruned.insert(node):
-            self.trace.record(node, PRUNED, self.known(node))
-            if self._pruned_grid is not None:
+        if self._pruned_grid is not None:  # the grid answers every query: no antichain to keep (an insert scans it)
+            assert self._pruned_flat is not None and self._undecided is not None
+            if not self._pruned_flat[self._undecided.index(node)]:
                 self._pruned_grid[tuple(slice(v, None) for v in node)] = True
+                self._pruned_nodes += 1
+                self.trace.record(node, PRUNED, self.known(node))
+            return
+        if self._pruned.insert(node):
+            self._pruned_nodes += 1
+            self.trace.record(node, PRUNED, self.known(node))
 
     def is_pruned(self, node: Node) -> bool:
         """Is node pruned (a generalization of a pruned node)? With the dense grid of undecided nodes, one
@@ -130,7 +137,36 @@ class TaggedLattice:
             return bool(self._pruned_flat[self._undecided.index(node)])
         return self._pruned.covers(tuple(node))
 
+    def open_at_rank(self, rank: int) -> np.ndarray | None:
+        """The nodes of one rank whose k-anonymity is undecided and that are not pruned, as rows of levels (one
+        vectorized query of the dense grid; None without it)."""
+        u = self.undecided
+        if u is None or self._tagged:
+            return None
+        part = u.rows.rank_range(rank, rank)
+        ids = u.rows.ids[part]
+        keep = u.status[ids] == UNDECIDED
+        if self._pruned_nodes:
+            self.is_pruned(self.lattice.bottom)  # builds the grid of the pruned up-sets
+            assert self._pruned_flat is not None
+            keep &= ~self._pruned_flat[ids]
+        return u.rows.coords[part][keep]
+
     # ------------------------------------------------------------------ bookkeeping
+    def decided_share(self) -> float:
+        """The share of the lattice's nodes a search has settled: k-anonymity decided (checked or predicted) or
+        pruned. Exact with the dense grid of undecided nodes; on larger lattices, the nodes the search asked about
+        (checked, predicted or pruned), a lower bound."""
+        size = self.lattice.size
+        if self._undecided is not None and not self._tagged:
+            open_ = self._undecided.flags
+            if self._pruned_nodes:
+                self.is_pruned(self.lattice.bottom)  # builds the grid of the pruned up-sets
+                assert self._pruned_flat is not None
+                open_ &= ~self._pruned_flat
+            return 1.0 - int(np.count_nonzero(open_)) / size
+        return min(1.0, (len(self.evaluated) + len(self._predicted) + self._pruned_nodes) / size)
+
     @property
     def checks(self) -> int:
         return len(self.evaluated)

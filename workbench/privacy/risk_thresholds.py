@@ -92,11 +92,12 @@ class RiskThreshold(PrivacyModel):
 
     def in_words(self) -> str:
         share = f"{100 * self.threshold:g} %"
-        return {"average": f"the chance of picking out a person's row, averaged over the records, is at most {share}",
-                "sample_uniqueness": f"at most {share} of the records are alone in their group of look-alike rows",
-                "population_uniqueness": f"at most {share} of the population ({self.population:,.0f} people) is "
-                                         f"estimated to be alone on the quasi-identifiers ({self.estimator} "
-                                         "estimate)"}[self.model]
+        if self.model == "average":
+            return f"the chance of picking out a person's row, averaged over the records, is at most {share}"
+        if self.model == "sample_uniqueness":
+            return f"at most {share} of the records are alone in their group of look-alike rows"
+        return (f"at most {share} of the population ({self.population:,.0f} people) is estimated to be alone on the "
+                f"quasi-identifiers ({self.estimator} estimate)")
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"model": self.id, "risk": self.model, "threshold": self.threshold}

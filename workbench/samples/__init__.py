@@ -1,5 +1,5 @@
-"""Embedded datasets: the El Emam et al. (2009) teaching table, a synthetic inpatient registry and UCI Adult with
-ARX's hierarchies (8 or 9 quasi-identifiers).
+"""Embedded datasets: the El Emam et al. (2009) teaching table, a synthetic inpatient registry, UCI Adult with
+ARX's hierarchies (8 or 9 quasi-identifiers), a province table with points and a synthetic 16-column survey.
 
 ``load_sample(name, **params)`` returns a :class:`Sample` (text cells, ``""`` for missing, attribute
 roles in quasi-identifier order, one hierarchy per quasi-identifier). Generation is deterministic, so
@@ -18,7 +18,7 @@ import pandas as pd
 
 from workbench.errors import ConfigError
 from workbench.hierarchy.tree import Hierarchy
-from workbench.samples import adult, province, registry, registry_geo, teaching
+from workbench.samples import adult, province, registry, registry_geo, survey, teaching
 
 SAMPLES: dict[str, str] = {
     "teaching": teaching.DESCRIPTION,
@@ -26,6 +26,7 @@ SAMPLES: dict[str, str] = {
     "adult": adult.DESCRIPTION,
     "adult9": adult.DESCRIPTION_9,
     "province": province.DESCRIPTION,
+    "survey": survey.DESCRIPTION,
 }
 RESEARCH_SUBSETS = ("adult", "adult9")  # samples with a research subset (δ-presence: subset = "research_subset")
 
@@ -71,6 +72,16 @@ def _registry_params(params: dict[str, Any]) -> tuple:
     return (int(n), int(seed))
 
 
+def _survey_params(params: dict[str, Any]) -> tuple:
+    unknown = [p for p in params if p != "qis"]
+    if unknown:
+        raise ConfigError(f"sample 'survey': unknown parameter {unknown[0]!r} (known: qis)")
+    qis = params.get("qis", len(survey.COLUMNS))
+    if not _is_int(qis) or not 1 <= qis <= len(survey.COLUMNS):
+        raise ConfigError(f"sample 'survey': qis must be an integer from 1 to {len(survey.COLUMNS)}, got {qis!r}")
+    return (int(qis),)
+
+
 # samples whose fine geographic quasi-identifier has points (workbench.geo): name -> (column, points table)
 GEO_POINTS: dict[str, tuple[str, Callable[[], pd.DataFrame]]] = {
     "province": ("region", province.region_points),
@@ -93,6 +104,7 @@ _LOADERS: dict[str, tuple[Callable[[dict[str, Any]], tuple], Callable[..., tuple
     "adult": (_no_params("adult"), lambda: adult.build(8)),
     "adult9": (_no_params("adult9"), lambda: adult.build(9)),
     "province": (_no_params("province"), province.build),
+    "survey": (_survey_params, survey.build),
 }
 
 
@@ -103,7 +115,8 @@ def _load(name: str, args: tuple) -> Sample:
 
 
 def load_sample(name: str, **params: Any) -> Sample:
-    """Load an embedded dataset by name (see ``SAMPLES``); ``registry`` takes ``n`` and ``seed``.
+    """Load an embedded dataset by name (see ``SAMPLES``); ``registry`` takes ``n`` and ``seed``, ``survey`` takes
+    ``qis`` (its first so many columns are quasi-identifiers, the rest insensitive).
 
     Raises ConfigError for an unknown name or parameter.
     """

@@ -123,8 +123,13 @@ def run_scaled(study: Study, out_dir: Path | None, force: bool = False) -> Scale
     rule = Admissibility(study.k, study.max_suppression, n)
     evaluator = NodeEvaluator(columns, study.k, study.max_suppression, rule, weights=counts)
     scorer = NodeScorer(evaluator)
+    from workbench.policy import time_budget
+
+    time_limit, budget = time_budget(study.algorithm, study.time_limit, evaluator.lattice.size)
     result = ALGORITHMS[study.algorithm].search(TaggedLattice(evaluator), scorer.objective(study.objective),
-                                                Limits(study.time_limit, study.search_seed))
+                                                Limits(time_limit, study.search_seed, prune=True))
+    if budget:  # as study.search states it
+        result = dataclasses.replace(result, note="; ".join(part for part in (budget, result.note) if part))
     qis = tuple(c.name for c in columns)
     if result.optimum is None:
         return ScaledRun(study, None, qis, n, np.zeros(0, np.int64), 0, {}, result.checks, result.seconds, None, {})

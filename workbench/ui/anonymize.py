@@ -238,8 +238,8 @@ def page(source: Source) -> None:
         objective = right.selectbox("Objective (minimized)", list(M.LATTICE_MEASURES), key=state.AN_OBJ.key,
                                     on_change=_steer, format_func=format.measure_label,
                                     help="a measure that is not monotone (Discernibility, Loss, Average equivalence "
-                                         "class size and the variants that charge suppression) is searched with bnb: "
-                                         "Flash and OLA assume monotonicity")
+                                         "class size and the variants that charge suppression) is searched with Flash "
+                                         "(and its linear phase, as in ARX) or bnb: OLA assumes monotonicity")
         max_suppression = suppression_share(state.suppression_input(left))
     else:
         algorithm = left.selectbox("Algorithm", list(LOCAL_ALGORITHMS), key=state.AN_LOCAL_ALG.key)

@@ -1,11 +1,12 @@
 """Lattice page: the generalization lattice as a Hasse diagram (El Emam 2009, Fig. 2), coloured by k-anonymity
 or any measure, with the chosen search's trace overlaid; select a node to open it (class sizes, suppressed
 records, each attribute's contribution to each measure) and compare it with another node. Large lattices get
-a band of heights, or one row per height instead of a picture."""
+a band of heights, or one row per height instead of a picture; lattices too large to evaluate every node get the
+search's region per height and its node."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, MutableMapping
+from collections.abc import Callable, Collection, Mapping, MutableMapping
 from typing import Any
 
 import streamlit as st
@@ -13,13 +14,19 @@ import streamlit as st
 import measures as M
 from workbench.catalog import ALGORITHMS
 from workbench.errors import WorkbenchError
-from workbench.policy import needs_monotone_waiver, non_monotone_warning, suppression_share
+from workbench.policy import MAX_LATTICE_NODES, needs_monotone_waiver, non_monotone_warning, suppression_share
 from workbench.release.guarantees import suppression_note, suppression_warning
 from workbench.ui import format, lattice_marks, long_work, state
 from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
 from workbench.ui.format import md
-from workbench.ui.node_charts import class_size_histogram, contribution_chart, lattice_levels_chart, neighbour_edges
+from workbench.ui.node_charts import (
+    class_size_histogram,
+    contribution_chart,
+    lattice_levels_chart,
+    neighbour_edges,
+    search_region_chart,
+)
 from workbench.ui.source import Source
 from workbench.views.lattice import SEARCH_RESULT
 
@@ -113,12 +120,28 @@ def prefetch(source: Source) -> None:
     lattice_overview_cached(config, source.config_json(k=DEFAULTS["k"], compare=[]), dataset_key=source.dataset_key)
 
 
+@dual_cache(max_entries=8, heavy=True)
+def search_region_cached(config_json: str, dataset_key: str | None,
+                         _progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
+    """The search's region per height on a lattice too large to evaluate every node (``lattice_views.search_region``),
+    and its result."""
+    from workbench.views.lattice import search_region
+
+    try:
+        study, dataset = study_and_dataset(config_json, dataset_key)
+        frame, result = search_region(study, dataset, _progress)
+    except (WorkbenchError, KeyError) as exc:
+        return error_result(exc)
+    names = dataset.quasi_identifiers
+    node = ",".join(f"{q}={v}" for q, v in zip(names, result.optimum, strict=True)) if result.optimum else None
+    return {"region": frame, "node": node, "rank": sum(result.optimum) if result.optimum else None,
+            "value": result.value, "proven_optimal": result.proven_optimal, "note": result.note,
+            "checks": result.checks, "seconds": result.seconds}
+
+
 def page(source: Source) -> None:
     st.header("Lattice")
     refusal = too_large_for_tables(source)
-    if refusal:
-        st.error(md(refusal))
-        return
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
                                key=state.LAT_ALG)
@@ -126,6 +149,9 @@ def page(source: Source) -> None:
                               index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key=state.LAT_OBJ)
     k = state.k_input(right)  # the session's privacy settings, shared with every page
     max_suppression = suppression_share(state.suppression_input(left))
+    if refusal:  # too many nodes to evaluate each: what the search did, per height
+        _large_lattice(source, algorithm, objective, int(k), float(max_suppression))
+        return
     marks = lattice_marks.Marks(source, int(k), float(max_suppression), objective, lattice_marks.session_models(source))
     colours = ["status", *lattice_marks.colour_options(marks.models), *M.LATTICE_MEASURES]
     state.keep_valid(state.LAT_COLOR, colours)
@@ -143,16 +169,16 @@ def page(source: Source) -> None:
         st.error(md(data["error"]))
         return
     nodes = data["nodes"]
-    subsets = f" (and {data['subset_checks']:,} nodes of subset lattices)" if data["subset_checks"] else ""
-    st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data['lattice_checks']:,} of them{subsets} (large "
-               "points; the tooltip gives the order).")
-    _optimum_note(data, objective, algorithm)
-    labels = list(nodes["node"])
-    default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
-
     state.keep_valid(state.LAT_VIEW.key, VIEWS)
     first = {} if state.LAT_VIEW.present() else {"index": 1 if len(nodes) > LARGE else 0}  # by size until chosen
     view = right.radio("View", VIEWS, key=state.LAT_VIEW.key, horizontal=True, **first)
+    subsets = f" (and {data['subset_checks']:,} nodes of subset lattices)" if data["subset_checks"] else ""
+    where = ("large points; the tooltip gives the order" if view == VIEWS[0]
+             else "the orange bars count them per height")
+    st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data['lattice_checks']:,} of them{subsets} ({where}).")
+    _optimum_note(data, objective, algorithm, view)
+    labels = list(nodes["node"])
+    default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
     picture = st.container()
     for key in (NODE, state.LAT_COMPARE):
         state.keep_valid(key, labels)
@@ -163,25 +189,70 @@ def page(source: Source) -> None:
     with picture:
         if view == "Per height":
             if not lattice_marks.by_height(color, marks):
-                _by_height(config, table_config, color, source)
+                _by_height(config, table_config, color, source, _rank_of(nodes, data["optimum"]))
         else:
-            _hasse(nodes, data, color, label, marks)
+            _hasse(nodes, data, color, label, marks, algorithm)
     _drill_down(config, label, labels, source)
 
 
-def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
+def _large_lattice(source: Source, algorithm: str, objective: str, k: int, max_suppression: float) -> None:
+    """A lattice above ``policy.MAX_LATTICE_NODES``: no node table (every node's measures), but the search's region
+    per height (checked, predicted, pruned) and its node, with what is not shown."""
+    extra = {}
+    if needs_monotone_waiver(algorithm, objective):
+        extra["allow_non_monotone"] = True
+        st.warning(f"{non_monotone_warning(algorithm, objective)}.")
+    config = source.config_json(k=k, max_suppression=max_suppression, algorithm=algorithm, objective=objective,
+                                compare=[], **extra)
+    data = long_work.announced(f"Searching the lattice with {algorithm}", search_region_cached, config,
+                               dataset_key=source.dataset_key)
+    if "error" in data:
+        st.error(md(data["error"]))
+        return
+    region = data["region"]
+    st.caption(f"This lattice has {int(region['nodes'].sum()):,} nodes, too many to evaluate each one (the Hasse "
+               f"diagram, the colours and the node drill-down need every node's measures; they stop at "
+               f"{MAX_LATTICE_NODES:,} nodes). Shown instead: what {algorithm} searched, per height; the nodes it "
+               "neither checked, predicted nor pruned are not shown.")
+    if data["node"] is None:
+        st.info(f"{algorithm} found no k-anonymous node ({md(data['note'] or 'none')}).")
+    else:
+        proof = "proven optimal" if data["proven_optimal"] else "not proven optimal"
+        text = (f"{algorithm} returned **{md(data['node'])}** at height {data['rank']} (the dashed line), "
+                f"{M.MEASURES[objective].name} = {format.number(data['value'])}, {proof}"
+                f"{': ' + md(data['note']) if data['note'] else ''}.")
+        (st.caption if data["proven_optimal"] else st.warning)(text)
+    st.altair_chart(search_region_chart(region, data["rank"]), width="stretch")
+    format.show(region, labels={"rank": "height (Σ levels)", "nodes": "nodes", "checked": "checked",
+                                "predicted": "k-anonymity predicted", "pruned": "pruned (with their generalizations)"})
+    st.caption(f"{data['checks']:,} checks in {format.number(data['seconds'])} s. A pruned node's generalizations are "
+               "excluded with it and not counted again.")
+
+
+def _rank_of(nodes: Any, node: str | None) -> int | None:
+    """The height of a node of the table (given by its label), None for none."""
+    if node is None:
+        return None
+    ranks = nodes.loc[nodes["node"] == node, "rank"]
+    return int(ranks.iloc[0]) if len(ranks) else None
+
+
+def _optimum_note(data: dict[str, Any], objective: str, algorithm: str, view: str) -> None:
     """The optimum over every admissible node (k, every privacy model, the suppression limit), and the search's result
-    when it is another node."""
+    when it is another node, each with where the view shows it."""
     if data["optimum"] is None:
         st.info("No node meets the rule (k, every privacy model and the suppression limit).")
         return
+    nodes = data["nodes"]
+    height = _rank_of(nodes, data["optimum"])
+    mark = "the red diamond" if view == VIEWS[0] else "its height is the dashed line"
     text = (f"Optimum under {M.MEASURES[objective].name} over every node that meets the rule (k, every privacy "
-            f"model and the suppression limit): **{md(data['optimum'])}** (the "
-            "red diamond).")
+            f"model and the suppression limit): **{md(data['optimum'])}** at height {height} ({mark}).")
     found = data["search_optimum"]
-    chosen = data["nodes"].loc[data["nodes"].status == SEARCH_RESULT, "node"]
+    chosen = nodes.loc[nodes.status == SEARCH_RESULT, "node"]
     if len(chosen):
-        st.warning(f"{text} {algorithm} returned **{md(chosen.iloc[0])}** (the orange diamond), "
+        other = "the orange diamond" if view == VIEWS[0] else f"height {_rank_of(nodes, chosen.iloc[0])}"
+        st.warning(f"{text} {algorithm} returned **{md(chosen.iloc[0])}** ({other}), "
                    f"{'proven optimal' if data['proven_optimal'] else 'not proven optimal'}"
                    f"{': ' + md(data['note']) if data['note'] else ''}.")
     elif found is None:
@@ -190,12 +261,32 @@ def _optimum_note(data: dict[str, Any], objective: str, algorithm: str) -> None:
         st.caption(f"{text} {algorithm} returned it.")
 
 
-def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: lattice_marks.Marks) -> None:
+def band_around(focus: int | None, top: int, width: int = 6) -> tuple[int, int]:
+    """The band of heights a large Hasse diagram opens with: ``width`` + 1 heights around ``focus`` (the optimum's
+    height), within 0..top; from the bottom without one."""
+    low = 0 if focus is None else max(0, min(focus - width // 2, top - width))
+    return low, min(top, low + width)
+
+
+def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: lattice_marks.Marks,
+           algorithm: str) -> None:
     shown = nodes
-    if len(nodes) > LARGE:  # an unreadable picture otherwise: show a band of heights
+    if len(nodes) > LARGE:  # an unreadable picture otherwise: show a band of heights, around the optimum at first
         top = int(nodes["rank"].max())
-        low, high = st.slider("Heights shown", 0, top, (0, min(6, top)), key="lat_band")
+        optimum = _rank_of(nodes, data["optimum"])
+        chosen = nodes.loc[nodes.status == SEARCH_RESULT, "node"]
+        found = _rank_of(nodes, chosen.iloc[0]) if len(chosen) else None
+        low, high = st.slider("Heights shown", 0, top, band_around(optimum, top), key="lat_band")
         shown = nodes[nodes["rank"].between(low, high)]
+        checked = int(nodes["checked"].sum()) if "checked" in nodes.columns else 0
+        out = int(nodes.loc[~nodes["rank"].between(low, high), "checked"].sum()) if checked else 0
+        outside = [f"the optimum (height {r})" if i == 0 else f"{algorithm}'s node (height {r})"
+                   for i, r in enumerate((optimum, found)) if r is not None and not low <= r <= high]
+        st.caption(f"Heights {low}–{high} of 0–{top} drawn: {len(shown):,} of {len(nodes):,} nodes; the other "
+                   f"{len(nodes) - len(shown):,} are not drawn"
+                   + (f", among them {out:,} of the {checked:,} nodes {algorithm} checked" if out else "")
+                   + (f"; {' and '.join(outside)} outside the band" if outside else "")
+                   + ". The Per height view counts every node.")
     if data["edges"] is not None and len(shown) == len(nodes):
         edges = data["edges"]
     else:
@@ -228,7 +319,7 @@ def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]
         session[NODE] = node
 
 
-def _by_height(config: str, table_config: str, color: str, source: Source) -> None:
+def _by_height(config: str, table_config: str, color: str, source: Source, optimum_rank: int | None) -> None:
     summary = long_work.announced("Summarizing the lattice per height", by_height_cached, config, table_config, color,
                                   dataset_key=source.dataset_key)
     if "error" in summary:
@@ -236,8 +327,11 @@ def _by_height(config: str, table_config: str, color: str, source: Source) -> No
         return
     frame = summary["summary"]
     measure = None if color == "status" else color
-    st.altair_chart(lattice_levels_chart(frame, measure), width="stretch")
-    format.show(frame, labels={"rank": "height (Σ levels)", "nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
+    st.altair_chart(lattice_levels_chart(frame, measure, optimum_rank), width="stretch")
+    st.caption("One row per height: every node is counted, none is drawn (the Hasse diagram draws a band of "
+               "heights)." + (f" The optimum is at height {optimum_rank}." if optimum_rank is not None else ""))
+    format.show(frame, labels={"rank": "height (Σ levels)", "nodes": "nodes", "k_anonymous": "k-anonymous nodes",
+                               "checked": "checked by the search"})
 
 
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:

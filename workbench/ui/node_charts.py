@@ -50,24 +50,34 @@ def contribution_chart(contributions: pd.DataFrame, measure: str) -> alt.Chart:
     ).properties(width=380, height=max(60, 24 * len(data)))
 
 
-def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None) -> alt.Chart:
-    """An aggregated picture of a large lattice: per height, the number of nodes and of k-anonymous nodes
-    (bars), or the minimum and median of a measure (lines) — the whole lattice at a glance when drawing
-    every node would be unreadable (El Emam 2009's lattice is read by height)."""
+def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None,
+                         optimum_rank: int | None = None) -> alt.Chart | alt.LayerChart:
+    """An aggregated picture of a large lattice: per height, the number of nodes, of k-anonymous nodes and of nodes
+    the search checked (bars side by side, with a dashed rule at ``optimum_rank``, the optimum's height), or the
+    minimum and median of a measure (lines) — the whole lattice at a glance when drawing every node would be
+    unreadable (El Emam 2009's lattice is read by height)."""
     needed = {"rank", "nodes", "k_anonymous"} | ({f"{measure}_min", f"{measure}_median"} if measure else set())
     missing = needed - set(summary.columns)
     if missing:
         raise ValueError(f"lattice_levels_chart: no column(s) {', '.join(sorted(missing))}")
     if measure is None:
-        data = summary.melt(id_vars="rank", value_vars=["nodes", "k_anonymous"], var_name="count",
-                            value_name="number")
-        data["count"] = data["count"].map({"nodes": "nodes", "k_anonymous": "k-anonymous nodes"})
-        return alt.Chart(data).mark_bar().encode(
+        counts = {"nodes": "nodes", "k_anonymous": "k-anonymous nodes", "checked": "checked by the search"}
+        shown = [c for c in counts if c in summary.columns]
+        data = summary.melt(id_vars="rank", value_vars=shown, var_name="count", value_name="number")
+        data["count"] = data["count"].map(counts)
+        colours = {"nodes": "#bbbbbb", "k-anonymous nodes": "#2ca02c", "checked by the search": "#ff7f0e"}
+        bars = alt.Chart(data).mark_bar().encode(
             x=alt.X("rank:O", title="height (Σ levels)"), y=alt.Y("number:Q", title="nodes", stack=None),
-            color=alt.Color("count:N", title=None, scale=alt.Scale(domain=["nodes", "k-anonymous nodes"],
-                                                                   range=["#bbbbbb", "#2ca02c"])),
+            xOffset=alt.XOffset("count:N", sort=[counts[c] for c in shown]),
+            color=alt.Color("count:N", title=None, scale=alt.Scale(domain=[counts[c] for c in shown],
+                                                                   range=[colours[counts[c]] for c in shown])),
             tooltip=["rank", "count", "number"],
         ).properties(width=760, height=300)
+        if optimum_rank is None:
+            return bars
+        rule = alt.Chart(pd.DataFrame({"rank": [optimum_rank], "what": ["optimum's height"]})).mark_rule(
+            color="#d62728", strokeDash=[4, 3], size=2).encode(x="rank:O", tooltip=["what", "rank"])
+        return bars + rule
     data = summary.melt(id_vars="rank", value_vars=[f"{measure}_min", f"{measure}_median"], var_name="statistic",
                         value_name=measure)
     data["statistic"] = data["statistic"].map({f"{measure}_min": "minimum", f"{measure}_median": "median"})
@@ -77,6 +87,30 @@ def lattice_levels_chart(summary: pd.DataFrame, measure: str | None = None) -> a
         tooltip=["rank", "statistic", alt.Tooltip(f"{measure}:Q", title=measure_name(measure),
                                                   format=TOOLTIP_NUMBER)],
     ).properties(width=760, height=300)
+
+
+def search_region_chart(region: pd.DataFrame, rank: int | None = None) -> alt.Chart | alt.LayerChart:
+    """A search's region on a lattice too large to draw (``lattice_views.search_region``): per height, the nodes, and
+    those checked, predicted and pruned (bars side by side, a log scale: thousands of nodes beside a few checks),
+    with a dashed rule at ``rank``, the height of the node the search returned."""
+    counts = {"nodes": "nodes", "checked": "checked", "predicted": "k-anonymity predicted", "pruned": "pruned"}
+    data = region.melt(id_vars="rank", value_vars=list(counts), var_name="count", value_name="number")
+    data["count"] = data["count"].map(counts)
+    data = data[data["number"] > 0]
+    bars = alt.Chart(data).mark_bar().encode(
+        x=alt.X("rank:O", title="height (Σ levels)"),
+        y=alt.Y("number:Q", title="nodes (log scale)", scale=alt.Scale(type="log")),
+        xOffset=alt.XOffset("count:N", sort=list(counts.values())),
+        color=alt.Color("count:N", title=None, sort=list(counts.values()),
+                        scale=alt.Scale(domain=list(counts.values()),
+                                        range=["#bbbbbb", "#ff7f0e", "#1f77b4", "#9467bd"])),
+        tooltip=["rank", "count", "number"],
+    ).properties(width=760, height=300)
+    if rank is None:
+        return bars
+    rule = alt.Chart(pd.DataFrame({"rank": [rank], "what": ["the search's node"]})).mark_rule(
+        color="#d62728", strokeDash=[4, 3], size=2).encode(x="rank:O", tooltip=["what", "rank"])
+    return bars + rule
 
 
 def neighbour_edges(nodes: pd.DataFrame, quasi_identifiers: list[str], label: str) -> pd.DataFrame | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -224,12 +225,9 @@ def register(ipython: Any = None) -> bool:
     """Give IPython's formatters the HTML and one-line text of every ``DISPLAYED`` type (``for_type_by_name``: the
     types are looked up when first shown, so registering imports none of them). ``ipython`` defaults to the
     running shell; returns False when there is none."""
-    if ipython is None:
-        try:
-            from IPython import get_ipython
-        except ImportError:
-            return False
-        ipython = get_ipython()
+    if ipython is None:  # the running shell, when IPython is loaded (the workbench does not depend on it)
+        get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
+        ipython = get_ipython() if get_ipython is not None else None
         if ipython is None:
             return False
     formatters = ipython.display_formatter.formatters

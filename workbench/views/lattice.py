@@ -18,7 +18,7 @@ from workbench.lattice.search import SearchResult, best_of
 from workbench.lattice.space import Node
 from workbench.objective import NodeScorer, _lattice_measure, node_cells
 from workbench.privacy.base import limit_of
-from workbench.study import evaluator_for, load_dataset, search
+from workbench.study import Progress, evaluator_for, load_dataset, search
 from workbench.views.sweep import chunks, packed_sets, suppression
 
 
@@ -172,3 +172,27 @@ def lattice_overview(study: Study, dataset: Dataset | None = None,
     if optimum is not None:
         table.loc[[k == optimum for k in keys], "status"] = "optimum"
     return table, result
+
+
+def nodes_per_height(heights: Sequence[int]) -> np.ndarray:
+    """How many nodes of the lattice of these hierarchy heights lie at each height (Σ levels): the coefficients of
+    Π_j (1 + t + ... + t^H_j), without listing a node."""
+    counts = np.ones(1, dtype=np.int64)
+    for h in heights:
+        counts = np.convolve(counts, np.ones(h + 1, dtype=np.int64))
+    return counts
+
+
+def search_region(study: Study, dataset: Dataset,
+                  progress: Progress | None = None) -> tuple[pd.DataFrame, SearchResult]:
+    """What the study's search did on a lattice too large to evaluate every node (``policy.table_refusal``): per
+    height (``rank``), the ``nodes`` there, those it ``checked``, those whose k-anonymity it knew by prediction
+    (``predicted``) and those it pruned with their generalizations (``pruned``, by the objective's bound); and
+    its result (``study.search``: under the default time budget when the study sets none)."""
+    result = search(study, dataset, progress=progress)
+    counts = nodes_per_height([c.height for c in dataset.encoded])
+    frame = pd.DataFrame({"rank": np.arange(len(counts)), "nodes": counts})
+    for action, column in (("check", "checked"), ("predicted", "predicted"), ("pruned", "pruned")):
+        ranks = [sum(e.node) for e in result.trace.events if e.action == action]
+        frame[column] = np.bincount(np.asarray(ranks, dtype=np.int64), minlength=len(counts))[:len(counts)]
+    return frame, result

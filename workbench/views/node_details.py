@@ -247,13 +247,16 @@ def node_diff(study: Study, dataset: Dataset, a: Sequence[int] | str, b: Sequenc
 
 def lattice_by_height(table: pd.DataFrame, measures: Sequence[str] = ()) -> pd.DataFrame:
     """A lattice table (``lattice_views.lattice_table``) aggregated per height (rank): ``nodes``, ``k_anonymous``
-    nodes, and per measure its ``_min`` and ``_median`` over all nodes of that height and ``_min_k_anonymous``
+    nodes, the nodes a search ``checked`` (when the table says: ``lattice_views.lattice_overview``), and per measure
+    its ``_min`` and ``_median`` over all nodes of that height and ``_min_k_anonymous``
     (NaN when none is k-anonymous): the whole of a large lattice in one row per height (El Emam 2009)."""
     missing = [c for c in ("rank", "k_anonymous", *measures) if c not in table.columns]
     if missing:
         raise ConfigError(f"lattice_by_height: the table has no column(s) {', '.join(missing)}")
     groups = table.groupby("rank", sort=True)
     out = pd.DataFrame({"nodes": groups.size(), "k_anonymous": groups["k_anonymous"].sum().astype(np.int64)})
+    if "checked" in table.columns:  # the search's region: the nodes it checked, per height
+        out["checked"] = groups["checked"].sum().astype(np.int64)
     for m in measures:
         out[f"{m}_min"] = groups[m].min()
         out[f"{m}_median"] = groups[m].median()

@@ -10,11 +10,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from workbench.lattice.search import bnb, datafly, exhaustive, flash, incognito, lightning, ola, samarati
-from workbench.lattice.search.result import NO_LIMITS, Limits, Objective, SearchResult, best_of, conclude, tie_key
+from workbench.lattice.search.result import (
+    NO_LIMITS,
+    Limits,
+    Objective,
+    Progress,
+    SearchResult,
+    best_of,
+    conclude,
+    tie_key,
+)
 from workbench.lattice.tagging import TaggedLattice
 
-__all__ = ["ALGORITHMS", "NO_LIMITS", "AlgorithmSpec", "Limits", "Objective", "SearchResult", "best_of", "conclude",
-           "tie_key"]
+__all__ = ["ALGORITHMS", "NO_LIMITS", "AlgorithmSpec", "Limits", "Objective", "Progress", "SearchResult", "best_of",
+           "conclude", "tie_key"]
 
 
 @dataclass(frozen=True)
@@ -44,8 +53,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
         AlgorithmSpec("incognito", incognito.search, True, False, "LeFevre, DeWitt & Ramakrishnan 2005"),
         AlgorithmSpec("ola", ola.search, True, True, "El Emam et al. 2009; Issa 2009 (corrected GetOSC)",
                       anytime=True),
-        AlgorithmSpec("flash", flash.search, True, True,
-                      "Kohlmayer et al. 2012; with antichain stores, Kohlmayer, Prasser et al. 2016", anytime=True),
+        AlgorithmSpec("flash", flash.search, True, False,
+                      "Kohlmayer et al. 2012; with antichain stores, Kohlmayer, Prasser et al. 2016; ARX's linear "
+                      "phase for objectives that are not monotone", anytime=True),
         AlgorithmSpec("bnb", bnb.search, True, False,
                       "Kohlmayer, Prasser et al. 2016 (best-first branch-and-bound)", anytime=True),
         AlgorithmSpec("lightning", lightning.search, False, False,

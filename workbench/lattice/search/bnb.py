@@ -111,14 +111,14 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
         path, x = [node], node
         while (x := next((y for y in lattice.successors(x) if space.known(y) is None), None)) is not None:
             path.append(x)
-        low, high = 0, len(path) - 1
-        while low <= high:
+        low, high, lowest = 0, len(path) - 1, None
+        while low <= high and not over_time():  # at the time limit: the lowest k-anonymous probe so far
             mid = (low + high) // 2
             if space.status(path[mid]):
-                high = mid - 1
+                high, lowest = mid - 1, path[mid]
             else:
                 low = mid + 1
-        return path[low] if low < len(path) else None
+        return lowest
 
     def k_anonymous(node: Node) -> bool:
         """Is node k-anonymous? Predicted when possible, else (once there is an incumbent, and when checks are
@@ -151,10 +151,13 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
     x = lattice.bottom
     while best is None and x != lattice.top and not over_time():  # else the greedy dive (anytime seeding)
         for y in lattice.successors(x):
-            if y not in reached:
+            if y not in reached and not over_time():
                 visit(y)
+        if over_time():
+            break
         x = min(lattice.successors(x), key=lambda y: (space.check(y).suppressed, tie_key(y, values[y])))
-    while queue:
+    timed_out = over_time()  # the seeding stopped at the time limit: the queue may not hold the frontier yet
+    while queue and not timed_out:
         if over_time():
             timed_out = True
             break
@@ -178,6 +181,6 @@ def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMIT
 
     note = ""
     if timed_out:
-        note = limits.timeout_note(space.checks, best is not None)
+        note = limits.timeout_note(space.checks, best is not None, space.decided_share())
     candidates = [best] if best is not None else []
     return conclude(space, ALGORITHM, objective, candidates, start, proven_optimal=not timed_out, note=note)

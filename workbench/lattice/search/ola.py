@@ -16,7 +16,15 @@ objective the best k-minimal node is the global optimum.
 from __future__ import annotations
 
 from workbench.lattice.antichain import UP, AntichainStore
-from workbench.lattice.search.result import NO_LIMITS, KMinimalRun, Limits, Objective, SearchResult, search_k_minimal
+from workbench.lattice.search.result import (
+    NO_LIMITS,
+    KMinimalRun,
+    Limits,
+    Objective,
+    Outcome,
+    SearchResult,
+    search_k_minimal,
+)
 from workbench.lattice.space import Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
 
@@ -24,8 +32,9 @@ from workbench.lattice.tagging import TaggedLattice
 class _OLA(KMinimalRun):
     """One OLA run: the tagged lattice, the k-minimal antichain S, the visited (B, T) pairs."""
 
-    def __init__(self, space: TaggedLattice, deadline: float | None) -> None:
-        super().__init__(space, deadline)
+    def __init__(self, space: TaggedLattice, deadline: float | None, objective: Objective | None = None,
+                 limits: Limits = NO_LIMITS) -> None:
+        super().__init__(space, deadline, objective, limits.progress)
         self.k_minimal = AntichainStore(len(space.lattice.heights), UP)
         self.visited: set[tuple[Node, Node]] = set()
         self.calls = self.skipped = 0
@@ -44,7 +53,7 @@ class _OLA(KMinimalRun):
         visited = self.visited
         seen = len(visited)
         visited.add((bottom, top))
-        if len(visited) == seen or (self.deadline is not None and self.out_of_time()):
+        if len(visited) == seen or self.out_of_time():
             return
         hh = high - low
         if hh < 2:
@@ -67,7 +76,7 @@ class _OLA(KMinimalRun):
                 if not undecided.any_within(bottom, top):
                     self.skipped += 1  # the rest of [B, T] has been decided meanwhile
                     return
-            if self.timed_out:
+            if self.out_of_time():
                 return
             if self.status(v):
                 self.kmin(bottom, v, low, middle)
@@ -78,10 +87,11 @@ class _OLA(KMinimalRun):
 def search(space: TaggedLattice, objective: Objective, limits: Limits = NO_LIMITS) -> SearchResult:
     """Kmin(bottom, top), then the best k-minimal node (``search_k_minimal``: anytime with a time limit)."""
 
-    def run(deadline: float | None) -> tuple[list[Node], bool, str]:
-        ola = _OLA(space, deadline)
+    def run(deadline: float | None) -> Outcome:
+        ola = _OLA(space, deadline, objective, limits)
         ola.kmin(space.lattice.bottom, space.lattice.top, 0, space.lattice.max_rank)
         note = f"{ola.calls} Kmin calls; {ola.skipped} sub-lattices skipped as already decided"
-        return sorted(ola.k_minimal, key=lambda n: (sum(n), n)), ola.timed_out, note
+        k_minimal = sorted(ola.k_minimal, key=lambda n: (sum(n), n))
+        return Outcome(k_minimal, ola.timed_out, note, ola.scored, k_minimal)
 
     return search_k_minimal(space, "ola", objective, limits, run)

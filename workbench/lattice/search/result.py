@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from workbench.lattice.evaluate import NodeEvaluation
 from workbench.lattice.space import Node
@@ -26,27 +28,52 @@ class Objective:
     lower_bound: Callable[[Node], float]
     monotone: bool
     integer: bool = False  # values are integers (exact below 2**53): bnb prunes on them without tolerance
+    cheap_bound: bool = False  # the lower bound reads the node's levels alone (no frequency set): Flash and OLA
+    # may ask it of nodes they never check, to skip those whose bound exceeds the best value (ARX's pruning)
 
     def __call__(self, node: Node) -> float:
         return self.value(node)
 
 
+Progress = Callable[[float, str], None]
+"""``progress(share of the lattice decided, what is happening)``: told from time to time by a long search."""
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Search limits: ``time_limit`` (seconds; anytime algorithms return the best so far) and ``seed``
-    (for randomized tie-breaking, e.g. Datafly's)."""
+    """Search limits: ``time_limit`` (seconds; anytime algorithms return the best so far), ``seed`` (for randomized
+    tie-breaking, e.g. Datafly's), ``prune`` (Flash starts no binary phase at a node whose objective bound exceeds
+    the best value found, as ARX does, when the bound is cheap: the optimum is the same, but the k-minimal set is
+    then not complete and not reported) and ``progress`` (told the share of the lattice decided, about twice a
+    second, by Flash and OLA)."""
 
     time_limit: float | None = None
     seed: int = 0
+    prune: bool = False
+    progress: Progress | None = field(default=None, compare=False)
 
     def deadline(self, start: float) -> float | None:
         """The ``time.perf_counter()`` value at which an anytime search stops (None: no limit)."""
         return start + self.time_limit if self.time_limit is not None else None
 
-    def timeout_note(self, checks: int, found: bool) -> str:
-        """What a search that hit the time limit says about its result."""
-        outcome = "the result is not proven optimal" if found else "no k-anonymous node was found yet"
-        return f"time limit of {self.time_limit:g} s reached after {checks} checks; {outcome}"
+    def timeout_note(self, checks: int, found: bool, share: float | None = None) -> str:
+        """What a search that hit the time limit says about its result (with the share of the lattice it decided,
+        when known)."""
+        outcome = "best node found, not proven optimal" if found else "no k-anonymous node was found yet"
+        if share is None:
+            return f"time limit of {self.time_limit:g} s reached after {checks} checks; {outcome}"
+        return (f"time limit of {self.time_limit:g} s reached: searched {searched_percent(share)} of the lattice in "
+                f"{self.time_limit:g} s ({checks:,} checks); {outcome}")
+
+
+def searched_percent(share: float) -> str:
+    """A share of the lattice in percent, never rounded up to 100 % nor down to 0 % when it is neither."""
+    percent = 100 * share
+    if 0 < percent < 1:
+        return f"{percent:.1g} %" if percent >= 0.1 else "under 0.1 %"
+    if 99 < percent < 100:
+        return "over 99 %"
+    return f"{percent:.0f} %"
 
 
 NO_LIMITS = Limits()
@@ -132,14 +159,18 @@ def best_of(values: Mapping[Node, float]) -> Node | None:
 
 def conclude(space: TaggedLattice, algorithm: str, objective: Objective, candidates: Iterable[Node],
              start: float, *, proven_optimal: bool, k_minimal: Iterable[Node] = (), note: str = "",
-             subset_checks: int = 0) -> SearchResult:
+             subset_checks: int = 0, scored: Mapping[Node, float] | None = None) -> SearchResult:
     """The SearchResult of a search that ends with these k-anonymous ``candidates``: the preferred one under
-    ``tie_key``, the checks, evaluations and trace of ``space``, and the wall time since ``start``."""
+    ``tie_key``, the checks, evaluations and trace of ``space``, and the wall time since ``start``. ``scored``:
+    objective values the search already has (taken as they are, rather than computed again)."""
     values = {}
+    scored = scored or {}
     for node in candidates:
         if space.known(node) is not True:
             raise AssertionError(f"{algorithm}: candidate {node} is not known to be k-anonymous")
-        values[tuple(node)] = objective(node)
+        node = tuple(node)
+        value = scored.get(node)
+        values[node] = objective(node) if value is None else value
     optimum = best_of(values)
     seconds = time.perf_counter() - start
     trace = space.finish(seconds)
@@ -162,17 +193,33 @@ def conclude(space: TaggedLattice, algorithm: str, objective: Objective, candida
 
 class KMinimalRun:
     """What OLA and Flash share: the tagged lattice, the deadline, and the k-anonymity asked of ``space`` once per
-    node (``known``; the answer never changes). ``found(node)`` hears of every node a check found k-anonymous."""
+    node (``known``; the answer never changes). ``found(node)`` hears of every node a check found k-anonymous,
+    which is scored at once (``scored``), while its frequency set is the evaluator's latest: the result is
+    concluded from these values, without building any frequency set again. ``progress`` is told the share of the
+    lattice decided about twice a second."""
 
-    def __init__(self, space: TaggedLattice, deadline: float | None) -> None:
+    def __init__(self, space: TaggedLattice, deadline: float | None, objective: Objective | None = None,
+                 progress: Progress | None = None) -> None:
         self.space = space
         self.deadline = deadline
         self.undecided = space.undecided
         self.known: dict[Node, bool] = {}
         self.timed_out = False
+        self.objective = objective
+        self.scored: dict[Node, float] = {}
+        self.progress = progress
+        self._next_report = time.perf_counter() + _REPORT_EVERY if progress is not None else math.inf
 
     def found(self, node: Node) -> None:
         """A check found ``node`` k-anonymous."""
+
+    def score(self, node: Node) -> float:
+        """The objective at a k-anonymous node, computed once."""
+        value = self.scored.get(node)
+        if value is None:
+            assert self.objective is not None
+            value = self.scored[node] = self.objective(node)
+        return value
 
     def status(self, node: Node) -> bool:
         """``space.status(node)``, asked once: by prediction when possible, else by a check."""
@@ -181,25 +228,51 @@ class KMinimalRun:
             checks = self.space.checks
             answer = self.known[node] = self.space.status(node)
             if self.space.checks != checks and answer:
+                if self.objective is not None:
+                    self.score(node)
                 self.found(node)
         return answer
 
     def out_of_time(self) -> bool:
-        if not self.timed_out and self.deadline is not None and time.perf_counter() > self.deadline:
-            self.timed_out = True
+        if not self.timed_out:
+            now = time.perf_counter()
+            if self.deadline is not None and now > self.deadline:
+                self.timed_out = True
+            elif now >= self._next_report:
+                self._next_report = now + _REPORT_EVERY
+                assert self.progress is not None
+                self.progress(self.space.decided_share(), f"{self.space.checks:,} nodes checked")
         return self.timed_out
 
 
+_REPORT_EVERY = 0.5  # seconds between two progress reports
+
+
+class Outcome(NamedTuple):
+    """What a run of OLA or Flash returns: the candidates (k-anonymous nodes, scored or not), whether the time limit
+    stopped it, a note, the objective values it has already computed, and the k-minimal nodes to report (all of
+    them, or none when the run did not decide every node)."""
+
+    candidates: list[Node]
+    timed_out: bool
+    note: str
+    scored: Mapping[Node, float]
+    k_minimal: list[Node]
+
+
 def search_k_minimal(space: TaggedLattice, algorithm: str, objective: Objective, limits: Limits,
-                     run: Callable[[float | None], tuple[list[Node], bool, str]]) -> SearchResult:
+                     run: Callable[[float | None], Outcome]) -> SearchResult:
     """Time a search that decides every node and keeps the k-minimal ones (OLA, El Emam 2009; Flash, Kohlmayer
-    et al. 2012) and conclude it. ``run(deadline)`` returns the k-minimal nodes, whether the time limit stopped
-    it, and a note. With a monotone objective the best k-minimal node is the optimum, proven unless the time
-    limit stopped the search; then the best k-anonymous node found so far is returned and the incomplete
-    k-minimal set is not reported."""
+    et al. 2012) and conclude it. ``run(deadline)`` returns its ``Outcome``. With a monotone objective the best
+    k-minimal node is the optimum, proven unless the time limit stopped the search; then the best k-anonymous node
+    scored so far is returned and the incomplete k-minimal set is not reported."""
     start = time.perf_counter()
-    k_minimal, timed_out, note = run(limits.deadline(start))
-    if timed_out:
-        note = "; ".join(part for part in (note, limits.timeout_note(space.checks, bool(k_minimal))) if part)
-    return conclude(space, algorithm, objective, k_minimal, start, proven_optimal=not timed_out,
-                    k_minimal=() if timed_out else k_minimal, note=note)
+    out = run(limits.deadline(start))
+    if out.timed_out:
+        candidates = list(out.scored) or out.candidates
+        note = "; ".join(part for part in (out.note, limits.timeout_note(space.checks, bool(candidates),
+                                                                         space.decided_share())) if part)
+        return conclude(space, algorithm, objective, candidates, start, proven_optimal=False, note=note,
+                        scored=out.scored)
+    return conclude(space, algorithm, objective, out.candidates, start, proven_optimal=True, k_minimal=out.k_minimal,
+                    note=out.note, scored=out.scored)
