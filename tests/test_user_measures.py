@@ -108,16 +108,21 @@ def test_the_same_on_the_teaching_table_through_run_and_the_cli(own):
     assert "my_precision" in out
 
 
-def test_flash_takes_a_user_measure_only_when_declared_monotone(own):
+def test_flash_proves_a_user_measures_optimum_whatever_its_monotonicity(own):
+    """Flash with ARX's linear phase and bound pruning is optimal for any objective, as bnb is: on a user measure
+    declared not monotone, or not declared at all, it returns exhaustive search's value, proven."""
     study = load_study(TEACHING, ['engine.objective="my_dm"', 'engine.algorithm="flash"'])
-    with pytest.raises(ConfigError, match="needs a monotone objective"):
-        run(study)
+    best = run(replace(study, algorithm="exhaustive")).search.value
+    found = run(study).search
+    assert found.proven_optimal and found.value == pytest.approx(best)
     assert run(replace(study, algorithm="bnb")).search.proven_optimal
     with wb.registered_within():
         wb.measure(id="unknown_monotone")(_precision_by_another_route)
         assert M.MEASURES["unknown_monotone"].declared_monotone is None
-        with pytest.raises(ConfigError, match="needs a monotone objective"):
-            run(replace(study, objective="unknown_monotone"))
+        unknown = replace(study, objective="unknown_monotone")
+        found = run(unknown).search
+        assert found.proven_optimal
+        assert found.value == pytest.approx(run(replace(unknown, algorithm="exhaustive")).search.value)
 
 
 def test_registration_errors():

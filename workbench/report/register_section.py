@@ -69,16 +69,17 @@ def register_section(f: Any) -> str:
     parts = []
     recorded = r.get("recorded")
     mine = next((h for h in r["history"] if h["id"] == recorded), None)
+    where = f"<span class='url'>{esc(r['url'])}</span>"  # a long URL breaks anywhere rather than leave the page
     if mine is not None:
         d = mine["decision"]
-        parts.append(f"<p>This release is release <strong>{mine['id']}</strong> in the register ({esc(r['url'])}). "
+        parts.append(f"<p>This release is release <strong>{mine['id']}</strong> in the register ({where}). "
                      + (f"The board's decision: <strong>{esc(d['decision'])}</strong> by {esc(d['by'])} on "
                         f"{esc(d['time'])}" + (f": {esc(d['note'])}" if d["note"] else "") + ".</p>"
                         if d else "No decision is recorded yet: record it with "
                         f"<code>workbench decide {mine['id']} --decision approved|rejected|conditions --by NAME "
                         "[--note TEXT]</code> or on the app's History page.</p>"))
     else:
-        parts.append(f"<p>This release is not (yet) recorded in the register ({esc(r['url'])}).</p>")
+        parts.append(f"<p>This release is not (yet) recorded in the register ({where}).</p>")
     earlier = [h for h in r["history"] if h["id"] != recorded]
     if not earlier:
         parts.append("<p>The register holds no other release of this data.</p>")

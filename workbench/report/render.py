@@ -59,6 +59,7 @@ pre { background: #f6f6f6; padding: 8px; font-size: 11px; white-space: pre-wrap;
 figure { margin: 8px 0; } figcaption { color: #555; font-size: 12px; }
 svg { max-width: 100%; height: auto; }
 section { page-break-inside: auto; } nav ol { columns: 2; }
+.url { overflow-wrap: anywhere; word-break: break-all; }
 @media screen { .scroll { overflow-x: auto; } }
 .print-only { display: none; }
 @media print {
