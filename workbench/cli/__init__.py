@@ -162,20 +162,10 @@ def _progress_bar(asked: bool) -> Iterator[Callable[[float, str], None] | None]:
     if not (asked or sys.stderr.isatty()):
         yield None
         return
-    from tqdm import tqdm
+    from workbench.views.display import progress_bar
 
-    bar = tqdm(total=1000, file=sys.stderr, desc="run", bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}",
-               leave=False)
-
-    def report(fraction: float, text: str) -> None:
-        bar.n = max(0, min(1000, round(1000 * fraction)))
-        bar.set_postfix_str(text, refresh=False)
-        bar.refresh()
-
-    try:
+    with progress_bar("run", file=sys.stderr) as report:
         yield report
-    finally:
-        bar.close()
 
 
 def _proof(result: RunResult) -> str:

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from workbench.cli.wording import risk_threshold
 from workbench.errors import OutputError, WorkbenchError
 
 
@@ -24,7 +25,7 @@ def add_check_parser(sub: argparse._SubParsersAction) -> None:
                      help="the sensitive attributes, for α, ℓ, t, β and δ")
     chk.add_argument("--ell", type=_ell, default=None, metavar="L",
                      help="the ℓ of recursive (c, ℓ)-diversity (default: the table's distinct ℓ)")
-    chk.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD, metavar="T",
+    chk.add_argument("--threshold", type=risk_threshold, default=DEFAULT_THRESHOLD, metavar="T",
                      help=f"a record is at risk when 1/|class| > T (default {DEFAULT_THRESHOLD:g}: classes under 5)")
     chk.add_argument("--json", action="store_true", help="print one JSON object")
     chk.add_argument("--report", type=Path, default=None, metavar="DIR",
@@ -39,16 +40,6 @@ def _ell(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: ℓ must be at least 1")
-    return value
-
-
-def _threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the threshold must be in (0, 1], e.g. 0.2")
     return value
 
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.cli.wording import risk_threshold
 from workbench.errors import ArgumentError, WorkbenchError
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def add_risk_parser(sub: argparse._SubParsersAction) -> None:
     risk.add_argument("--population-table", type=Path, default=None, metavar="FILE",
                       help="a table of the population the data was drawn from (the data's quasi-identifier columns), "
                            "for journalist risk; a delta-presence study's data file is used when not given")
-    risk.add_argument("--threshold", type=_risk_threshold, default=DEFAULT_THRESHOLD, metavar="T",
+    risk.add_argument("--threshold", type=risk_threshold, default=DEFAULT_THRESHOLD, metavar="T",
                       help=f"a record is at risk when 1/|class| > T (default {DEFAULT_THRESHOLD:g}: classes under 5)")
     risk.add_argument("--combinations", action="store_true",
                       help="which quasi-identifier combinations make records of the input unique")
@@ -45,16 +46,6 @@ def _population_size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of people") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: the population size must be at least 1")
-    return value
-
-
-def _risk_threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the threshold must be in (0, 1], e.g. 0.2")
     return value
 
 

@@ -15,7 +15,7 @@ import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -239,8 +239,9 @@ def register(ipython: Any = None) -> bool:
 
 # ---------------------------------------------------------------------------------------------- progress
 @contextmanager
-def progress_bar(description: str = "working") -> Iterator[Progress]:
-    """A ``progress(fraction, text)`` callback drawn as a tqdm bar (a widget in Jupyter, text elsewhere)::
+def progress_bar(description: str = "working", file: TextIO | None = None) -> Iterator[Progress]:
+    """A ``progress(fraction, text)`` callback drawn as a tqdm bar (a widget in Jupyter, text elsewhere; on
+    ``file``, e.g. the command line's stderr, as text that is cleared at the end)::
 
         with wb.progress_bar("comparing") as progress:
             wb.comparison(study, progress=progress)
@@ -253,7 +254,8 @@ def progress_bar(description: str = "working") -> Iterator[Progress]:
         warnings.simplefilter("ignore", TqdmWarning)
         from tqdm.auto import tqdm
 
-    bar = tqdm(total=1000, desc=description, bar_format="{desc}: {percentage:3.0f}%|{bar}|{postfix}")
+    text_only = {"file": file, "leave": False} if file is not None else {}
+    bar = tqdm(total=1000, desc=description, bar_format="{desc}: {percentage:3.0f}%|{bar}|{postfix}", **text_only)
 
     def report(fraction: float, text: str) -> None:
         bar.n = max(0, min(1000, round(1000 * fraction)))
