@@ -86,6 +86,5 @@ def test_default_flow_in_a_real_browser(app_url, tmp_path):
     kept = release[~(release[qis] == "*").all(axis=1)]
     assert len(release) == 20000 and "patient_id" not in release.columns
     assert kept.groupby(qis).size().min() >= 5  # k-anonymous (k = 5)
+    # the timings are printed for the CI log; the app's speed is measured by tests/benchmarks/bench_*_page.py
     print("\ninteraction timings (s): " + ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
-    for name in ("anonymize run (again)", "lattice (again)", "compare (again)", "export"):
-        assert timings[name] < 10, (name, timings[name])  # generous bound for a loaded CI machine
