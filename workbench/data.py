@@ -23,21 +23,8 @@ from measures import ColumnDomain
 from workbench.errors import DataError, HierarchyError
 from workbench.hierarchy.missing import as_one_missing_value, canonical_hierarchy, read_missing
 from workbench.hierarchy.tree import Hierarchy
-from workbench.readers import (  # noqa: F401  (re-exported: workbench.data is where callers find the readers)
-    ROW_NAMES,
-    SUFFIXES,
-    TEXT_SUFFIXES,
-    _as_text,
+from workbench.readers import (
     _as_text_column,
-    _read_text_arrow,
-    _with_header,
-    base_name,
-    encoding_note,
-    read_data_file,
-    read_table,
-    read_table_bytes,
-    row_names_note,
-    upload_name,
 )
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying", "target")

@@ -22,44 +22,17 @@ from dataclasses import replace
 import pandas as pd
 
 import measures as M
-from workbench.compare.nodes import (  # noqa: F401  (re-exported: workbench.compare is where callers find them)
-    CANDIDATE_SETS,
-    EXACT_NODE_MEASURES,
+from workbench.compare.nodes import (
     SolutionProgress,
-    admissible_nodes,
     candidate_nodes,
-    k_minimal,
-    lattice_candidates,
     measure_options,
     node_values,
     node_verdict,
     node_view,
     solution_label,
 )
-from workbench.compare.optima import (  # noqa: F401
-    EVERY_NODE,
-    K_MINIMAL_NODES,
-    OPTIMA_COLUMNS,
-    every_node,
-    lattice_optima,
-    minimal_nodes,
-)
-from workbench.compare.ranking import (  # noqa: F401  (re-exported, as above)
-    OPTIMUM,
-    RISK_COLUMNS,
-    as_loss,
-    global_vs_local,
-    measure_directions,
-    meets_rule,
-    node_of,
-    normalized,
-    optimal_under,
-    pareto_front,
-    rank_agreement,
-    risk_utility,
-)
+from workbench.compare.ranking import OPTIMUM, RISK_COLUMNS, node_of
 from workbench.config import LOCAL_OBJECTIVES, Study
-from workbench.config.plugins import at
 from workbench.data import Dataset
 from workbench.local import LOCAL_ALGORITHMS
 from workbench.local.setup import local_setup
@@ -71,6 +44,7 @@ from workbench.release import Release
 from workbench.release.verify import rule_verdict
 from workbench.risk.solutions import node_risk, release_risk
 from workbench.study import Progress, evaluator_for, local_release
+from workbench.user_measure import at
 
 _node_view = node_view  # the name the tests have compared against the release's view
 COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition", "mondrian")  # the local releases a comparison lists by default

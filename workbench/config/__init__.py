@@ -16,34 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import measures as M
-from workbench.config.checks import (  # noqa: F401  (BACKENDS, SWEEP_BACKENDS: the choices)
-    BACKENDS,
-    SWEEP_BACKENDS,
-    check_attribute,
-    check_backend,
-    check_sweep,
-)
+from workbench.config.checks import check_attribute, check_backend, check_sweep
 from workbench.config.plugins import load_installed, load_plugins
-from workbench.config.privacy import (  # noqa: F401  (the choices are re-exported for the front ends)
-    BETA_VARIANTS,
-    DEFAULT_POPULATION_ESTIMATOR,
-    ENTROPY_ESTIMATORS,
-    K_MAP_ESTIMATORS,
-    L_VARIANTS,
-    POPULATION_ESTIMATORS,
-    PRIVACY_MODELS,
-    RISK_MODELS,
-    T_VARIANTS,
-    PrivacyModelSpec,
-    privacy_models_of,
-)
+from workbench.config.privacy import PRIVACY_MODELS, PrivacyModelSpec, privacy_models_of
 from workbench.config.privacy import need as _need
-from workbench.config.text import (  # noqa: F401  (re-exported: the config's text form and --set overrides)
-    apply_overrides,
-    in_attribute_order,
-    parse_override,
-    to_toml,
-)
+from workbench.config.text import apply_overrides
 from workbench.errors import ConfigError
 from workbench.geo.config import parse_geo
 from workbench.lattice.search import ALGORITHMS

@@ -15,22 +15,13 @@ from pathlib import Path
 
 import measures as M
 from workbench.errors import ConfigError, MeasureError
-from workbench.user_measure import (  # noqa: F401  (the registry's names, importable from here)
-    ID_PATTERN,
-    RESERVED_IDS,
-    at,
-    collected_failures,
-    collecting_failures,
+from workbench.user_measure import (
     loaded,
     lock,
-    measure,
-    register_measure,
     registered_via,
-    registered_within,
     registering,
     registering_via,
     unregister_measure,
-    user_measures,
 )
 
 ENTRY_POINT_GROUP = "workbench.measures"

@@ -13,18 +13,12 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import pandas as pd
 
-from measures.geography import GEO_MEASURES as GEO_MEASURES
 from measures.geography import compactness, discernibility, geo_entropy
 from workbench.geo import engine
 from workbench.geo.aggregation import Aggregation
 from workbench.geo.config import METHOD_LABELS, GeoSpec
 from workbench.geo.engine import GeoProblem, GeoRelease
-from workbench.geo.engine import aggregate as aggregate
-from workbench.geo.engine import embedded_points as embedded_points
-from workbench.geo.engine import prepare as prepare
-from workbench.geo.engine import problem_from_frame as problem_from_frame
-from workbench.geo.points import points_from_frame as points_from_frame
-from workbench.geo.voronoi import cell_polygons as cell_polygons
+from workbench.geo.voronoi import cell_polygons
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,7 +12,6 @@ from decimal import Decimal
 from numbers import Real
 
 from workbench.errors import ConfigError
-from workbench.hierarchy.missing import MISSING, R_MISSING  # noqa: F401  (what is missing: workbench.hierarchy.missing)
 from workbench.hierarchy.tree import Hierarchy
 
 ROOT = "*"

@@ -30,18 +30,7 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from workbench.jobs.job import (  # noqa: F401  (the pool's public names, importable from here)
-    CANCELLED,
-    DONE,
-    QUEUED,
-    RUNNING,
-    CancelToken,
-    Job,
-    JobCancelledError,
-    current_job,
-    in_worker,
-    worker,
-)
+from workbench.jobs.job import CANCELLED, DONE, QUEUED, RUNNING, Job, JobCancelledError, current_job, worker
 
 
 def default_workers() -> int:

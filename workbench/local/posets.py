@@ -18,13 +18,10 @@ import numpy as np
 
 from workbench.errors import HierarchyError
 from workbench.hierarchy.tree import Hierarchy
-from workbench.local.poset_base import (  # noqa: F401  (the shared names, importable from here)
+from workbench.local.poset_base import (
     ROOT,
     ColumnCells,
-    describe_by_labels,
-    read_poset_file,
 )
-from workbench.local.poset_range import RangePoset  # noqa: F401  (importable from here too)
 
 
 @dataclass(frozen=True, eq=False)

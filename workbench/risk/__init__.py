@@ -41,23 +41,8 @@ import pandas as pd
 
 from workbench.grouping import group_rows
 from workbench.risk.histogram import Histogram
-from workbench.risk.results import RiskResult, RiskSummary  # noqa: F401  (re-exported)
-from workbench.risk.uniqueness import (  # noqa: F401  (re-exported: workbench.risk is where callers find them)
-    ACCURACY,
-    DANKAR_FRACTION,
-    ITERATIONS_PER_TRY,
-    START_VALUES,
-    PopulationUniques,
-    pitman_equations,
-    pitman_start,
-    pitman_uniques,
-    population_uniques,
-    snb_classes,
-    snb_equations,
-    snb_uniques,
-    solve_2d,
-    zayatz_uniques,
-)
+from workbench.risk.results import RiskResult, RiskSummary
+from workbench.risk.uniqueness import population_uniques
 
 if TYPE_CHECKING:
     from workbench.data import Dataset

@@ -16,12 +16,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.catalog import CLASSIFIERS
+from measures.degradation import CLASSIFIERS
 from workbench.policy import suppression_share
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import local_engine_hint, too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
-from workbench.ui.compare_cached import (  # noqa: F401  (analysis and local_rows: the warm-up's and tests' handles)
+from workbench.ui.compare_cached import (
     analysis,
     degradation,
     lattice_rows,
