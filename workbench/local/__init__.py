@@ -23,8 +23,8 @@ from workbench.local.poset_power import PowerPoset
 from workbench.local.poset_range import RangePoset
 from workbench.local.posets import FinitePoset
 
-__all__ = ["LOCAL_ALGORITHMS", "MODEL_ENFORCING", "PARAMETER_TYPES", "POSETS", "PosetKind", "PosetParameter",
-           "poset_parameters"]
+__all__ = ["BUILT_IN_POSETS", "LOCAL_ALGORITHMS", "MODEL_ENFORCING", "PARAMETER_TYPES", "POSETS", "PosetKind",
+           "PosetParameter", "poset_parameters", "register_poset", "unregister_poset"]
 
 LOCAL_ALGORITHMS: dict[str, Callable[[LocalProblem, int], LocalResult]] = {
     "greedy": greedy.search,
@@ -156,3 +156,26 @@ def poset_parameters() -> dict[str, PosetParameter]:
         for p in kind.parameters:
             out.setdefault(p.name, p)
     return out
+
+
+BUILT_IN_POSETS: frozenset[str] = frozenset(POSETS)
+
+
+def register_poset(kind: PosetKind) -> None:
+    """Add a poset kind to ``POSETS``: the config then accepts ``poset = kind.id`` and its parameters' keys, the
+    local engine builds it, and the app offers it when it needs no file. The built-in kinds are a contract and cannot
+    be replaced, and a parameter key another kind reads must mean the same there (one key, one schema)."""
+    if kind.id in BUILT_IN_POSETS:
+        raise ValueError(f"poset kind {kind.id!r} is a built-in kind")
+    known = poset_parameters()
+    clash = [p.name for p in kind.parameters if p.name in known and known[p.name] != p]
+    if clash:
+        raise ValueError(f"poset kind {kind.id!r}: parameter {clash[0]!r} is another kind's, with another schema")
+    POSETS[kind.id] = kind
+
+
+def unregister_poset(kind_id: str) -> None:
+    """Remove a registered poset kind (built-in kinds cannot be removed); an unknown id is ignored."""
+    if kind_id in BUILT_IN_POSETS:
+        raise ValueError(f"poset kind {kind_id!r} is a built-in kind")
+    POSETS.pop(kind_id, None)
