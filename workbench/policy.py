@@ -192,21 +192,21 @@ LATTICE_ENGINE = "the lattice engine (engine.kind = 'lattice')"
 
 def local_refusal(rule: Admissibility, algorithm: str, dataset: Dataset | None = None) -> str | None:
     """Why the local ``algorithm`` cannot release under ``rule`` (None when it can), in one line naming the model
-    and the algorithm. Only the algorithms of ``workbench.local.MODEL_ENFORCING`` (Mondrian) enforce privacy
+    and the algorithm. Only the local algorithms with ``LocalAlgorithm.enforces_models`` (Mondrian) enforce privacy
     models, and only the class-level ones judged on a class's own records (``PrivacyModel.partition_checkable``:
     ℓ-diversity, t-closeness, β-likeness, δ-disclosure privacy, (α, k)-anonymity, k-map estimated from a population
     size; not δ-presence, k-map against a population table nor a risk threshold); the others release k alone, so a
     configured model is refused rather than left unmet. Given the ``dataset``, Mondrian is refused too when the whole
     table, its first partition, already breaks a model (no cut can mend it)."""
-    from workbench.local import MODEL_ENFORCING
+    from workbench.local import LOCAL_ALGORITHMS
 
     if not rule.models:
         return None
-    enforcing = algorithm in MODEL_ENFORCING
-    unfit = [m for m in rule.models if not (enforcing and m.partition_checkable)]
+    enforcing = [a for a, spec in LOCAL_ALGORITHMS.items() if spec.enforces_models]
+    unfit = [m for m in rule.models if not (algorithm in enforcing and m.partition_checkable)]
     if unfit:
         names = " and ".join(m.describe() for m in unfit)
-        others = [a for a in MODEL_ENFORCING if a != algorithm]
+        others = [a for a in enforcing if a != algorithm]
         fix = (f"use {' or '.join(map(repr, others))} or {LATTICE_ENGINE}"
                if others and all(m.partition_checkable for m in unfit) else f"use {LATTICE_ENGINE}")
         return f"engine.algorithm {algorithm!r} (local engine) cannot enforce {names}; {fix}"

@@ -2,8 +2,8 @@
 Katirai 2006), with Greedy, overlapping Greedy and Partition, and Mondrian's strict multidimensional
 partitioning (LeFevre, DeWitt & Ramakrishnan 2006).
 
-``LOCAL_ALGORITHMS`` (id -> search) and ``POSETS`` (poset kind -> how to build it and from which
-``[attributes.NAME]`` keys) are the engine's registries: the config's allowed values, the study runner's
+``LOCAL_ALGORITHMS`` (id -> its search and what it enforces) and ``POSETS`` (poset kind -> how to build it and
+from which ``[attributes.NAME]`` keys) are the engine's registries: the config's allowed values, the study runner's
 dispatch and the app's option lists are read from them.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.local import greedy, greedy_overlapping, mondrian, partition
-from workbench.local.lub import LocalProblem, LocalResult
+from workbench.local.lub import LocalResult
 from workbench.local.poset_base import read_poset_file
 from workbench.local.poset_date_of_birth import DateOfBirthPoset
 from workbench.local.poset_multivalue import MultiValuePoset
@@ -23,22 +23,40 @@ from workbench.local.poset_power import PowerPoset
 from workbench.local.poset_range import RangePoset
 from workbench.local.posets import FinitePoset
 
-__all__ = ["BUILT_IN_POSETS", "LOCAL_ALGORITHMS", "MODEL_ENFORCING", "PARAMETER_TYPES", "POSETS", "PosetKind",
-           "PosetParameter", "poset_parameters", "register_poset", "unregister_poset"]
+__all__ = ["BUILT_IN_POSETS", "LOCAL_ALGORITHMS", "MODEL_ENFORCING", "PARAMETER_TYPES", "POSETS", "LocalAlgorithm",
+           "PosetKind", "PosetParameter", "poset_parameters", "register_poset", "unregister_poset"]
 
-LOCAL_ALGORITHMS: dict[str, Callable[[LocalProblem, int], LocalResult]] = {
-    "greedy": greedy.search,
-    "greedy_overlapping": greedy_overlapping.search,
-    "partition": partition.search,
-    "mondrian": mondrian.search,
+@dataclass(frozen=True)
+class LocalAlgorithm:
+    """A registered local algorithm: ``search(problem, k) -> LocalResult``, or ``search(problem, k, models)`` when it
+    ``enforces_models``: the class-level privacy models (``PrivacyModel.partition_checkable``: ℓ-diversity,
+    t-closeness, β-likeness, δ-disclosure privacy, (α, k)-anonymity, estimated k-map) hold on every class it
+    releases. The others release k-anonymity (or k-ambiguity) alone, so the study runner refuses them any privacy
+    model (``workbench.policy.local_refusal``). ``compared``: a comparison lists its release by default."""
+
+    id: str
+    search: Callable[..., LocalResult]
+    citation: str
+    enforces_models: bool = False
+    compared: bool = False
+
+
+LOCAL_ALGORITHMS: dict[str, LocalAlgorithm] = {
+    spec.id: spec
+    for spec in [
+        LocalAlgorithm("greedy", greedy.search, "Katirai 2006, Fig. 11, made disjoint", compared=True),
+        LocalAlgorithm("greedy_overlapping", greedy_overlapping.search, "Katirai 2006, Fig. 11 as printed "
+                       "(k-ambiguity)"),
+        LocalAlgorithm("partition", partition.search, "Fischer, in Katirai 2006", compared=True),
+        LocalAlgorithm("mondrian", mondrian.search, "LeFevre, DeWitt & Ramakrishnan 2006 (strict multidimensional "
+                       "partitioning)", enforces_models=True, compared=True),
+    ]
 }
-"""The local algorithms, ``search(problem, k) -> LocalResult``; the first is the default."""
+"""The local algorithms, in the order the config and the app list them; the first is the default. A new one is
+one module and one entry here (docs/architecture.md)."""
 
-MODEL_ENFORCING: tuple[str, ...] = ("mondrian",)
-"""The local algorithms that enforce the class-level privacy models (``PrivacyModel.partition_checkable``:
-ℓ-diversity, t-closeness, β-likeness, δ-disclosure privacy, (α, k)-anonymity, estimated k-map) on every class they
-release: their search takes them, ``search(problem, k, models)``. The others release k-anonymity (or k-ambiguity)
-alone, so the study runner refuses them any privacy model (``workbench.policy.local_refusal``)."""
+MODEL_ENFORCING: tuple[str, ...] = tuple(a for a, spec in LOCAL_ALGORITHMS.items() if spec.enforces_models)
+"""The local algorithms that enforce the class-level privacy models (``LocalAlgorithm.enforces_models``)."""
 
 
 PARAMETER_TYPES: dict[str, tuple[type, ...]] = {"number": (int, float), "text": (str,), "integers": (list,),
