@@ -163,3 +163,25 @@ def test_the_apps_pickers_offer_the_toy_poset_with_its_field_and_the_toy_measure
     goto(at, "Measures").run()
     meanings = next(d.value for d in at.dataframe if "what it means" in d.value.columns).set_index("measure")
     assert meanings.loc[TOY_MEASURE, "what it means"] == TOY_PLAIN
+
+
+@pytest.mark.slow
+def test_a_loaded_config_sets_the_toy_poset_and_its_parameter_in_the_app(toy):
+    from streamlit.testing.v1 import AppTest
+
+    from tests._app import APP
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"age": rng.integers(20, 80, 40).astype(str), "sex": rng.choice(["F", "M"], 40)})
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    toml = ('[data]\npath = "people.csv"\n[attributes.age]\nrole = "quasi"\n'
+            'builder = { kind = "intervals", widths = [10, 20] }\n'
+            f'poset = "{TOY_POSET}"\nwidth = 4\n[attributes.sex]\nrole = "quasi"\n'
+            'builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }\n')
+    at.file_uploader(key="config_upload").upload("people.toml", toml.encode(), "application/toml").run()
+    assert not at.exception and not [w.value for w in at.warning if "poset" in w.value]  # applied, no note
+    goto(at, "Hierarchies").run()
+    at.selectbox(key="h_column").select("age").run()
+    assert at.selectbox(key="poset:age").value == TOY_POSET
+    assert at.number_input(key=f"poset:age:{TOY_POSET}:width").value == 4.0
