@@ -1,8 +1,8 @@
 """Information-loss measures: pure functions over a release's view (docs/measures.md).
 
 ``MEASURES`` maps each measure id (a contract: configs and scripts name measures by id) to its ``Measure``:
-name, formula text, direction, monotonicity, source, the cell-level function and, where there is one, the
-lattice fast path.
+name, formula text, its meaning in plain words, direction, monotonicity, source, the cell-level function and,
+where there is one, the lattice fast path. A new measure is one module and one entry here (docs/architecture.md).
 This package never imports ``workbench``.
 """
 
@@ -80,7 +80,10 @@ class Measure:
     measure that is not monotone, a monotone lower bound at a node and at all its generalizations.
     ``integer``: its value at a lattice node is an integer (exact in a float below 2**53), compared without
     tolerance. ``exact_node``: the lattice fast path equals the cell-level value bit for bit, so a node's
-    value may be taken from its frequency set. ``guides_local``: the local engine can minimize it."""
+    value may be taken from its frequency set. ``guides_local``: the local engine can minimize it. ``meaning``: the
+    measure in one line of plain words, for readers who are not engineers (the app's Measures page and the report
+    show it). ``joint``: why a measure over the equivalence classes has no per-attribute share (a node's drill-down
+    says it)."""
 
     id: str
     name: str
@@ -98,7 +101,8 @@ class Measure:
     integer: bool = False
     exact_node: bool = False
     guides_local: bool = False
-    meaning: str | None = None  # one plain line (a user measure's; built-ins read measures/plain.py)
+    meaning: str | None = None  # one line of plain words (``plain``)
+    joint: str | None = None  # why it has no per-attribute share (it is computed over the classes jointly)
     origin: str | None = None  # a user measure's source file (None: built in)
     monotone_known: bool = True  # False: a user measure that declared neither monotone nor not (treated as not)
 
@@ -108,13 +112,9 @@ class Measure:
 
     @property
     def plain(self) -> str:
-        """The measure in one line of plain words (``measures/plain.py``, or a user measure's ``meaning``), for
-        readers who are not engineers."""
-        if self.meaning is not None:
-            return self.meaning
-        from measures.plain import PLAIN
-
-        return PLAIN[self.id]
+        """The measure in one line of plain words (its ``meaning``; its name when it has none), for readers who are
+        not engineers."""
+        return self.meaning or self.name
 
     @property
     def declared_monotone(self) -> bool | None:
@@ -164,46 +164,75 @@ def _n(v: Generalized | NodeClasses) -> float:
 
 _ALL = [
     Measure("height", "Generalization height", "Σ_j v_j", True, "Samarati 2001", height, height_node,
-            _height_bound, aggregate=SUM, integer=True, exact_node=True),
+            _height_bound, aggregate=SUM, integer=True, exact_node=True,
+            meaning="How many generalization steps were taken in total, summed over the quasi-identifiers (0 = every "
+                    "value released as it was)."),
     Measure("precision", "Precision (Prec)", "(1/r) Σ_j v_j / H_j", True, "Sweeney 2002; El Emam 2009",
-            precision, precision_node, _unit, aggregate=MEAN),
+            precision, precision_node, _unit, aggregate=MEAN,
+            meaning="How far up its hierarchy each quasi-identifier was moved, on average, as a share of the way to "
+                    "the top (0 = original values, 1 = everything reduced to one value); suppression is not counted."),
     Measure("precision_nm", "Precision, suppression charged", "(1/r) Σ_j [(v_j/H_j)(n−S) + S] / n", False,
-            "ARX", precision_nm, precision_nm_node, _unit, lower_bound=precision_node, aggregate=MEAN),
+            "ARX", precision_nm, precision_nm_node, _unit, lower_bound=precision_node, aggregate=MEAN,
+            meaning="Like precision, but a suppressed record counts as fully generalized."),
     Measure("dm", "Discernibility (DM)", "Σ_{|E|≥k} |E|² + n·S", False, "Bayardo & Agrawal 2005", dm,
             dm_node, _n_squared, lower_bound=dm_star_node, integer=True,  # n·|E| ≥ |E|² for a suppressed class
-            exact_node=True),
+            exact_node=True,
+            meaning="Each record is charged the size of its group of look-alikes, and a suppressed record the size "
+                    "of the whole table: large groups and suppression both cost.",
+            joint="DM sums |E|² over equivalence classes, which all quasi-identifiers form jointly: no per-attribute "
+                  "share"),
     Measure("dm_star", "Discernibility, suppression-blind (DM*)", "Σ_E |E|² over all classes", True,
-            "El Emam 2009", dm_star, dm_star_node, _n_squared, integer=True, exact_node=True),
+            "El Emam 2009", dm_star, dm_star_node, _n_squared, integer=True, exact_node=True,
+            meaning="The same charge for group size, ignoring suppression: the sum of the squared group sizes.",
+            joint="DM* sums |E|² over equivalence classes, which all quasi-identifiers form jointly: no "
+                  "per-attribute share"),
     Measure("aecs", "Average equivalence class size", "n / (#{E : |E| ≥ k} + [S > 0])", False,
             "LeFevre 2006; ARX", aecs, aecs_node, _n, lower_bound=aecs_bound_node,
-            exact_node=True),
+            exact_node=True,
+            meaning="The average number of records per group of identical released rows (larger means coarser).",
+            joint="AECS divides n by the number of equivalence classes, which all quasi-identifiers form jointly: no "
+                  "per-attribute share"),
     Measure("entropy", "Non-uniform entropy", "Σ_j Σ_i log2( f̄_j(g_i) / f_j(o_i) )", True,
-            "Gionis & Tassa 2009; El Emam 2009", entropy, entropy_node, aggregate=SUM),
+            "Gionis & Tassa 2009; El Emam 2009", entropy, entropy_node, aggregate=SUM,
+            meaning="The information removed by generalization, in bits: how uncertain a reader becomes about each "
+                    "original value given the released one."),
     Measure("entropy_nm", "Non-uniform entropy, suppression charged",
             "entropy + Σ_j Σ_y c_{j,y} · log2(S / c_{j,y})", False, "ARX", entropy_nm, entropy_nm_node,
-            lower_bound=entropy_node, aggregate=SUM),
+            lower_bound=entropy_node, aggregate=SUM,
+            meaning="Like non-uniform entropy, but the information removed by suppressing records is charged too."),
     Measure("loss", "Loss (ARX)",
             "Π_j (1 + v_j)^(1/r) − 1,  v_j = (Σ_kept share_j(g) + S − n/D_j)/(n − n/D_j) floored to 10 decimals; "
             "share_j = hierarchy rows under g / rows D_j (interval builders: width / domain width)",
             False, "Iyengar 2002; ARX MetricMDNMLoss (gs-factor 0.5, geometric mean)", loss, loss_node, _unit,
-            lower_bound=loss_bound_node, aggregate=GEOMETRIC_MEAN, attributes=loss_by_attribute),
+            lower_bound=loss_bound_node, aggregate=GEOMETRIC_MEAN, attributes=loss_by_attribute,
+            meaning="The share of each attribute's range that a released value covers, combined over the attributes "
+                    "(0 = nothing lost, 1 = everything lost)."),
     Measure("vinterbo", "Vinterbo-1.0", "Σ_i Σ_j h_ij / M_j", True, "Katirai 2006 (Vinterbo 2002)", vinterbo,
-            vinterbo_node, lambda v: float(v.n * v.r), aggregate=SUM, guides_local=True),
+            vinterbo_node, lambda v: float(v.n * v.r), aggregate=SUM, guides_local=True,
+            meaning="The released cells' generalization heights, each relative to its attribute's tallest hierarchy, "
+                    "summed over every cell."),
     Measure("col_mi", "Col-MI", "Σ_i Σ_j w_j · h_ij / M_j,  w_j = MI(X_j; target) in bits (original data)", True,
-            "Katirai 2006, Method 2", col_mi, needs_target=True, guides_local=True),
+            "Katirai 2006, Method 2", col_mi, needs_target=True, guides_local=True,
+            meaning="Like Vinterbo's cost, but each attribute weighted by how much it tells about the target column."),
     Measure("pmi", "Value-MI (PMI)",
             "Σ cells −|PMI(g, c)|, c = the less frequent target class, add-½ smoothing; suppressed cells 0",
-            False, "Katirai 2006, Method 3", pmi, needs_target=True, guides_local=True),
+            False, "Katirai 2006, Method 3", pmi, needs_target=True, guides_local=True,
+            meaning="How strongly the released values still point to the rarer target class (more negative = more of "
+                    "that signal kept)."),
     Measure("nmi", "Normalized mutual information",
             "MI(released QIs; target) / MI(original QIs; target), bits, joint; suppressed records as the root",
             False, "Cover & Thomas 2006 §2.3; Katirai 2006 §2.3", nmi, normalizer=_unit,
             direction=Direction.HIGHER,
-            needs_target=True),
+            needs_target=True,
+            meaning="The share of the information about the target column that the released quasi-identifiers keep "
+                    "(1 = all of it); higher is better."),
     Measure("cm", "Classification metric (CM)",
             "(S + Σ_E (|E| − max_c n_{E,c})) / n: suppressed records and records outside their class's majority "
             "target label, per record",
             False, "Iyengar 2002; ARX MetricSDClassification (normalised by n)", cm, normalizer=_unit,
-            needs_target=True),
+            needs_target=True,
+            meaning="The share of records a vote by each group's most common target value would get wrong, "
+                    "suppressed records counted as wrong (0 = every group agrees on the target)."),
 ]
 
 MEASURES: dict[str, Measure] = {m.id: m for m in _ALL}

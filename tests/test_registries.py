@@ -3,7 +3,6 @@ runner's dispatch, the comparison's fast paths and the CLI's choices."""
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 
 import numpy as np
@@ -13,7 +12,7 @@ import measures as M
 from workbench import config, objective, study
 from workbench.cli import _parser
 from workbench.compare.nodes import CANDIDATE_SETS, EXACT_NODE_MEASURES
-from workbench.config import AttributeSpec, study_from_dict
+from workbench.config import study_from_dict
 from workbench.errors import ConfigError
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS, POSETS
@@ -56,12 +55,12 @@ def test_unregistered_ids_are_refused():
 
 
 def test_poset_parameters_are_attribute_keys_and_factories_take_them():
-    fields = {f.name for f in dataclasses.fields(AttributeSpec)}
+    keys = config.attribute_keys()
     for kind in POSETS.values():
-        assert set(kind.parameters) <= fields, kind.id
+        assert set(kind.parameter_names) <= set(keys), kind.id
         if kind.build is not None:
             accepted = list(inspect.signature(kind.build).parameters)
-            assert accepted == ["values", "hierarchy", *kind.parameters], kind.id
+            assert accepted == ["values", "hierarchy", *kind.parameter_names], kind.id
     built = POSETS["range"].build(["1", "5", "9"], None, max_diff=None)
     assert np.asarray(built.leaves).shape == (3,)
 

@@ -126,7 +126,7 @@ def test_non_monotone_refusal_names_the_alternatives():
 
     raw = {"data": {"sample": "teaching"}, "engine": {"algorithm": "ola", "objective": "loss"},
            "privacy": {"k": 3}}
-    with pytest.raises(ConfigError, match="'exhaustive' or 'bnb'"):
+    with pytest.raises(ConfigError, match="'exhaustive', 'incognito', 'flash' or 'bnb'"):
         run(study_from_dict(raw))
     raw["engine"]["allow_non_monotone"] = True
     result = run(study_from_dict(raw))

@@ -10,7 +10,7 @@ decided here depends on the data or on the algorithm actually run:
 - ``table_refusal``: evaluating every node of a lattice larger than that (the app's Lattice and Compare pages);
 - ``monotone_refusal``: a search whose optimality proof needs a monotone objective, given one that is not,
   unless ``engine.allow_non_monotone`` (the result is then labelled not proven optimal);
-- ``privacy_refusal``: a search that prunes on monotone admissibility (Samarati, OLA, Flash) with a privacy model
+- ``privacy_refusal``: a search that prunes on monotone admissibility (``AlgorithmSpec.prunes``) with a privacy model
   that is not monotone at the suppression limit (``admissibility_refusal``, which the search raises too), and a
   local algorithm with a privacy model it cannot enforce (``local_refusal``, which the study runner raises too);
 - ``geo_refusal``: the geography engine's own aggregation (VBAS, GeoLeader-like) with a privacy model besides k.
@@ -29,12 +29,11 @@ import measures as M
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.grouping import group_rows
-from workbench.lattice.search import ALGORITHMS
+from workbench.lattice.search import ALGORITHMS, ANY_OBJECTIVE
 from workbench.privacy.base import Admissibility
 
 MAX_LATTICE_NODES = 50_000  # evaluating every node of a lattice this large takes about 40 s
 DEFAULT_TIME_LIMIT = 60.0  # seconds: an anytime search's budget over a larger lattice without engine.time_limit
-OPTIMAL_FOR_ANY = ("exhaustive", "bnb")  # optimal for any objective
 
 
 def lattice_size(dataset: Dataset) -> int:
@@ -128,7 +127,30 @@ def needs_monotone_waiver(algorithm: str, objective: str) -> bool:
 
 
 NOT_MONOTONE_WHY = "with suppression, a more general node can suppress fewer records and score better"
-ANY_OBJECTIVE = f"{OPTIMAL_FOR_ANY[1]} and {OPTIMAL_FOR_ANY[0]} are optimal for any objective"
+
+
+def optimal_for_any_objective() -> tuple[str, ...]:
+    """The searches that prove their node optimal for any objective, monotone or not (``AlgorithmSpec.optimal_for``),
+    in the registry's order."""
+    return tuple(a for a, spec in ALGORITHMS.items() if spec.optimal_for == ANY_OBJECTIVE)
+
+
+def optimal_for_any_rule() -> tuple[str, ...]:
+    """The searches optimal for any objective under any privacy rule: they do not prune on monotone admissibility
+    (``AlgorithmSpec.optimal_for_any_rule``), in the registry's order."""
+    return tuple(a for a, spec in ALGORITHMS.items() if spec.optimal_for_any_rule)
+
+
+def optimal_anytime() -> str:
+    """The search to switch to when the chosen one cannot prove its node optimal for the objective or is refused the
+    privacy rule (the app's steering): the first that is optimal for any objective under any rule and anytime."""
+    return next(a for a in optimal_for_any_rule() if ALGORITHMS[a].anytime)
+
+
+def either(ids: tuple[str, ...], quoted: bool = True, last: str = "or") -> str:
+    """``'a', 'b' or 'c'``: ids as a sentence names them."""
+    names = [repr(i) if quoted else i for i in ids]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
 
 
 def non_monotone_warning(algorithm: str, objective: str) -> str:
@@ -136,7 +158,8 @@ def non_monotone_warning(algorithm: str, objective: str) -> str:
     ``objective`` means: one sentence without its full stop, the same wherever it is said (the app's warnings and
     the note on the search's result; ``monotone_refusal`` gives the same reason)."""
     return (f"{algorithm} assumes a monotone objective and {objective} is not monotone ({NOT_MONOTONE_WHY}), so "
-            f"the node it returns is k-anonymous but not proven optimal; {ANY_OBJECTIVE}")
+            f"the node it returns is k-anonymous but not proven optimal; "
+            f"{either(optimal_for_any_objective(), quoted=False, last='and')} are optimal for any objective")
 
 
 def monotone_refusal(study: Study, algorithm: str) -> str | None:
@@ -144,17 +167,14 @@ def monotone_refusal(study: Study, algorithm: str) -> str | None:
     if not needs_monotone_waiver(algorithm, study.objective) or study.allow_non_monotone:
         return None
     return (f"engine.algorithm {algorithm!r} needs a monotone objective and {study.objective!r} is not "
-            f"({NOT_MONOTONE_WHY}); use {OPTIMAL_FOR_ANY[0]!r} or {OPTIMAL_FOR_ANY[1]!r} (optimal for any "
-            "objective), or set engine.allow_non_monotone = true to run it anyway, labelled not proven optimal")
-
-
-PRUNING_SEARCHES = ("samarati", "ola", "flash")  # they assume admissibility is monotone (predictive tagging)
+            f"({NOT_MONOTONE_WHY}); use {either(optimal_for_any_objective())} (optimal for any objective), or set "
+            "engine.allow_non_monotone = true to run it anyway, labelled not proven optimal")
 
 
 def admissibility_refusal(rule: Admissibility, algorithm: str) -> str | None:
-    """Why ``algorithm`` cannot search under ``rule`` (None when it can): it prunes, and a privacy model is not
-    monotone at the rule's suppression limit (``Admissibility.non_monotone_models``)."""
-    bad = rule.non_monotone_models() if algorithm in PRUNING_SEARCHES else []
+    """Why ``algorithm`` cannot search under ``rule`` (None when it can): it prunes (``AlgorithmSpec.prunes``), and a
+    privacy model is not monotone at the rule's suppression limit (``Admissibility.non_monotone_models``)."""
+    bad = rule.non_monotone_models() if ALGORITHMS[algorithm].prunes else []
     if not bad:
         return None
     names = "; ".join(m.describe() for m in bad)
@@ -164,7 +184,7 @@ def admissibility_refusal(rule: Admissibility, algorithm: str) -> str | None:
     else:
         why, fix = "over the lattice", ""
     return (f"engine.algorithm {algorithm!r} assumes admissibility is monotone, and {names} is not monotone {why}; "
-            f"use 'exhaustive', 'bnb' or 'incognito'{fix}")
+            f"use {either(optimal_for_any_rule())}{fix}")
 
 
 LATTICE_ENGINE = "the lattice engine (engine.kind = 'lattice')"
@@ -172,21 +192,21 @@ LATTICE_ENGINE = "the lattice engine (engine.kind = 'lattice')"
 
 def local_refusal(rule: Admissibility, algorithm: str, dataset: Dataset | None = None) -> str | None:
     """Why the local ``algorithm`` cannot release under ``rule`` (None when it can), in one line naming the model
-    and the algorithm. Only the algorithms of ``workbench.local.MODEL_ENFORCING`` (Mondrian) enforce privacy
+    and the algorithm. Only the local algorithms with ``LocalAlgorithm.enforces_models`` (Mondrian) enforce privacy
     models, and only the class-level ones judged on a class's own records (``PrivacyModel.partition_checkable``:
     ℓ-diversity, t-closeness, β-likeness, δ-disclosure privacy, (α, k)-anonymity, k-map estimated from a population
     size; not δ-presence, k-map against a population table nor a risk threshold); the others release k alone, so a
     configured model is refused rather than left unmet. Given the ``dataset``, Mondrian is refused too when the whole
     table, its first partition, already breaks a model (no cut can mend it)."""
-    from workbench.local import MODEL_ENFORCING
+    from workbench.local import LOCAL_ALGORITHMS
 
     if not rule.models:
         return None
-    enforcing = algorithm in MODEL_ENFORCING
-    unfit = [m for m in rule.models if not (enforcing and m.partition_checkable)]
+    enforcing = [a for a, spec in LOCAL_ALGORITHMS.items() if spec.enforces_models]
+    unfit = [m for m in rule.models if not (algorithm in enforcing and m.partition_checkable)]
     if unfit:
         names = " and ".join(m.describe() for m in unfit)
-        others = [a for a in MODEL_ENFORCING if a != algorithm]
+        others = [a for a in enforcing if a != algorithm]
         fix = (f"use {' or '.join(map(repr, others))} or {LATTICE_ENGINE}"
                if others and all(m.partition_checkable for m in unfit) else f"use {LATTICE_ENGINE}")
         return f"engine.algorithm {algorithm!r} (local engine) cannot enforce {names}; {fix}"
@@ -231,7 +251,7 @@ def privacy_refusal(study: Study, dataset: Dataset, algorithm: str) -> str | Non
         return None
     if study.engine == "local":
         return local_refusal(local_rule(study, dataset), algorithm, dataset)
-    if algorithm not in PRUNING_SEARCHES:
+    if not ALGORITHMS[algorithm].prunes:
         return None
     from workbench.privacy.build import admissibility_for
 

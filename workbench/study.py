@@ -21,7 +21,7 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS
 from workbench.lattice.search.result import Limits, SearchResult
 from workbench.lattice.tagging import TaggedLattice
-from workbench.local import LOCAL_ALGORITHMS, MODEL_ENFORCING, POSETS
+from workbench.local import LOCAL_ALGORITHMS, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
 from workbench.local.setup import local_setup
 from workbench.objective import NodeScorer, _lattice_measure, check_measures, local_weigh, score_release
@@ -284,8 +284,8 @@ def local_release(study: Study, dataset: Dataset, setup: tuple[list[LocalColumn]
     report(0.15, "building the posets")
     columns, problem = setup or local_setup(study, dataset, local_weigh(study, dataset))
     report(0.3, f"clustering with {study.algorithm}")
-    search = LOCAL_ALGORITHMS[study.algorithm]
-    result = search(problem, study.k, rule.models) if study.algorithm in MODEL_ENFORCING else search(problem, study.k)
+    spec = LOCAL_ALGORITHMS[study.algorithm]
+    result = spec.search(problem, study.k, rule.models) if spec.enforces_models else spec.search(problem, study.k)
     report(0.6, "building the release")
     return Release.from_local(dataset, columns, result, study.k, rule), result
 

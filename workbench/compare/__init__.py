@@ -47,7 +47,8 @@ from workbench.study import Progress, evaluator_for, local_release
 from workbench.user_measure import at
 
 _node_view = node_view  # the name the tests have compared against the release's view
-COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition", "mondrian")  # the local releases a comparison lists by default
+COMPARED_LOCAL_ALGORITHMS = tuple(a for a, spec in LOCAL_ALGORITHMS.items() if spec.compared)
+"""The local releases a comparison lists by default (``LocalAlgorithm.compared``)."""
 
 
 def _local_study(study: Study, algorithm: str) -> Study:

@@ -25,7 +25,7 @@ from workbench.errors import ConfigError
 from workbench.geo.config import parse_geo
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS as _LOCAL_SEARCHES
-from workbench.local import POSETS
+from workbench.local import PARAMETER_TYPES, POSETS, poset_parameters
 from workbench.user_measure import lock
 
 # allowed values, read from the registries (``ALGORITHMS``, ``workbench.local``, ``measures.MEASURES``)
@@ -51,12 +51,16 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "register": {"key": (str,), "url": (str,), "user_header": (str,), "store_data": (bool,)},
 }
 _ATTRIBUTE_KEYS: dict[str, tuple[type, ...]] = {
-    "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,), "poset_file": (str,),
-    "max_diff": (int, float), "weight": (int, float), "power_mode": (str,), "base_date": (str,),
-    "age_bands": (list,), "value_separator": (str,),
-}
+    "role": (str,), "hierarchy": (str,), "builder": (dict,), "poset": (str,), "weight": (int, float),
+}  # and every registered poset kind's parameters (``attribute_keys``)
 MAX_K = 2**53 - 1  # beyond it a JSON reader (the provenance, the app's widgets) no longer holds k exactly
 POSET_KINDS = tuple(POSETS)
+
+
+def attribute_keys() -> dict[str, tuple[type, ...]]:
+    """The keys an ``[attributes.NAME]`` table may hold -> their accepted types: the config's own and every
+    registered poset kind's parameters (``workbench.local.POSETS``), read when a config is read."""
+    return {**_ATTRIBUTE_KEYS, **{name: PARAMETER_TYPES[p.type] for name, p in poset_parameters().items()}}
 LOCAL_OBJECTIVES = tuple(i for i, m in M.MEASURES.items() if m.guides_local)
 
 
@@ -76,13 +80,12 @@ class AttributeSpec:
     hierarchy: Path | None = None
     builder: Mapping[str, Any] | None = None
     poset: str | None = None
-    poset_file: Path | None = None
-    max_diff: float | None = None
     weight: float = 1.0
-    power_mode: str = "per_bit"
-    base_date: str = "2006-01-01"
-    age_bands: tuple[int, ...] = (5, 30, 50, 70, 90)
-    value_separator: str = ";"
+    parameters: Mapping[str, Any] = field(default_factory=dict)  # the poset parameters given (PosetKind.parameters)
+
+    def parameter(self, key: str) -> Any:
+        """The poset parameter ``key`` as given, else its registered default."""
+        return self.parameters[key] if key in self.parameters else poset_parameters()[key].default
 
 
 @dataclass(frozen=True)
@@ -243,22 +246,18 @@ def study_from_dict(raw: Mapping[str, Any], base_dir: str | Path = ".", source: 
     attributes_raw = raw.get("attributes", {})
     _need(f"{where}: [attributes]", attributes_raw, (dict,))
     attributes = []
+    keys, parameters = attribute_keys(), poset_parameters()
     for name, spec in attributes_raw.items():
         _need(f"{where}: [attributes.{name}]", spec, (dict,))
         for key, value in spec.items():
-            if key not in _ATTRIBUTE_KEYS:
-                raise ConfigError(f"{where}: unknown key attributes.{name}.{key}; known: "
-                                  f"{', '.join(_ATTRIBUTE_KEYS)}")
-            _need(f"{where}: attributes.{name}.{key}", value, _ATTRIBUTE_KEYS[key])
+            if key not in keys:
+                raise ConfigError(f"{where}: unknown key attributes.{name}.{key}; known: {', '.join(keys)}")
+            _need(f"{where}: attributes.{name}.{key}", value, keys[key])
         attributes.append(AttributeSpec(
             name=name, role=spec.get("role"),
             hierarchy=(base / spec["hierarchy"]) if "hierarchy" in spec else None,
-            builder=spec.get("builder"), poset=spec.get("poset"),
-            poset_file=(base / spec["poset_file"]) if "poset_file" in spec else None,
-            max_diff=float(spec["max_diff"]) if "max_diff" in spec else None, weight=float(spec.get("weight", 1.0)),
-            power_mode=spec.get("power_mode", "per_bit"), base_date=spec.get("base_date", "2006-01-01"),
-            age_bands=tuple(spec.get("age_bands", (5, 30, 50, 70, 90))),
-            value_separator=spec.get("value_separator", ";"),
+            builder=spec.get("builder"), poset=spec.get("poset"), weight=float(spec.get("weight", 1.0)),
+            parameters={key: parameters[key].value(value, base) for key, value in spec.items() if key in parameters},
         ))
 
     privacy = sections["privacy"]

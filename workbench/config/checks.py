@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from workbench.data import ROLES
 from workbench.errors import ConfigError
-from workbench.local import POSETS
+from workbench.local import POSETS, poset_parameters
 
 if TYPE_CHECKING:
     from workbench.config import AttributeSpec, Study
@@ -24,20 +24,21 @@ def check_attribute(where: str, spec: AttributeSpec) -> None:
         raise ConfigError(f"{where}: attributes.{name}.role {spec.role!r} is not one of {', '.join(ROLES)}")
     if spec.poset is not None and spec.poset not in POSETS:
         raise ConfigError(f"{where}: attributes.{name}.poset {spec.poset!r} is not one of {', '.join(POSETS)}")
-    if spec.poset == "passthrough":
-        raise ConfigError(f"{where}: attributes.{name}.poset = 'passthrough' releases the column unchanged "
-                          f"(Katirai's PassThroughPoset), so it cannot be a quasi-identifier of a k-anonymous "
-                          f"release; give {name!r} the role 'insensitive' to release it as is, or choose "
-                          f"another poset")
-    if spec.poset is not None and POSETS[spec.poset].needs_file and spec.poset_file is None:
-        raise ConfigError(f"{where}: attributes.{name}.poset = {spec.poset!r} needs a poset_file (TOML or JSON)")
-    if spec.power_mode not in ("per_bit", "and"):
-        raise ConfigError(f"{where}: attributes.{name}.power_mode must be 'per_bit' or 'and'")
-    bands = spec.age_bands
-    if not bands or not all(isinstance(b, int) and b > 0 for b in bands) or list(bands) != sorted(set(bands)):
-        raise ConfigError(f"{where}: attributes.{name}.age_bands must be increasing positive integers")
-    if spec.max_diff is not None and spec.max_diff <= 0:
-        raise ConfigError(f"{where}: attributes.{name}.max_diff must be positive, got {spec.max_diff:g}")
+    kind = POSETS[spec.poset] if spec.poset is not None else None
+    if kind is not None and kind.build is None:
+        raise ConfigError(f"{where}: attributes.{name}.poset = {kind.id!r} releases {kind.label}, so it cannot be a "
+                          f"quasi-identifier of a k-anonymous release; give {name!r} the role 'insensitive' to release "
+                          "it as is, or choose another poset")
+    if kind is not None and kind.needs_file and not any(p.type == "file" and p.name in spec.parameters
+                                                        for p in kind.parameters):
+        raise ConfigError(f"{where}: attributes.{name}.poset = {kind.id!r} needs a poset_file (TOML or JSON)")
+    known = poset_parameters()
+    for key, value in spec.parameters.items():  # each given poset parameter, within its registered range
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key attributes.{name}.{key}; no poset kind reads it")
+        problem = known[key].problem(value)
+        if problem:
+            raise ConfigError(f"{where}: attributes.{name}.{key} {problem}")
     if spec.weight < 0:
         raise ConfigError(f"{where}: attributes.{name}.weight must be zero or more, got {spec.weight:g}")
     if spec.hierarchy is not None and spec.builder is not None:

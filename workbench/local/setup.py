@@ -31,7 +31,7 @@ def local_columns(study: Study, dataset: Dataset, weigh: Weigh) -> tuple[list[Lo
         values, index = np.unique(dataset.frame[qi].to_numpy(dtype=str), return_inverse=True)
         registered = POSETS[kind]
         assert registered.build is not None  # the config refuses a passthrough quasi-identifier
-        parameters = {p: getattr(spec, p) for p in registered.parameters} if spec else {}
+        parameters = {p.name: spec.parameter(p.name) if spec else p.default for p in registered.parameters}
         try:
             poset = registered.build(values.tolist(), dataset.hierarchies.get(qi), **parameters)
         except HierarchyError as exc:

@@ -23,9 +23,9 @@ from workbench.config.privacy import (
 )
 from workbench.lattice.search import ALGORITHMS
 from workbench.policy import (
-    PRUNING_SEARCHES,
     needs_monotone_waiver,
     non_monotone_warning,
+    optimal_anytime,
     search_refusal,
     suppression_share,
 )
@@ -40,15 +40,15 @@ from workbench.ui.upload import dependency_warnings
 
 DEFAULTS = {state.AN_ENGINE: "lattice", state.AN_ALG: "flash", state.AN_OBJ: "entropy", state.AN_LOCAL_ALG: "greedy",
             state.AN_LOCAL_OBJ: "vinterbo"}
-OPTIMAL_FOR_ANY = "bnb"  # optimal for any objective, and anytime (stops at a time limit)
 
 
 def _steer() -> None:
-    """On a change of objective: a non-monotone one with Flash or OLA switches the search to bnb (the analyst
-    may switch back; the result is then marked not proven optimal)."""
+    """On a change of objective: a non-monotone one with a search whose proof needs a monotone objective (OLA)
+    switches the search to ``policy.optimal_anytime`` (bnb; the analyst may switch back; the result is then marked
+    not proven optimal)."""
     algorithm, objective = state.AN_ALG.get(), state.AN_OBJ.get()
     if algorithm in ALGORITHMS and objective in M.MEASURES and needs_monotone_waiver(algorithm, objective):
-        state.AN_ALG.set(OPTIMAL_FOR_ANY)
+        state.AN_ALG.set(optimal_anytime())
         state.AN_STEERED.set((algorithm, objective))
     else:
         state.AN_STEERED.pop()
@@ -265,9 +265,9 @@ def page(source: Source) -> None:
     subset = "research_subset" if source.sample in RESEARCH_SUBSETS else None
     if data.get("sensitive") or subset is not None:
         models = _privacy_models(list(data.get("sensitive") or []), subset)
-    steered = state.AN_STEERED.get()
-    if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
-        st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: "
+    steered, optimal = state.AN_STEERED.get(), optimal_anytime()
+    if engine == "lattice" and steered and algorithm == optimal and steered[1] == objective:
+        st.info(f"Search switched from {steered[0]} to {optimal}: "
                 f"{non_monotone_warning(steered[0], objective)}.")
     if engine == "lattice" and needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True  # the analyst insists: run it, and say what that means
@@ -279,15 +279,15 @@ def page(source: Source) -> None:
         if refusal:  # as `workbench run` refuses it (policy.local_refusal)
             st.error(md(refusal))
             return
-    if models and engine == "lattice" and algorithm in PRUNING_SEARCHES:
+    if models and engine == "lattice" and ALGORITHMS[algorithm].prunes:
         check = privacy_check(config_json, dataset_key=source.dataset_key)
         if check.get("refusal"):  # the library refuses this search: steer to one optimal for any rule
-            state.AN_ALG_PENDING.set(OPTIMAL_FOR_ANY)
+            state.AN_ALG_PENDING.set(optimal)
             state.AN_MODEL_STEERED.set((algorithm, check["refusal"]))
             st.rerun()
     model_steered = state.AN_MODEL_STEERED.get()
-    if models and model_steered and algorithm == OPTIMAL_FOR_ANY:
-        st.info(f"Search switched from {model_steered[0]} to {OPTIMAL_FOR_ANY}: {model_steered[0]} prunes the "
+    if models and model_steered and algorithm == optimal:
+        st.info(f"Search switched from {model_steered[0]} to {optimal}: {model_steered[0]} prunes the "
                 f"lattice assuming admissibility is monotone, and the library refuses it here: {md(model_steered[1])}.")
     clicked = st.button("Run", type="primary")
     here = {"config": config_json, "dataset_key": source.dataset_key}

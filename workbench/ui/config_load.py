@@ -10,9 +10,11 @@ from typing import Any
 import streamlit as st
 
 import measures as M
+from workbench.catalog import posets_from_values
 from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.config.bundle import read_config_bytes
 from workbench.errors import WorkbenchError
+from workbench.local import POSETS
 from workbench.policy import suppression_share
 from workbench.readers import base_name, upload_name
 from workbench.ui import state, upload
@@ -122,8 +124,10 @@ def load_config(ws: dict[str, Any] | None) -> None:
                               "import it on the Hierarchies page"))
                 continue
             ws["hierarchies"][spec.name] = {"mode": "arx", "text": files[rel], "file": rel.split("/")[-1]}
-        if spec.poset in upload.POSETS:
+        if spec.poset in posets_from_values():
             ws["posets"][spec.name] = spec.poset
+            ws.setdefault("poset_parameters", {})[spec.name] = {
+                p.name: spec.parameters[p.name] for p in POSETS[spec.poset].parameters if p.name in spec.parameters}
         elif spec.poset:
             notes.append(f"{md(loaded_name)}: poset {md(repr(spec.poset))} of {md(repr(spec.name))} needs a poset "
                          f"file, which the app does not take; {md(repr(spec.name))} uses the tree poset here "

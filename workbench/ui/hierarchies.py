@@ -9,12 +9,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from workbench.catalog import posets_from_values
 from workbench.errors import WorkbenchError
 from workbench.hierarchy.builders import BUILDER_KINDS, groupings_from_table
 from workbench.hierarchy.missing import MISSING, missing_cells, missing_placement
 from workbench.hierarchy.suggest import suggest_spec
 from workbench.hierarchy.tree import Hierarchy
 from workbench.hierarchy.values import DATE_LEVELS, NOT_A_NUMBER, numeric_profile
+from workbench.local import POSETS, PosetParameter
 from workbench.readers import base_name
 from workbench.release.output import dataset_stem, safe_name
 from workbench.samples import load_sample
@@ -199,11 +201,51 @@ def _edit(ws: dict[str, Any], column: str) -> None:
         st.error(md(error))
         return
     _preview(h, values, column, {"path": ws["name"]})
-    kinds = list(upload.POSETS)
-    ws["posets"][column] = st.selectbox("Poset for the local engine", kinds,
-                                        index=kinds.index(ws["posets"].get(column, "tree"))
-                                        if ws["posets"].get(column, "tree") in kinds else 0,
-                                        format_func=lambda p: f"{p}: {upload.POSETS[p]}", key=f"poset:{column}")
+    _poset(ws, column)
+
+
+def _poset(ws: dict[str, Any], column: str) -> None:
+    """The poset the local engine uses for ``column``: a kind built from the column's values (``catalog.POSETS``,
+    those that need no file) and a field for each of its parameters, drawn from the kind's registered schema."""
+    kinds = posets_from_values()
+    current = ws["posets"].get(column, "tree")
+    kind = st.selectbox("Poset for the local engine", kinds, index=kinds.index(current) if current in kinds else 0,
+                        format_func=lambda p: f"{p}: {POSETS[p].label}", key=f"poset:{column}")
+    ws["posets"][column] = kind
+    given = ws.setdefault("poset_parameters", {}).get(column, {})
+    chosen: dict[str, Any] = {}
+    for parameter in POSETS[kind].parameters:
+        value = _parameter_field(parameter, given.get(parameter.name, parameter.default),
+                                 f"poset:{column}:{kind}:{parameter.name}")
+        problem = value if isinstance(value, str) and parameter.type == "integers" else (
+            parameter.problem(value) if value is not None else None)
+        if problem:  # the parameter keeps its last valid value (or its default)
+            st.error(md(f"{parameter.name} {problem}"))
+            if parameter.name in given:
+                chosen[parameter.name] = given[parameter.name]
+        elif value is not None:
+            chosen[parameter.name] = value
+    ws["poset_parameters"][column] = chosen
+
+
+def _parameter_field(parameter: PosetParameter, value: Any, key: str) -> Any:
+    """A field for one poset parameter (its ``type``, ``choices`` and ``help``), returning the value set (None: left
+    empty; for a list of whole numbers that cannot be read, the problem in words)."""
+    if parameter.choices:
+        choices = list(parameter.choices)
+        return st.selectbox(parameter.name, choices, index=choices.index(value) if value in choices else 0,
+                            key=key, help=parameter.help)
+    if parameter.type == "number":
+        return st.number_input(parameter.name, value=None if value is None else float(value), format="%g", key=key,
+                               help=parameter.help)
+    if parameter.type == "integers":
+        text = st.text_input(parameter.name, ", ".join(str(v) for v in value or ()), key=key,
+                             help=f"{parameter.help} (whole numbers separated by commas)")
+        try:
+            return tuple(int(v) for v in text.replace(",", " ").split())
+        except ValueError:
+            return "must be whole numbers separated by commas"
+    return st.text_input(parameter.name, "" if value is None else str(value), key=key, help=parameter.help)
 
 
 def _own_data(ws: dict[str, Any]) -> None:

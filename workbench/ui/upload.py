@@ -38,8 +38,6 @@ def oversized(file: Any, limit_mb: int) -> str | None:
         name = base_name(file.name) or "the file"
         return f"{name} is {file.size / 2**20:,.1f} MB; this upload takes at most {limit_mb} MB"
     return None
-POSETS = {"tree": "the hierarchy as a tree (default)", "range": "numeric ranges [a, b] (Katirai)",
-          "power": "sets of bits (Katirai's power poset)", "date_of_birth": "dates of birth: granularity + age band"}
 
 
 def workspace() -> dict[str, Any] | None:
@@ -61,7 +59,7 @@ def _read(content: bytes, name: str, sha: str) -> pd.DataFrame | str:
 
 
 MAX_TABLES = 16  # tables whose settings a session keeps (only the current table's rows are held)
-SETTINGS = ("name", "roles", "hierarchies", "posets")
+SETTINGS = ("name", "roles", "hierarchies", "posets", "poset_parameters")
 
 
 def _keep(ws: dict[str, Any]) -> None:
@@ -81,11 +79,11 @@ def _start(frame: pd.DataFrame, name: str, sha: str) -> dict[str, Any]:
         _keep(previous)
     before = S.TABLES.get_or({}).get(sha)
     if before is not None:
-        ws = {"sha": sha, "frame": frame, **before, "name": name}
+        ws = {"sha": sha, "frame": frame, "poset_parameters": {}, **before, "name": name}
         S.RESTORED.set(name)
     else:
         ws = {"name": name, "sha": sha, "frame": frame, "roles": suggest_roles(frame), "hierarchies": {},
-              "posets": {}}
+              "posets": {}, "poset_parameters": {}}
         S.RESTORED.pop()
     S.WORKSPACE.set(ws)
     return ws
@@ -149,7 +147,8 @@ def problems(ws: dict[str, Any]) -> list[str]:
 
 
 def attributes_config(ws: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The config ``[attributes]`` of the session's data: roles, builders or ARX files, posets."""
+    """The config ``[attributes]`` of the session's data: roles, builders or ARX files, posets and their
+    parameters."""
     out: dict[str, dict[str, Any]] = {}
     files = hierarchy_paths(c for c, r in ws["roles"].items() if r == "quasi")  # safe names, as the bundle's
     for column, role in ws["roles"].items():
@@ -163,6 +162,8 @@ def attributes_config(ws: dict[str, Any]) -> dict[str, dict[str, Any]]:
         poset = ws["posets"].get(column, "tree")
         if role == "quasi" and poset != "tree":
             spec["poset"] = poset
+            spec |= {key: list(value) if isinstance(value, tuple) else value
+                     for key, value in ws.get("poset_parameters", {}).get(column, {}).items()}
         out[column] = spec
     quasi_first = sorted(out, key=lambda c: out[c]["role"] != "quasi")  # quasi-identifier order = table order
     return {c: out[c] for c in quasi_first}

@@ -38,13 +38,9 @@ DECOMPOSITION: dict[str, str] = {i: m.aggregate for i, m in M.MEASURES.items()
 """How each decomposable measure combines its attributes: ``sum``, ``mean`` or ``geometric_mean`` (ARX's loss)
 of the per-attribute values (``measures.Measure.aggregate``)."""
 
-NOT_DECOMPOSABLE: dict[str, str] = {
-    "dm": "DM sums |E|² over equivalence classes, which all quasi-identifiers form jointly: no per-attribute share",
-    "dm_star": "DM* sums |E|² over equivalence classes, which all quasi-identifiers form jointly: "
-               "no per-attribute share",
-    "aecs": "AECS divides n by the number of equivalence classes, which all quasi-identifiers form jointly: "
-            "no per-attribute share",
-}
+NOT_DECOMPOSABLE: dict[str, str] = {i: m.joint for i, m in M.MEASURES.items() if m.joint}
+"""Why each measure over the equivalence classes (DM, DM*, AECS) has no per-attribute share
+(``measures.Measure.joint``)."""
 
 DEFAULT_SAMPLE = 20
 
@@ -160,7 +156,7 @@ def attribute_contributions(release: Release, ids: Sequence[str] | None = None) 
     for i in ids:
         how = DECOMPOSITION.get(i)
         if how is None:
-            skipped[i] = NOT_DECOMPOSABLE.get(i, f"{i} is not a sum, mean or geometric mean over attributes "
+            skipped[i] = M.MEASURES[i].joint or (f"{i} is not a sum, mean or geometric mean over attributes "
                                                  "(docs/measures.md)")
             continue
         own = list(values[i].values())
