@@ -32,9 +32,9 @@ from tests._cli import call
 from tests._random_tables import random_hierarchy
 from workbench import compare
 from workbench.config import BACKENDS, load_study
-from workbench.config.privacy import PRIVACY_MODELS
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS
+from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.study import load_dataset, run, search
 
 K = 2

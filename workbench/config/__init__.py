@@ -24,20 +24,8 @@ from workbench.config.checks import (  # noqa: F401  (BACKENDS, SWEEP_BACKENDS: 
     check_sweep,
 )
 from workbench.config.plugins import load_installed, load_plugins
-from workbench.config.privacy import (  # noqa: F401  (the choices are re-exported for the front ends)
-    BETA_VARIANTS,
-    DEFAULT_POPULATION_ESTIMATOR,
-    ENTROPY_ESTIMATORS,
-    K_MAP_ESTIMATORS,
-    L_VARIANTS,
-    POPULATION_ESTIMATORS,
-    PRIVACY_MODELS,
-    RISK_MODELS,
-    T_VARIANTS,
-    PrivacyModelSpec,
-    privacy_models_of,
-)
 from workbench.config.privacy import need as _need
+from workbench.config.privacy import privacy_models_of
 from workbench.config.text import (  # noqa: F401  (re-exported: the config's text form and --set overrides)
     apply_overrides,
     in_attribute_order,
@@ -49,6 +37,8 @@ from workbench.geo.config import parse_geo
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS as _LOCAL_SEARCHES
 from workbench.local import POSETS
+from workbench.privacy.kind import PrivacyModelSpec
+from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.user_measure import lock
 
 # allowed values, read from the registries (``ALGORITHMS``, ``workbench.local``, ``measures.MEASURES``)
