@@ -237,3 +237,41 @@ def test_the_lattice_page_names_the_toy_model_by_its_label() -> None:
     options = colour_options({"toy": {"attribute": "diagnosis", "most": 3}})
     assert [colour_label(o) for o in options] == [f"{PRIVACY_MODELS['toy'].label} (satisfied or not)",
                                                   "all models (k and every privacy model together)"]
+
+
+# ---------------------------------------------------------------------------------------------- every entry
+def _form_tables(model: kind.PrivacyModelKind, context: kind.FormContext) -> list[dict[str, object]]:
+    """The tables a model's form makes for every combination of its choice fields' values (numbers at default)."""
+    import itertools
+
+    form = model.form
+    choices = [f for f in form.fields if f.widget == "choice"]
+    tables = []
+    for combination in itertools.product(*(f.options(context) for f in choices)):
+        picked = dict(zip((f.name for f in choices), combination, strict=True))
+        values = form.values(lambda f, p=picked: p.get(f.name), context)
+        tables.append(form.table(values))
+    return tables
+
+
+@pytest.mark.parametrize("model_id", list(PRIVACY_MODELS))
+def test_every_entry_s_form_writes_tables_its_config_check_accepts(model_id: str, tmp_path: Path) -> None:
+    """Each registered model's form, in every combination of its choices, writes a table of known keys of the
+    declared types that its check accepts; each declared choice list is what the check enforces, and each declared
+    default is what the check fills in."""
+    from workbench.config.privacy import type_ok
+
+    model = PRIVACY_MODELS[model_id]
+    context = kind.FormContext(("d", "e"), "research_subset")
+    assert model.form.offered(context)
+    for table in _form_tables(model, context):
+        assert table and set(table) <= set(model.keys), table
+        assert all(type_ok(v, model.keys[k].types) for k, v in table.items()), table
+        checked = model.check(dict(table), "t", tmp_path)
+        for key, spec in model.keys.items():
+            if spec.choices and key in table:
+                assert checked[key] in spec.choices
+                with pytest.raises(ConfigError, match=f"t.{key} 'nonsense' is not one of {', '.join(spec.choices)}"):
+                    model.check(dict(table) | {key: "nonsense"}, "t", tmp_path)
+            if spec.default is not None and key in checked and key not in table:
+                assert checked[key] == spec.default, key
