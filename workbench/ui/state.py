@@ -222,6 +222,7 @@ def model_picker_keys() -> tuple[str, ...]:
     return tuple(key for model in PRIVACY_MODELS.values()
                  for key in (model_key(model), *(field_key(model, f) for f in model.form.fields)))
 
+
 # the Lattice page
 LAT_NODE: Slot[str] = Slot("lat_node")  # the open node (its select box)
 LAT_CHART: Slot[Any] = Slot("lat_hasse")  # the Hasse diagram's selection event
