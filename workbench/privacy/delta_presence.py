@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from workbench.data import Dataset, Population, read_table
+from workbench.data import Dataset, Population
 from workbench.errors import ConfigError
 from workbench.grouping import KEY_LIMIT, group_rows
 from workbench.privacy import kind
 from workbench.privacy.base import ClassView, PrivacyModel
+from workbench.readers import read_table
 
 if TYPE_CHECKING:
     from workbench.config import Study
