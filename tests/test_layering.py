@@ -109,11 +109,13 @@ def test_data_path_flows_one_way():
 
 
 # What the app may not import: the engines' insides. It reads the engines through their registries (the search
-# registry `workbench.lattice.search`, `workbench.local`'s algorithms and posets, the measure registry `measures`
+# registry `workbench.lattice.search`, `workbench.local`'s algorithms and posets, the privacy models' registry
+# `workbench.privacy.registry` and its entries' types `workbench.privacy.kind`, the measure registry `measures`
 # with the classifiers of `measures.degradation` and the geography measures of `measures.geography`), so that a
 # rename inside an engine never breaks the app. docs/architecture.md says the same.
 ENGINE_INSIDES = ("workbench.lattice.", "workbench.local.", "workbench.privacy.", "measures.")
-ENGINE_REGISTRIES = {"workbench.lattice.search", "measures.degradation", "measures.geography"}
+ENGINE_REGISTRIES = {"workbench.lattice.search", "workbench.privacy.registry", "workbench.privacy.kind",
+                     "measures.degradation", "measures.geography"}
 
 
 def test_the_app_reads_the_engines_only_through_their_registries():

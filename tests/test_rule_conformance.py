@@ -34,9 +34,9 @@ from workbench import compare
 from workbench.compare.optima import lattice_optima
 from workbench.config import load_study
 from workbench.config.checks import BACKENDS
-from workbench.config.privacy import PRIVACY_MODELS
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS
+from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.study import load_dataset, run, search
 
 K = 2

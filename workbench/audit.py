@@ -42,9 +42,8 @@ from workbench.grouping import group_rows
 from workbench.hierarchy.missing import MISSING, as_one_missing_value
 from workbench.privacy.base import ClassView, Extra
 from workbench.privacy.beta_likeness import relative_gains
-from workbench.privacy.build import natural_order
 from workbench.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
-from workbench.privacy.t_closeness import EqualDistanceTCloseness, OrderedDistanceTCloseness
+from workbench.privacy.t_closeness import EqualDistanceTCloseness, OrderedDistanceTCloseness, natural_order
 from workbench.readers import read_table
 from workbench.release.verify import SUPPRESSED
 from workbench.risk import DEFAULT_THRESHOLD, prosecutor_risk, record_risks, sample_uniques

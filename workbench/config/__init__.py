@@ -18,14 +18,16 @@ from typing import Any
 import measures as M
 from workbench.config.checks import check_attribute, check_backend, check_sweep
 from workbench.config.plugins import load_installed, load_plugins
-from workbench.config.privacy import PRIVACY_MODELS, PrivacyModelSpec, privacy_models_of
 from workbench.config.privacy import need as _need
+from workbench.config.privacy import privacy_models_of
 from workbench.config.text import apply_overrides
 from workbench.errors import ConfigError
 from workbench.geo.config import parse_geo
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS as _LOCAL_SEARCHES
 from workbench.local import PARAMETER_TYPES, POSETS, poset_parameters
+from workbench.privacy.kind import PrivacyModelSpec
+from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.user_measure import lock
 
 # allowed values, read from the registries (``ALGORITHMS``, ``workbench.local``, ``measures.MEASURES``)

@@ -10,8 +10,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workbench.config.privacy import PRIVACY_MODELS
 from workbench.errors import ArgumentError
+from workbench.privacy.registry import PRIVACY_MODELS
 
 
 def to_toml(raw: Mapping[str, Any]) -> str:

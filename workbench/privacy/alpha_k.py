@@ -13,12 +13,16 @@ kept class merged with one of a single value can exceed α, so it is not monoton
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from workbench.privacy.base import ClassView, Extra
-from workbench.privacy.sensitive import SensitiveModel, class_maximum, pairs_of
+from workbench.errors import ConfigError
+from workbench.privacy import kind
+from workbench.privacy.base import ClassView, Extra, PrivacyModel
+from workbench.privacy.sensitive import SensitiveModel, class_maximum, each_attribute, pairs_of
 
 
 def largest_share(class_counts: np.ndarray, values: Sequence[int] | None = None) -> np.ndarray:
@@ -66,3 +70,51 @@ class AlphaK(SensitiveModel):
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "alpha": self.alpha, "k": self.k} | (
             {"values": list(self.labels)} if self.labels is not None else {})
+
+
+# ------------------------------------------------------------------------------------------ the registry entry
+def check(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """``[privacy.alpha_k]``: α in (0, 1], its own k at least 1 (default: the study's), the values bounded."""
+    out: dict[str, Any] = {"attribute": kind.attribute(table, where), "alpha": kind.fraction(table, "alpha", where)}
+    if "k" in table:
+        if not table["k"] >= 1:
+            raise ConfigError(f"{where}.k must be at least 1, got {table['k']}")
+        out["k"] = int(table["k"])
+    if "values" in table:
+        values = table["values"]
+        if not values or not all(isinstance(v, str) for v in values):
+            raise ConfigError(f"{where}.values must be a non-empty list of sensitive values (text), got {values!r}")
+        out["values"] = list(dict.fromkeys(values))
+    return out
+
+
+def build_one(spec: kind.PrivacyModelSpec, context: kind.BuildContext, attribute: str, extra: Extra,
+              values: list[str]) -> PrivacyModel:
+    chosen = spec.get("values")
+    codes = None
+    if chosen is not None:
+        unknown = [v for v in chosen if v not in values]
+        if len(unknown) == len(chosen):
+            raise ConfigError(f"privacy.{spec.kind}.values: {attribute!r} has none of {', '.join(map(repr, chosen))}")
+        codes = [values.index(v) for v in chosen if v in values]
+    return AlphaK(extra, float(spec.get("alpha")), int(spec.get("k", context.k)), codes, chosen)
+
+
+def _short(table: Mapping[str, Any]) -> str:
+    return f"alpha{kind.figure(table.get('alpha', ''))}"
+
+
+DESCRIPTION = "no sensitive value makes up more than α of a class; k is the rule's k (Wong et al. 2006)"
+
+KIND = kind.PrivacyModelKind(
+    id="alpha_k", label="(α, k)-anonymity", description=DESCRIPTION,
+    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+          "alpha": kind.ConfigKey((int, float), doc="α, in (0, 1]"),
+          "k": kind.ConfigKey((int,), doc="its own k, at least 1 (default: privacy.k)"),
+          "values": kind.ConfigKey((list,), doc="the sensitive values bounded (default: every value)")},
+    check=check, build=each_attribute(build_one), short=_short, sensitive_key="attribute",
+    citation="Wong, Li, Fu & Wang, KDD 2006",
+    form=kind.ModelForm(key="ak", label="(α, k)-anonymity", help=DESCRIPTION, fields=(
+        kind.FormField("attr", "Attribute", "attribute", key="attribute"),
+        kind.FormField("alpha", "α", "number", key="alpha", default=0.5, min_value=0.01, max_value=1.0, step=0.05,
+                       format="%.3f", cast=lambda v, form: float(v)))))

@@ -15,10 +15,15 @@ both are monotone with generalization, not with suppression (ARX).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
-from workbench.privacy.base import ClassView, Extra
-from workbench.privacy.sensitive import SensitiveModel, class_maximum, pairs_of, table_shares
+from workbench.privacy import kind
+from workbench.privacy.base import ClassView, Extra, PrivacyModel
+from workbench.privacy.sensitive import SensitiveModel, class_maximum, each_attribute, pairs_of, table_shares
 
 VARIANTS = ("basic", "enhanced")
 
@@ -77,3 +82,38 @@ class BetaLikeness(SensitiveModel):
 
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "variant": self.variant, "beta": self.beta}
+
+
+# ------------------------------------------------------------------------------------------ the registry entry
+def check(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """``[privacy.beta_likeness]``: β a positive number."""
+    attribute = kind.attribute(table, where)
+    variant = kind.choice(table, "variant", VARIANTS, "basic", where)
+    return {"attribute": attribute, "variant": variant, "beta": kind.positive(table, "beta", where)}
+
+
+def build_one(spec: kind.PrivacyModelSpec, context: kind.BuildContext, attribute: str, extra: Extra,
+              values: list[str]) -> PrivacyModel:
+    return BetaLikeness(extra, float(spec.get("beta")), spec.get("variant", "basic"))
+
+
+def _short(table: Mapping[str, Any]) -> str:
+    return f"beta{kind.figure(table.get('beta', ''))}"
+
+
+DESCRIPTION = ("no sensitive value's share in a class exceeds its share in the table by more than the relative gain "
+               "β (Cao & Karras 2012)")
+
+KIND = kind.PrivacyModelKind(
+    id="beta_likeness", label="β-likeness", description=DESCRIPTION,
+    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+          "variant": kind.ConfigKey((str,), VARIANTS, "basic"),
+          "beta": kind.ConfigKey((int, float), doc="β, a positive number")},
+    check=check, build=each_attribute(build_one), short=_short, sensitive_key="attribute",
+    citation="Cao & Karras, PVLDB 5(11), 2012",
+    form=kind.ModelForm(key="bl", label="β-likeness", help=DESCRIPTION, fields=(
+        kind.FormField("attr", "Attribute", "attribute", key="attribute"),
+        kind.FormField("var", "Variant", "choice", key="variant", choices=VARIANTS, default=VARIANTS[0],
+                       help="enhanced: a frequent value's gain is bounded by −ln(its share) too"),
+        kind.FormField("beta", "β", "number", key="beta", default=2.0, min_value=0.01, step=0.5, format="%g",
+                       cast=lambda v, form: float(v)))))

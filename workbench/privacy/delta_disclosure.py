@@ -13,10 +13,15 @@ the model is monotone neither with generalization nor with suppression (ARX).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
-from workbench.privacy.base import ClassView, Extra
-from workbench.privacy.sensitive import SensitiveModel, class_maximum, pairs_of, table_shares
+from workbench.privacy import kind
+from workbench.privacy.base import ClassView, Extra, PrivacyModel
+from workbench.privacy.sensitive import SensitiveModel, class_maximum, each_attribute, pairs_of, table_shares
 
 _LN2 = float(np.log(2.0))
 
@@ -58,3 +63,33 @@ class DeltaDisclosure(SensitiveModel):
 
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "delta": self.delta}
+
+
+# ------------------------------------------------------------------------------------------ the registry entry
+def check(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """``[privacy.delta_disclosure]``: δ a positive number."""
+    return {"attribute": kind.attribute(table, where), "delta": kind.positive(table, "delta", where)}
+
+
+def build_one(spec: kind.PrivacyModelSpec, context: kind.BuildContext, attribute: str, extra: Extra,
+              values: list[str]) -> PrivacyModel:
+    return DeltaDisclosure(extra, float(spec.get("delta")))
+
+
+def _short(table: Mapping[str, Any]) -> str:
+    return f"dd{kind.figure(table.get('delta', ''))}"
+
+
+DESCRIPTION = ("every sensitive value's share in a class is within a factor 2^δ of its share in the table (Brickell "
+               "& Shmatikov 2008)")
+
+KIND = kind.PrivacyModelKind(
+    id="delta_disclosure", label="δ-disclosure privacy", description=DESCRIPTION,
+    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+          "delta": kind.ConfigKey((int, float), doc="δ, a positive number")},
+    check=check, build=each_attribute(build_one), short=_short, sensitive_key="attribute",
+    citation="Brickell & Shmatikov, KDD 2008",
+    form=kind.ModelForm(key="dd", label="δ-disclosure privacy", help=DESCRIPTION, fields=(
+        kind.FormField("attr", "Attribute", "attribute", key="attribute"),
+        kind.FormField("delta", "δ", "number", key="delta", default=2.0, min_value=0.01, step=0.5, format="%g",
+                       cast=lambda v, form: float(v)))))

@@ -15,17 +15,22 @@ generalization), and with δ_min > 0 it may not. Neither is monotone with suppre
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from workbench.config import Study
 from workbench.data import Dataset, Population
 from workbench.errors import ConfigError
 from workbench.grouping import KEY_LIMIT, group_rows
+from workbench.privacy import kind
 from workbench.privacy.base import ClassView, PrivacyModel
 from workbench.readers import read_table
+
+if TYPE_CHECKING:
+    from workbench.config import Study
 
 
 def match_subset(population: pd.DataFrame, subset: pd.DataFrame, name: str) -> np.ndarray:
@@ -225,16 +230,13 @@ def _distinct(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes[groups.first], groups.counts
 
 
-SUBSET_MODELS = ("delta_presence", "k_map")
-"""The models whose ``subset`` key releases a research subset of the data file (k-map only with a population table)."""
-
-
 def research_subset(study: Study, frame: pd.DataFrame, source: str) -> tuple[pd.DataFrame, Population | None]:
-    """With ``[privacy.delta_presence]`` (or ``[privacy.k_map]`` with a ``subset``): the research subset's rows of
-    ``frame`` (the population) as the table to release, in the subset file's order, and the population; else
-    ``frame`` and None. ``subset = "research_subset"`` names an embedded sample's own subset (Adult's: ARX's 3,016
-    records). Both models name the same subset when both are configured (``config_privacy`` checks it)."""
-    spec = next((s for s in study.privacy_models if s.kind in SUBSET_MODELS and s.get("subset") is not None), None)
+    """With a model whose table names a research ``subset`` (``[privacy.delta_presence]``, ``[privacy.k_map]`` with a
+    population table): the research subset's rows of ``frame`` (the population) as the table to release, in the
+    subset file's order, and the population; else ``frame`` and None. ``subset = "research_subset"`` names an
+    embedded sample's own subset (Adult's: ARX's 3,016 records). The models name the same subset when several are
+    configured (``config.privacy`` checks it)."""
+    spec = next((s for s in study.privacy_models if s.get("subset") is not None), None)
     if spec is None:
         return frame, None
     path = spec.get("subset")
@@ -253,3 +255,57 @@ def research_subset(study: Study, frame: pd.DataFrame, source: str) -> tuple[pd.
     frame = frame.astype(str)
     rows = match_subset(frame, subset, f"privacy.{spec.kind}.subset {name}")
     return frame.iloc[rows].reset_index(drop=True), Population(frame, rows, source)
+
+
+# ------------------------------------------------------------------------------------------ the registry entry
+def check(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """``[privacy.delta_presence]``: the research subset, 0 <= δ_min <= δ_max <= 1 and δ_max > 0."""
+    subset = kind.required(table, "subset", where)
+    low, high = float(table.get("delta_min", 0.0)), float(kind.required(table, "delta_max", where))
+    if not 0.0 <= low <= high <= 1.0:
+        raise ConfigError(f"{where}: need 0 <= delta_min <= delta_max <= 1, got delta_min = {low}, "
+                          f"delta_max = {high}")
+    if high == 0.0:
+        raise ConfigError(f"{where}.delta_max must be in (0, 1], got {high}")
+    return {"subset": kind.research_subset(subset, base), "delta_min": low, "delta_max": high}
+
+
+def population_counts(spec: kind.PrivacyModelSpec, context: kind.BuildContext) -> PopulationCounts:
+    """The research subset's population counts: the context's (shared by the models on the population table), or
+    counted for this model; refused when the data is not a research subset."""
+    if context.dataset.population is None:
+        raise ConfigError(f"privacy.{spec.kind}: the data is not a research subset of a population: load the study "
+                          "with workbench.study.load_dataset, which releases the subset's rows of the data file")
+    return context.counts if context.counts is not None else PopulationCounts(context.dataset, spec.kind)
+
+
+def build(spec: kind.PrivacyModelSpec, context: kind.BuildContext) -> PrivacyModel:
+    return DeltaPresence(context.dataset, float(spec.get("delta_min")), float(spec.get("delta_max")),
+                         population_counts(spec, context))
+
+
+def _short(table: Mapping[str, Any]) -> str:
+    return f"delta{kind.figure(table.get('delta_min', ''))}-{kind.figure(table.get('delta_max', ''))}"
+
+
+DESCRIPTION = ("the release is a research subset of the data file, and someone who knows a person is in the data "
+               "cannot tell with more confidence than δ_max whether they are in the release (Nergiz et al. 2007)")
+
+KIND = kind.PrivacyModelKind(
+    id="delta_presence", label="δ-presence", description=DESCRIPTION,
+    keys={"subset": kind.ConfigKey((str,), doc="the research subset: a file of rows of the data, or "
+                                               "\"research_subset\" (an embedded sample's own)"),
+          "delta_min": kind.ConfigKey((int, float), default=0.0, doc="δ_min, in [0, δ_max]"),
+          "delta_max": kind.ConfigKey((int, float), doc="δ_max, in (0, 1]")},
+    check=check, build=build, short=_short, citation="Nergiz, Atzori & Clifton, SIGMOD 2007",
+    form=kind.ModelForm(
+        key="dp", label="δ-presence (release the research subset)",
+        help="release ARX's research subset of this data (3,016 records) so that someone who knows a person is in the "
+             "data cannot tell with more confidence than δ_max whether they are in the release (Nergiz et al. 2007); "
+             "the Risk page then adds journalist risk against the data",
+        offered=lambda context: context.subset is not None,
+        fields=(kind.FormField("subset", "Research subset", "subset", key="subset"),
+                kind.FormField("min", "δ_min", "number", key="delta_min", default=0.05, min_value=0.0, max_value=1.0,
+                               step=0.01, format="%.3f", cast=lambda v, form: float(v)),
+                kind.FormField("max", "δ_max", "number", key="delta_max", default=0.15, min_value=0.0, max_value=1.0,
+                               step=0.01, format="%.3f", cast=lambda v, form: float(v)))))

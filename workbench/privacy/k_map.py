@@ -18,10 +18,16 @@ Class sizes and population counts only grow when classes merge: monotone with ge
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
+from workbench.errors import ConfigError
+from workbench.privacy import kind
 from workbench.privacy.base import ClassView, PrivacyModel
-from workbench.privacy.delta_presence import PopulationCounts
+from workbench.privacy.delta_presence import PopulationCounts, population_counts
 
 ESTIMATORS = ("poisson", "zero_truncated_poisson")
 
@@ -108,3 +114,78 @@ class KMap(PrivacyModel):
                     "population": self.counts.population_size}
         return {"model": self.id, "k": self.k, "population": self.population, "estimator": self.estimator,
                 "significance": self.significance, "derived_k": self.derived_k, "type1_error": self.type1_error}
+
+
+# ------------------------------------------------------------------------------------------ the registry entry
+def check(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """``[privacy.k_map]``: k at least 1, and either a population table (``subset``) or a population size with its
+    estimator and significance in [0, 1)."""
+    out: dict[str, Any] = {"k": kind.at_least_one(table, "k", where)}
+    if ("subset" in table) == ("population" in table):
+        raise ConfigError(f"{where} needs either 'subset' (a population table: the data file is the population and "
+                          "the subset is released) or 'population' (a number of people: the class sizes there are "
+                          "estimated), not both")
+    estimated = "population" in table
+    kind.only_for(table, "estimator", estimated, "an estimated population ('population')", where)
+    kind.only_for(table, "significance", estimated, "an estimated population ('population')", where)
+    if not estimated:
+        out["subset"] = kind.research_subset(table["subset"], base)
+        return out
+    out["population"] = kind.people(table, "population", where)
+    out["estimator"] = kind.choice(table, "estimator", ESTIMATORS, ESTIMATORS[0], where)
+    significance = float(table.get("significance", 0.01))
+    if not 0.0 <= significance < 1.0:
+        raise ConfigError(f"{where}.significance must be in [0, 1), got {significance}")
+    out["significance"] = significance
+    return out
+
+
+def build(spec: kind.PrivacyModelSpec, context: kind.BuildContext) -> PrivacyModel:
+    dataset = context.dataset
+    if spec.get("population") is None:
+        return KMap(int(spec.get("k")), counts=population_counts(spec, context))
+    population = float(spec.get("population"))
+    if population < dataset.n:
+        raise ConfigError(f"privacy.{spec.kind}.population {population:g} is smaller than the {dataset.n:,} records "
+                          "of the data (the data is a sample of the population)")
+    return KMap(int(spec.get("k")), population=population, estimator=spec.get("estimator"),
+                significance=float(spec.get("significance")), records=dataset.n)
+
+
+def _short(table: Mapping[str, Any]) -> str:
+    return f"kmap{kind.figure(table.get('k', ''))}"
+
+
+DESCRIPTION = ("every released class matches at least k people of the population, not k records of the data "
+               "(Sweeney 2001; ARX's k-map): against the data file with its research subset released, or estimated "
+               "from the population's size")
+ESTIMATE, TABLE = "estimated from its size", "the data file (research subset released)"
+"""The form's two ways to know the population (the second only on a sample with a research subset)."""
+
+
+
+def _sources(context: kind.FormContext) -> tuple[str, ...]:
+    return (ESTIMATE, TABLE) if context.subset is not None else (ESTIMATE,)
+
+
+KIND = kind.PrivacyModelKind(
+    id="k_map", label="k-map", description=DESCRIPTION,
+    keys={"k": kind.ConfigKey((int,), doc="people per class, at least 1"),
+          "subset": kind.ConfigKey((str,), doc="a population table: the research subset released"),
+          "population": kind.ConfigKey((int, float), doc="a population size: the people estimated, at least 1"),
+          "estimator": kind.ConfigKey((str,), ESTIMATORS, ESTIMATORS[0], "the population model (estimate only)"),
+          "significance": kind.ConfigKey((int, float), default=0.01, doc="in [0, 1) (estimate only)")},
+    check=check, build=build, short=_short,
+    citation="Sweeney 2001; El Emam & Dankar, JAMIA 15(5), 2008",
+    form=kind.ModelForm(
+        key="km", label="k-map", help=DESCRIPTION,
+        offered=lambda context: bool(context.sensitive) or context.subset is not None,
+        fields=(kind.FormField("k", "k (people)", "number", key="k", default=5, min_value=1, step=1,
+                               cast=lambda v, form: int(v)),
+                kind.FormField("source", "Population", "choice", default=ESTIMATE, choices_of=_sources),
+                kind.FormField("subset", "Research subset", "subset", key="subset",
+                               when=lambda form: form["source"] == TABLE),
+                kind.FormField("pop", "Population size", "number", key="population", default=1_000_000, min_value=1,
+                               step=1000, when=lambda form: form["source"] == ESTIMATE, cast=lambda v, form: int(v)),
+                kind.FormField("est", "Estimator", "choice", key="estimator", choices=ESTIMATORS,
+                               default=ESTIMATORS[0], when=lambda form: form["source"] == ESTIMATE))))

@@ -20,10 +20,16 @@ Privacy beyond k-anonymity", ACM TKDD 1(1), 2007), as ARX implements it (``Disti
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from workbench.errors import ConfigError
+from workbench.privacy import kind
 from workbench.privacy.base import ClassView, Extra, PrivacyModel
+from workbench.privacy.sensitive import each_attribute
 
 ESTIMATORS = ("shannon", "grassberger")
 _LN2 = math.log(2.0)
@@ -170,3 +176,67 @@ class RecursiveCLDiversity(_LDiversity):
 
 def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+# ------------------------------------------------------------------------------------------ the registry entry
+VARIANTS = ("distinct", "entropy", "recursive")
+
+
+def check(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """``[privacy.l_diversity]``: ℓ at least 1 (whole but for entropy), c positive (recursive only), the estimator
+    (entropy only)."""
+    attribute = kind.attribute(table, where)
+    variant = kind.choice(table, "variant", VARIANTS, "distinct", where)
+    l_value = kind.required(table, "l", where)
+    if variant != "entropy" and not (isinstance(l_value, int) or float(l_value).is_integer()):
+        raise ConfigError(f"{where}.l must be a whole number for {variant} l-diversity, got {l_value}")
+    if not l_value >= 1:
+        raise ConfigError(f"{where}.l must be at least 1, got {l_value}")
+    kind.only_for(table, "c", variant == "recursive", "variant = 'recursive'", where)
+    kind.only_for(table, "estimator", variant == "entropy", "variant = 'entropy'", where)
+    out = {"attribute": attribute, "variant": variant, "l": l_value}
+    if variant == "recursive":
+        c = kind.required(table, "c", where)
+        if not c > 0:
+            raise ConfigError(f"{where}.c must be positive, got {c}")
+        out["c"] = float(c)
+    if variant == "entropy":
+        out["estimator"] = kind.choice(table, "estimator", ESTIMATORS, "shannon", where)
+    return out
+
+
+def build_one(spec: kind.PrivacyModelSpec, context: kind.BuildContext, attribute: str, extra: Extra,
+              values: list[str]) -> PrivacyModel:
+    variant, level = spec.get("variant"), spec.get("l")
+    if variant == "distinct":
+        return DistinctLDiversity(extra, int(level))
+    if variant == "entropy":
+        return EntropyLDiversity(extra, float(level), spec.get("estimator", "shannon"))
+    return RecursiveCLDiversity(extra, int(level), float(spec.get("c")))
+
+
+def _short(table: Mapping[str, Any]) -> str:
+    return f"l{kind.figure(table.get('l', ''))}" + (f"c{kind.figure(table['c'])}" if "c" in table else "")
+
+
+DESCRIPTION = ("every class holds at least ℓ well-represented values of the sensitive attribute (Machanavajjhala et "
+               "al. 2007)")
+
+KIND = kind.PrivacyModelKind(
+    id="l_diversity", label="ℓ-diversity", description=DESCRIPTION,
+    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+          "variant": kind.ConfigKey((str,), VARIANTS, "distinct"),
+          "l": kind.ConfigKey((int, float), doc="ℓ, at least 1 (a whole number but for entropy)"),
+          "c": kind.ConfigKey((int, float), doc="c of recursive (c, ℓ)-diversity, positive"),
+          "estimator": kind.ConfigKey((str,), ESTIMATORS, "shannon", "the entropy estimator (entropy only)")},
+    check=check, build=each_attribute(build_one), short=_short, sensitive_key="attribute",
+    citation="Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam, ACM TKDD 1(1), 2007",
+    form=kind.ModelForm(key="ld", label="ℓ-diversity", help=DESCRIPTION, fields=(
+        kind.FormField("attr", "Attribute", "attribute", key="attribute"),
+        kind.FormField("var", "Variant", "choice", key="variant", choices=VARIANTS, default=VARIANTS[0]),
+        kind.FormField("l", "ℓ", "number", key="l", default=2.0, min_value=1.0, step=1.0, format="%g",
+                       cast=lambda v, form: float(v) if form["var"] == "entropy" else int(float(v))),
+        kind.FormField("c", "c", "number", key="c", default=3.0, min_value=0.1, step=0.5,
+                       when=lambda form: form["var"] == "recursive", cast=lambda v, form: float(v)),
+        kind.FormField("est", "Estimator", "choice", key="estimator", choices=ESTIMATORS, default=ESTIMATORS[0],
+                       when=lambda form: form["var"] == "entropy"))))

@@ -20,13 +20,21 @@ population-uniqueness estimates are not monotone (ARX), and none is declared mon
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
+from workbench.errors import ConfigError
+from workbench.privacy import kind
 from workbench.privacy.base import PrivacyModel
 from workbench.risk.histogram import Histogram
 from workbench.risk.uniqueness import ITERATIONS_PER_TRY, estimated_uniques
 
 MODELS = ("average", "sample_uniqueness", "population_uniqueness")
+POPULATION_ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
+DEFAULT_POPULATION_ESTIMATOR = "dankar"  # Dankar et al. 2012's decision rule, as ARX
 
 
 class RiskThreshold(PrivacyModel):
@@ -105,3 +113,68 @@ class RiskThreshold(PrivacyModel):
             out |= {"estimator": self.estimator, "population": self.population,
                     "solver_iterations": self.solver_iterations}
         return out
+
+
+# ------------------------------------------------------------------------------------------ the registry entry
+def check(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """``[privacy.risk]``: the risk model, its threshold in (0, 1]; for population uniqueness the estimator, the
+    population (at least 1 person) and the solver's iterations."""
+    model = kind.choice(table, "model", MODELS, None, where)
+    out: dict[str, Any] = {"model": model, "threshold": kind.fraction(table, "threshold", where)}
+    population = model == "population_uniqueness"
+    kind.only_for(table, "estimator", population, "model = 'population_uniqueness'", where)
+    kind.only_for(table, "population", population, "model = 'population_uniqueness'", where)
+    kind.only_for(table, "solver_iterations", population, "model = 'population_uniqueness'", where)
+    if population:
+        out["estimator"] = kind.choice(table, "estimator", POPULATION_ESTIMATORS, DEFAULT_POPULATION_ESTIMATOR, where)
+        out["population"] = kind.people(table, "population", where)
+        if "solver_iterations" in table:  # ARX's ARXSolverConfiguration.iterationsPerTry (default 1000)
+            iterations = table["solver_iterations"]
+            if not iterations >= 1:
+                raise ConfigError(f"{where}.solver_iterations must be at least 1, got {iterations}")
+            out["solver_iterations"] = int(iterations)
+    return out
+
+
+def build(spec: kind.PrivacyModelSpec, context: kind.BuildContext) -> PrivacyModel:
+    population, n = spec.get("population"), context.dataset.n
+    if population is not None and population < n:
+        raise ConfigError(f"privacy.{spec.kind}.population {population:g} is smaller than the {n:,} records of the "
+                          "data (the data is a sample of the population)")
+    return RiskThreshold(spec.get("model"), float(spec.get("threshold")), spec.get("estimator"), population,
+                         int(spec.get("solver_iterations", ITERATIONS_PER_TRY)))
+
+
+def _short(table: Mapping[str, Any]) -> str:
+    return f"risk{kind.figure(table.get('threshold', ''))}"
+
+
+DESCRIPTION = ("cap the re-identification risk of the release (as ARX's risk-based models; the Risk page shows the "
+               "figures)")
+
+
+
+def _population(form: kind.Values) -> bool:
+    return form["model"] == "population_uniqueness"
+
+
+KIND = kind.PrivacyModelKind(
+    id="risk", label="risk threshold", description=DESCRIPTION,
+    keys={"model": kind.ConfigKey((str,), MODELS, doc="the risk figure capped"),
+          "threshold": kind.ConfigKey((int, float), doc="the cap, in (0, 1]"),
+          "estimator": kind.ConfigKey((str,), POPULATION_ESTIMATORS, DEFAULT_POPULATION_ESTIMATOR,
+                                      "population uniqueness's estimator"),
+          "population": kind.ConfigKey((int, float), doc="population uniqueness: the people, at least the records"),
+          "solver_iterations": kind.ConfigKey((int,), default=ITERATIONS_PER_TRY,
+                                              doc="population uniqueness: the solver's iterations per try")},
+    check=check, build=build, short=_short,
+    citation="El Emam 2013; Dankar, El Emam, Neisa & Roffey 2012",
+    form=kind.ModelForm(key="risk", label="Risk threshold", help=DESCRIPTION, fields=(
+        kind.FormField("model", "Risk model", "choice", key="model", choices=MODELS, default=MODELS[0]),
+        kind.FormField("t", "Threshold", "number", key="threshold", default=0.2, min_value=0.001, max_value=1.0,
+                       step=0.05, format="%.3f", cast=lambda v, form: float(v)),
+        kind.FormField("est", "Estimator", "choice", key="estimator", choices=POPULATION_ESTIMATORS,
+                       default=DEFAULT_POPULATION_ESTIMATOR, when=_population),
+        kind.FormField("pop", "Population size", "number", key="population", default=1_000_000, min_value=1,
+                       step=1000, when=_population,
+                       cast=lambda v, form: int(v)))))

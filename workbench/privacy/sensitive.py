@@ -10,11 +10,18 @@ read from a ``ClassView``, so both paths share one computation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from workbench.data import Dataset
+from workbench.errors import ConfigError
 from workbench.privacy.base import ClassView, Extra, PrivacyModel
+from workbench.privacy.kind import BuildContext, PrivacyModelSpec, attributes_of
+
+OneAttribute = Callable[[PrivacyModelSpec, BuildContext, str, Extra, list[str]], PrivacyModel]
+"""A sensitive model's builder on one attribute: the spec, the context, the attribute, its ``Extra`` (value codes)
+and its values in text order."""
 
 
 def pairs_of(class_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -88,3 +95,30 @@ class EachAttribute(PrivacyModel):
 
     def as_dict(self) -> dict[str, object]:
         return self.parts[0].as_dict() | {"attribute": [p.as_dict().get("attribute") for p in self.parts]}
+
+
+def sensitive_extra(dataset: Dataset, attribute: str, where: str) -> tuple[Extra, list[str]]:
+    """The sensitive attribute's value codes (values in text order) and the values."""
+    if attribute not in dataset.frame.columns:
+        raise ConfigError(f"{where}.attribute {attribute!r} is not a column of the data; the columns are "
+                          f"{', '.join(map(repr, dataset.frame.columns))}")
+    role = dataset.roles.get(attribute, "insensitive")
+    if role != "sensitive":
+        raise ConfigError(f"{where}.attribute {attribute!r} has role {role!r}; a privacy model protects an "
+                          f"attribute with role = \"sensitive\" (set [attributes.{attribute}] role = \"sensitive\")")
+    values, codes = np.unique(dataset.frame[attribute].to_numpy(dtype=str), return_inverse=True)
+    return Extra(f"sensitive:{attribute}", codes.reshape(-1).astype(np.int64), int(values.size)), values.tolist()
+
+
+def each_attribute(one: OneAttribute) -> Callable[[PrivacyModelSpec, BuildContext], PrivacyModel]:
+    """A registry builder from a builder on one sensitive attribute: the model on the attribute the spec names, or
+    on each of several (``EachAttribute``), each checked against the data (``sensitive_extra``)."""
+
+    def build(spec: PrivacyModelSpec, context: BuildContext) -> PrivacyModel:
+        parts = []
+        for name in attributes_of(spec.get("attribute")):
+            extra, values = sensitive_extra(context.dataset, name, f"privacy.{spec.kind}")
+            parts.append(one(spec, context, name, extra, values))
+        return parts[0] if len(parts) == 1 else EachAttribute(parts)
+
+    return build

@@ -16,11 +16,17 @@ monotone with generalization, not with suppression (ARX).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from workbench.data import Dataset
+from workbench.errors import ConfigError
+from workbench.privacy import kind
 from workbench.privacy.base import ClassView, Extra, PrivacyModel
+from workbench.privacy.sensitive import each_attribute
 
 VARIANTS = ("equal", "hierarchical", "ordered")
 
@@ -124,3 +130,78 @@ class HierarchicalDistanceTCloseness(_TCloseness):
             cost += (level / self.height) * np.minimum(pos, neg).sum(axis=1)
             extra = pos - neg
         return cost / (float(total_p) * q_total.astype(float))
+
+
+def natural_order(values: list[str]) -> np.ndarray:
+    """Value codes in their natural order: numerically when every value is a number, else as text (ARX sorts
+    by the attribute's data type)."""
+    try:
+        numbers = [float(v) for v in values]
+    except ValueError:
+        return np.arange(len(values), dtype=np.int64)  # np.unique already sorted them as text
+    return np.argsort(np.array(numbers), kind="stable").astype(np.int64)
+
+
+def hierarchy_parents(dataset: Dataset, attribute: str, values: list[str], where: str) -> list[np.ndarray]:
+    """Per level l, the code of each level-l node's parent at level l + 1 (level 0: the value codes)."""
+    h = dataset.hierarchies.get(attribute)
+    if h is None:
+        raise ConfigError(f"{where}: variant 'hierarchical' needs a hierarchy for {attribute!r}: give "
+                          f"[attributes.{attribute}] hierarchy = \"FILE.csv\" (or use variant 'equal' or 'ordered')")
+    missing = sorted(set(values) - set(h.values))
+    if missing:
+        shown = ", ".join(map(repr, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise ConfigError(f"{where}: the hierarchy of {attribute!r} has no row for {shown}")
+    if h.height < 1:
+        raise ConfigError(f"{where}: the hierarchy of {attribute!r} has a single level; hierarchical distance needs "
+                          "at least two")
+    codes, _ = h.level_matrix(values)
+    parents = []
+    for level in range(h.height):
+        parent = np.zeros(int(codes[:, level].max()) + 1, dtype=np.int64)
+        parent[codes[:, level]] = codes[:, level + 1]
+        if not np.array_equal(parent[codes[:, level]], codes[:, level + 1]):
+            raise ConfigError(f"{where}: the hierarchy of {attribute!r} is not a tree at level {level}")
+        parents.append(parent)
+    return parents
+
+
+# ------------------------------------------------------------------------------------------ the registry entry
+def check(table: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """``[privacy.t_closeness]``: t in (0, 1]."""
+    attribute = kind.attribute(table, where)
+    variant = kind.choice(table, "variant", VARIANTS, "equal", where)
+    return {"attribute": attribute, "variant": variant, "t": kind.fraction(table, "t", where)}
+
+
+def build_one(spec: kind.PrivacyModelSpec, context: kind.BuildContext, attribute: str, extra: Extra,
+              values: list[str]) -> PrivacyModel:
+    variant, t = spec.get("variant"), float(spec.get("t"))
+    if variant == "equal":
+        return EqualDistanceTCloseness(extra, t)
+    if variant == "ordered":
+        return OrderedDistanceTCloseness(extra, t, natural_order(values))
+    where = f"privacy.{spec.kind}"
+    return HierarchicalDistanceTCloseness(extra, t, hierarchy_parents(context.dataset, attribute, values, where))
+
+
+def _short(table: Mapping[str, Any]) -> str:
+    return f"t{kind.figure(table.get('t', ''))}"
+
+
+DESCRIPTION = ("each class's distribution of the sensitive attribute is within t of the table's (earth mover's "
+               "distance; Li et al. 2007)")
+
+KIND = kind.PrivacyModelKind(
+    id="t_closeness", label="t-closeness", description=DESCRIPTION,
+    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+          "variant": kind.ConfigKey((str,), VARIANTS, "equal", "the ground distance"),
+          "t": kind.ConfigKey((int, float), doc="t, in (0, 1]")},
+    check=check, build=each_attribute(build_one), short=_short, sensitive_key="attribute",
+    citation="Li, Li & Venkatasubramanian, ICDE 2007",
+    form=kind.ModelForm(key="tc", label="t-closeness", help=DESCRIPTION, fields=(
+        kind.FormField("attr", "Attribute", "attribute", key="attribute"),
+        kind.FormField("var", "Ground distance", "choice", key="variant", choices=VARIANTS, default=VARIANTS[0],
+                       help="hierarchical uses the attribute's hierarchy"),
+        kind.FormField("t", "t", "number", key="t", default=0.2, min_value=0.001, max_value=1.0, step=0.05,
+                       format="%.3f", cast=lambda v, form: float(v)))))

@@ -40,6 +40,7 @@ import pandas as pd
 
 from workbench.errors import OutputError
 from workbench.hierarchy.missing import MISSING
+from workbench.privacy.registry import PRIVACY_MODELS
 
 MISSING_TOKEN = MISSING  # how an exported file writes a missing value (an empty cell): "(missing)"
 
@@ -355,13 +356,6 @@ def release_file_stem(config: Mapping[str, Any]) -> str:
     ``config`` is a study config as a mapping (``[data]``, ``[privacy]`` and its model tables)."""
     privacy = config.get("privacy", {})
     rule = [f"k{_figure(privacy.get('k', ''))}"]
-    models = {"l_diversity": lambda m: f"l{_figure(m.get('l', ''))}" + (f"c{_figure(m['c'])}" if "c" in m else ""),
-              "t_closeness": lambda m: f"t{_figure(m.get('t', ''))}",
-              "beta_likeness": lambda m: f"beta{_figure(m.get('beta', ''))}",
-              "delta_disclosure": lambda m: f"dd{_figure(m.get('delta', ''))}",
-              "alpha_k": lambda m: f"alpha{_figure(m.get('alpha', ''))}",
-              "delta_presence": lambda m: f"delta{_figure(m.get('delta_min', ''))}-{_figure(m.get('delta_max', ''))}",
-              "k_map": lambda m: f"kmap{_figure(m.get('k', ''))}",
-              "risk": lambda m: f"risk{_figure(m.get('threshold', ''))}"}
-    rule += [part(privacy[kind]) for kind, part in models.items() if isinstance(privacy.get(kind), Mapping)]
+    rule += [model.short(privacy[kind]) for kind, model in PRIVACY_MODELS.items()
+             if isinstance(privacy.get(kind), Mapping)]
     return f"{dataset_stem(config.get('data', {}))}-{safe_name('-'.join(rule), fallback='rule')}"

@@ -11,16 +11,6 @@ import streamlit as st
 
 import measures as M
 from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
-from workbench.config.privacy import (
-    BETA_VARIANTS,
-    DEFAULT_POPULATION_ESTIMATOR,
-    ENTROPY_ESTIMATORS,
-    K_MAP_ESTIMATORS,
-    L_VARIANTS,
-    POPULATION_ESTIMATORS,
-    RISK_MODELS,
-    T_VARIANTS,
-)
 from workbench.lattice.search import ALGORITHMS
 from workbench.policy import (
     needs_monotone_waiver,
@@ -29,6 +19,8 @@ from workbench.policy import (
     search_refusal,
     suppression_share,
 )
+from workbench.privacy.kind import FormContext, PrivacyModelKind
+from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.release.guarantees import suppression_note, suppression_warning
 from workbench.release.output import MISSING_TOKEN
 from workbench.samples import RESEARCH_SUBSETS
@@ -55,155 +47,62 @@ def _steer() -> None:
 
 
 def _privacy_models(sensitive: list[str], subset: str | None) -> dict[str, dict[str, object]]:
-    """Optional ℓ-diversity, t-closeness, β-likeness, δ-disclosure, (α, k)-anonymity and risk-threshold pickers
-    (with a sensitive attribute), δ-presence (on a sample with a research subset) and k-map: the ``[privacy.MODEL]``
-    tables chosen (docs/config.md "Privacy models"; the library validates them as `workbench run` does)."""
-    chosen = any(state.values((state.L_DIVERSITY, state.T_CLOSENESS, state.RISK_THRESHOLD, state.DELTA_PRESENCE,
-                               state.BETA_LIKENESS, state.DELTA_DISCLOSURE, state.ALPHA_K, state.K_MAP)).values())
+    """One optional picker per registered privacy model the dataset allows (``PrivacyModelKind.form``: the models on
+    a sensitive attribute and the risk threshold with a sensitive attribute, δ-presence on a sample with a research
+    subset, k-map with either): the ``[privacy.MODEL]`` tables chosen (docs/config.md "Privacy models"; the library
+    validates them as `workbench run` does)."""
+    context = FormContext(tuple(sensitive), subset)
+    offered = [model for model in PRIVACY_MODELS.values() if model.form.offered(context)]
+    chosen = any(state.values([state.model_key(model) for model in offered]).values())
     with st.expander("Privacy models besides k (protect a sensitive attribute, cap the risk)", expanded=chosen):
-        if subset is not None and st.checkbox(
-                "δ-presence (release the research subset)", key=state.DELTA_PRESENCE,
-                help="release ARX's research subset of this data (3,016 records) so that someone who knows a person "
-                     "is in the data cannot tell with more confidence than δ_max whether they are in the release "
-                     "(Nergiz et al. 2007); the Risk page then adds journalist risk against the data"):
-            cols = st.columns(4)
-            cols[0].number_input("δ_min", min_value=0.0, max_value=1.0, value=PICKER_DEFAULTS[state.DP_MIN],
-                                 step=0.01, format="%.3f", key=state.DP_MIN)
-            cols[1].number_input("δ_max", min_value=0.0, max_value=1.0, value=PICKER_DEFAULTS[state.DP_MAX],
-                                 step=0.01, format="%.3f", key=state.DP_MAX)
-        if st.checkbox("k-map", key=state.K_MAP, help="every released class matches at least k people of the "
-                       "population, not k records of the data (Sweeney 2001; ARX's k-map): against the data file with "
-                       "its research subset released, or estimated from the population's size"):
-            cols = st.columns(4)
-            cols[0].number_input("k (people)", min_value=1, value=PICKER_DEFAULTS[state.KM_K], step=1, key=state.KM_K)
-            sources = [K_MAP_ESTIMATE, *([K_MAP_TABLE] if subset is not None else [])]
-            source = cols[1].selectbox("Population", sources, key=state.KM_SOURCE)
-            if source == K_MAP_ESTIMATE:
-                cols[2].number_input("Population size", min_value=1, value=PICKER_DEFAULTS[state.KM_POPULATION],
-                                     step=1000, key=state.KM_POPULATION)
-                cols[3].selectbox("Estimator", K_MAP_ESTIMATORS, key=state.KM_ESTIMATOR)
-        if not sensitive:
-            return chosen_models(state.values(state.MODEL_PICKERS), sensitive, subset)
-        if st.checkbox("ℓ-diversity", key=state.L_DIVERSITY, help="every class holds at least ℓ well-represented "
-                       "values of the sensitive attribute (Machanavajjhala et al. 2007)"):
-            cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key=state.LD_ATTRIBUTE)
-            variant = cols[1].selectbox("Variant", L_VARIANTS, key=state.LD_VARIANT)
-            cols[2].number_input("ℓ", min_value=1.0, value=PICKER_DEFAULTS[state.LD_L], step=1.0, format="%g",
-                                 key=state.LD_L)
-            if variant == "recursive":
-                cols[3].number_input("c", min_value=0.1, value=PICKER_DEFAULTS[state.LD_C], step=0.5, key=state.LD_C)
-            if variant == "entropy":
-                cols[3].selectbox("Estimator", ENTROPY_ESTIMATORS, key=state.LD_ESTIMATOR)
-        if st.checkbox("t-closeness", key=state.T_CLOSENESS, help="each class's distribution of the sensitive "
-                       "attribute is within t of the table's (earth mover's distance; Li et al. 2007)"):
-            cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key=state.TC_ATTRIBUTE)
-            cols[1].selectbox("Ground distance", T_VARIANTS, key=state.TC_VARIANT,
-                              help="hierarchical uses the attribute's hierarchy")
-            cols[2].number_input("t", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS[state.TC_T], step=0.05,
-                                 format="%.3f", key=state.TC_T)
-        if st.checkbox("β-likeness", key=state.BETA_LIKENESS, help="no sensitive value's share in a class exceeds its "
-                       "share in the table by more than the relative gain β (Cao & Karras 2012)"):
-            cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key=state.BL_ATTRIBUTE)
-            cols[1].selectbox("Variant", BETA_VARIANTS, key=state.BL_VARIANT,
-                              help="enhanced: a frequent value's gain is bounded by −ln(its share) too")
-            cols[2].number_input("β", min_value=0.01, value=PICKER_DEFAULTS[state.BL_BETA], step=0.5, format="%g",
-                                 key=state.BL_BETA)
-        if st.checkbox("δ-disclosure privacy", key=state.DELTA_DISCLOSURE, help="every sensitive value's share in a "
-                       "class is within a factor 2^δ of its share in the table (Brickell & Shmatikov 2008)"):
-            cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key=state.DD_ATTRIBUTE)
-            cols[1].number_input("δ", min_value=0.01, value=PICKER_DEFAULTS[state.DD_DELTA], step=0.5, format="%g",
-                                 key=state.DD_DELTA)
-        if st.checkbox("(α, k)-anonymity", key=state.ALPHA_K, help="no sensitive value makes up more than α of a "
-                       "class; k is the rule's k (Wong et al. 2006)"):
-            cols = st.columns(4)
-            cols[0].selectbox("Attribute", sensitive, key=state.AK_ATTRIBUTE)
-            cols[1].number_input("α", min_value=0.01, max_value=1.0, value=PICKER_DEFAULTS[state.AK_ALPHA],
-                                 step=0.05, format="%.3f", key=state.AK_ALPHA)
-        if st.checkbox("Risk threshold", key=state.RISK_THRESHOLD, help="cap the re-identification risk of the release "
-                       "(as ARX's risk-based models; the Risk page shows the figures)"):
-            cols = st.columns(4)
-            model = cols[0].selectbox("Risk model", RISK_MODELS, key=state.RISK_MODEL)
-            cols[1].number_input("Threshold", min_value=0.001, max_value=1.0, value=PICKER_DEFAULTS[state.RISK_T],
-                                 step=0.05, format="%.3f", key=state.RISK_T)
-            if model == "population_uniqueness":
-                cols[2].selectbox("Estimator", POPULATION_ESTIMATORS, key=state.RISK_ESTIMATOR,
-                                  index=POPULATION_ESTIMATORS.index(DEFAULT_POPULATION_ESTIMATOR))
-                cols[3].number_input("Population size", min_value=1, value=PICKER_DEFAULTS[state.RISK_POPULATION],
-                                     step=1000, key=state.RISK_POPULATION)
-    return chosen_models(state.values(state.MODEL_PICKERS), sensitive, subset)
+        for model in offered:
+            _model_form(model, context)
+    return chosen_models(state.values(state.model_picker_keys()), sensitive, subset)
 
 
-K_MAP_ESTIMATE, K_MAP_TABLE = "estimated from its size", "the data file (research subset released)"
-PICKER_DEFAULTS: dict[str, Any] = {state.BL_VARIANT: BETA_VARIANTS[0], state.BL_BETA: 2.0, state.DD_DELTA: 2.0,
-                                   state.AK_ALPHA: 0.5, state.KM_K: 5, state.KM_SOURCE: K_MAP_ESTIMATE,
-                                   state.KM_POPULATION: 1_000_000, state.KM_ESTIMATOR: K_MAP_ESTIMATORS[0],
-                                   state.LD_VARIANT: L_VARIANTS[0], state.LD_L: 2.0, state.LD_C: 3.0,
-                                   state.LD_ESTIMATOR: ENTROPY_ESTIMATORS[0], state.TC_VARIANT: T_VARIANTS[0],
-                                   state.TC_T: 0.2, state.RISK_MODEL: RISK_MODELS[0], state.RISK_T: 0.2,
-                                   state.RISK_ESTIMATOR: DEFAULT_POPULATION_ESTIMATOR, state.RISK_POPULATION: 1_000_000,
-                                   state.DP_MIN: 0.05, state.DP_MAX: 0.15}
-
-
-ATTRIBUTE_PICKERS = (state.LD_ATTRIBUTE, state.TC_ATTRIBUTE, state.BL_ATTRIBUTE, state.DD_ATTRIBUTE,
-                     state.AK_ATTRIBUTE)
+def _model_form(model: PrivacyModelKind, context: FormContext) -> None:
+    """A model's checkbox and, when ticked, its fields four to a row, each drawn from its declaration (a field shown
+    only for some values of the fields before it is drawn when they have them)."""
+    form = model.form
+    if not st.checkbox(form.label, key=state.model_key(model), help=form.help):
+        return
+    session = state.values([state.field_key(model, f) for f in form.fields])
+    values = form.values(lambda f: session.get(state.field_key(model, f)), context)
+    drawn = 0
+    cols = st.columns(4)
+    for f in form.fields:
+        if f.widget == "subset" or (f.when is not None and not f.when(values)):
+            continue
+        if drawn and drawn % 4 == 0:
+            cols = st.columns(4)
+        col, key = cols[drawn % 4], state.field_key(model, f)
+        drawn += 1
+        if f.widget == "number":
+            values[f.name] = col.number_input(f.label, min_value=f.min_value, max_value=f.max_value, value=f.default,
+                                              step=f.step, format=f.format, key=key, help=f.help)
+        else:
+            options = list(f.options(context))
+            initial = f.initial(context)
+            values[f.name] = col.selectbox(f.label, options, key=key, help=f.help,
+                                           index=options.index(initial) if initial in options else 0)
 
 
 def chosen_models(session: Mapping[str, Any], sensitive: list[str],
                   subset: str | None = None) -> dict[str, dict[str, object]]:
     """The ``[privacy.MODEL]`` tables the privacy-model pickers hold in the session (the pickers keep the values the
     analyst set on every page, ``main.PERSISTENT_SETTINGS``; one never touched is absent on another page and reads
-    as its default): the models on a sensitive attribute (ℓ-diversity, t-closeness, β-likeness, δ-disclosure,
-    (α, k)-anonymity) and the risk threshold only when the dataset has a sensitive attribute, δ-presence only given a
-    research ``subset``, k-map when either is (against the data file only given the subset), as the pickers are
-    otherwise not offered. The Anonymize page runs with these, the Lattice page colours nodes by them."""
-
-    def get(key: str) -> Any:  # a widget the analyst never touched may be absent: its default
-        value = session.get(key)
-        if key in ATTRIBUTE_PICKERS:  # they offer the sensitive attributes, the first by default
-            return value if value in sensitive else sensitive[0]
-        return PICKER_DEFAULTS.get(key) if value is None else value
-
+    as its default, an attribute or choice no longer offered as the first offered): the models whose picker is
+    ticked among those the dataset allows (``ModelForm.offered``: the models on a sensitive attribute and the risk
+    threshold only when the dataset has a sensitive attribute, δ-presence only given a research ``subset``, k-map
+    when either is, against the data file only given the subset), as the pickers are otherwise not offered. The
+    Anonymize page runs with these, the Lattice page colours nodes by them."""
+    context = FormContext(tuple(sensitive), subset)
     models: dict[str, dict[str, object]] = {}
-    if subset is not None and get(state.DELTA_PRESENCE):
-        models["delta_presence"] = {"subset": subset, "delta_min": float(get(state.DP_MIN)),
-                                    "delta_max": float(get(state.DP_MAX))}
-    if (sensitive or subset is not None) and get(state.K_MAP):
-        if subset is not None and get(state.KM_SOURCE) == K_MAP_TABLE:
-            models["k_map"] = {"k": int(get(state.KM_K)), "subset": subset}
-        else:
-            models["k_map"] = {"k": int(get(state.KM_K)), "population": int(get(state.KM_POPULATION)),
-                               "estimator": get(state.KM_ESTIMATOR)}
-    if not sensitive:
-        return models
-    if get(state.L_DIVERSITY):
-        variant, value = get(state.LD_VARIANT), float(get(state.LD_L))
-        table: dict[str, object] = {"attribute": get(state.LD_ATTRIBUTE), "variant": variant,
-                                    "l": value if variant == "entropy" else int(value)}
-        if variant == "recursive":
-            table["c"] = float(get(state.LD_C))
-        if variant == "entropy":
-            table["estimator"] = get(state.LD_ESTIMATOR)
-        models["l_diversity"] = table
-    if get(state.T_CLOSENESS):
-        models["t_closeness"] = {"attribute": get(state.TC_ATTRIBUTE), "variant": get(state.TC_VARIANT),
-                                 "t": float(get(state.TC_T))}
-    if get(state.BETA_LIKENESS):
-        models["beta_likeness"] = {"attribute": get(state.BL_ATTRIBUTE), "variant": get(state.BL_VARIANT),
-                                   "beta": float(get(state.BL_BETA))}
-    if get(state.DELTA_DISCLOSURE):
-        models["delta_disclosure"] = {"attribute": get(state.DD_ATTRIBUTE), "delta": float(get(state.DD_DELTA))}
-    if get(state.ALPHA_K):
-        models["alpha_k"] = {"attribute": get(state.AK_ATTRIBUTE), "alpha": float(get(state.AK_ALPHA))}
-    if get(state.RISK_THRESHOLD):
-        table = {"model": get(state.RISK_MODEL), "threshold": float(get(state.RISK_T))}
-        if table["model"] == "population_uniqueness":
-            table["estimator"] = get(state.RISK_ESTIMATOR)
-            table["population"] = int(get(state.RISK_POPULATION))
-        models["risk"] = table
+    for model in PRIVACY_MODELS.values():
+        if not model.form.offered(context) or not session.get(state.model_key(model)):
+            continue
+        values = model.form.values(lambda f, m=model: session.get(state.field_key(m, f)), context)
+        models[model.id] = model.form.table(values)
     return models
 
 

@@ -60,8 +60,8 @@ def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
     data_only["engine"] = {"kind": raw.get("engine", {}).get("kind", "lattice")}
     data_only["measures"] = {"compare": [], **({"target": raw["measures"]["target"]}
                                                if "target" in raw.get("measures", {}) else {})}
-    subset = {kind: table for kind, table in raw.get("privacy", {}).items()  # δ-presence and k-map with a population
-              if kind in ("delta_presence", "k_map") and isinstance(table, dict) and "subset" in table}
+    subset = {kind: table for kind, table in raw.get("privacy", {}).items()  # a model on a population table (a
+              if isinstance(table, dict) and "subset" in table}  # research subset): δ-presence, k-map
     if subset:  # table release the research subset: another table
         data_only["privacy"] = subset
     return _sample_dataset(json.dumps(data_only, sort_keys=True))

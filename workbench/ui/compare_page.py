@@ -31,7 +31,7 @@ from workbench.ui.compare_cached import (
     side_by_side,
     sweep,
 )
-from workbench.ui.lattice_marks import RULE_NAMES, session_models
+from workbench.ui.lattice_marks import rule_name, session_models
 from workbench.ui.source import Source
 
 SWEEP_KS = [2, 3, 5, 10, 20, 50, 100]
@@ -70,7 +70,7 @@ def page(source: Source) -> None:
     local_json = source.config_json(k=k, privacy_models=models) if with_local else None
     if models:
         st.caption("The privacy models chosen on the Anonymize page apply here too ("
-                   + ", ".join(RULE_NAMES.get(kind, kind) for kind in models) + "): every row says whether its "
+                   + ", ".join(rule_name(kind) for kind in models) + "): every row says whether its "
                    "release meets the whole rule (*meets the rule*, and what it fails), and only rows that meet it are "
                    "ranked, chosen or on the Pareto front.")
     key = source.dataset_key

@@ -18,6 +18,7 @@ import streamlit as st
 
 import measures as M
 from workbench.errors import WorkbenchError
+from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.ui import format, long_work, state
 from workbench.ui.anonymize import chosen_models
 from workbench.ui.cached import privacy_check, study_and_dataset
@@ -28,10 +29,18 @@ from workbench.ui.source import Source
 from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY
 
 MODEL = "model:"  # a "Colour by" option naming a rule of model_satisfaction: "model:l_diversity", "model:all_models"
-RULE_NAMES = {K_ANONYMITY: "k-anonymity", "l_diversity": "ℓ-diversity", "t_closeness": "t-closeness",
-              "beta_likeness": "β-likeness", "delta_disclosure": "δ-disclosure privacy",
-              "alpha_k": "(α, k)-anonymity", "delta_presence": "δ-presence", "k_map": "k-map",
-              "risk": "risk threshold", ALL_MODELS: "all models"}
+
+
+def rule_name(rule: str) -> str:
+    """A ``model_satisfaction`` rule for people: k-anonymity, a privacy model's label from the registry, all models."""
+    if rule == K_ANONYMITY:
+        return "k-anonymity"
+    if rule == ALL_MODELS:
+        return "all models"
+    model = PRIVACY_MODELS.get(rule)
+    return model.label if model is not None else rule
+
+
 CHOICE = "#1f3b99"  # the measures' chosen nodes
 WORST = "#9467bd"  # the worst monotonicity edge
 CHOICES = state.LAT_CHOICES
@@ -65,7 +74,7 @@ def session_models(source: Source) -> dict[str, dict[str, object]]:
     if source.sample is None and source.dataset_key is None:
         return {}
     data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
-    return chosen_models(state.values(state.MODEL_PICKERS), list(data.get("sensitive") or []))
+    return chosen_models(state.values(state.model_picker_keys()), list(data.get("sensitive") or []))
 
 
 def colour_options(models: Mapping[str, object]) -> list[str]:
@@ -85,7 +94,7 @@ def colour_label(option: str) -> str:
     if rule == ALL_MODELS:
         return "all models (k and every privacy model together)"
     if rule is not None:
-        return f"{RULE_NAMES.get(rule, rule)} (satisfied or not)"
+        return f"{rule_name(rule)} (satisfied or not)"
     return format.measure_label(option)
 
 
@@ -161,7 +170,7 @@ def satisfaction_levels_chart(summary: pd.DataFrame, rule: str, title: str) -> a
 
 # ---------------------------------------------------------------------------------------------- the page's parts
 def _satisfaction(marks: Marks, rule: str) -> dict[str, Any] | None:
-    data = long_work.announced(f"Checking which nodes satisfy {RULE_NAMES.get(rule, rule)}", satisfaction_cached,
+    data = long_work.announced(f"Checking which nodes satisfy {rule_name(rule)}", satisfaction_cached,
                                marks.model_config(), rule, dataset_key=marks.source.dataset_key)
     if "error" in data:
         st.error(format.md(data["error"]))
@@ -184,9 +193,9 @@ def by_height(option: str, marks: Marks) -> bool:
         return False
     data = _satisfaction(marks, rule)
     if data is not None:
-        title = f"satisfy {RULE_NAMES.get(rule, rule)}"
+        title = f"satisfy {rule_name(rule)}"
         st.altair_chart(satisfaction_levels_chart(data["by_height"], rule, title), width="stretch")
-        format.show(data["by_height"], labels={"rank": "height (Σ levels)", **{r: f"satisfy {RULE_NAMES.get(r, r)}"
+        format.show(data["by_height"], labels={"rank": "height (Σ levels)", **{r: f"satisfy {rule_name(r)}"
                                                                     for r in data["satisfaction"].rules}})
     return True
 
@@ -202,7 +211,7 @@ def hasse(shown: pd.DataFrame, edges: pd.DataFrame | None, option: str, selected
         if data is None:
             colour = "status"
         else:
-            nodes, colour, title = with_rule(shown, data["satisfaction"].table, rule), rule, RULE_NAMES.get(rule)
+            nodes, colour, title = with_rule(shown, data["satisfaction"].table, rule), rule, rule_name(rule)
     layers = _measure_layers(shown, marks)
     return hasse_chart(nodes, edges, colour, selected, color_title=title, overlay=layers)
 

@@ -36,14 +36,14 @@ def _sample_source(name: str) -> Source:
 # does not draw; writing the value back as session state keeps it): fixed-choice widgets only
 PERSISTENT_SETTINGS = (state.AN_ENGINE.key, state.AN_ALG.key, state.AN_OBJ.key, state.SUPPRESSION, state.K,
                        state.OVERRIDE, state.AN_TIME, state.AN_LOCAL_ALG.key, state.AN_LOCAL_OBJ.key,
-                       *state.MODEL_PICKERS, state.LAT_ALG, state.LAT_OBJ, state.LAT_COLOR, state.LAT_VIEW.key,
+                       state.LAT_ALG, state.LAT_OBJ, state.LAT_COLOR, state.LAT_VIEW.key,
                        state.CMP_CAND, state.CMP_LOCAL)
 
 
 def main() -> None:
     st.set_page_config(page_title="k-anonymity workbench", layout="wide")
     sessions.track()  # when this session ends, the caches drop what only it asked for
-    state.keep(PERSISTENT_SETTINGS)
+    state.keep((*PERSISTENT_SETTINGS, *state.model_picker_keys()))  # and every privacy model's picker
     st.title("k-anonymity workbench")
     st.caption("De-identify tabular health data and see what each de-identification costs.")
     upload.take_upload()  # a table uploaded in the last run is the workspace before the Dataset box is drawn

@@ -11,7 +11,6 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.config.privacy import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import risk_figures
@@ -129,7 +128,7 @@ def page(source: Source) -> None:
     if population is not None:
         st.subheader("Population uniqueness (estimated share of the population that is unique)")
         format.show(pd.DataFrame([{"table": name, **{m: _share(t["risk"]["population_uniques"][m], 4)
-                                                     for m in POPULATION_ESTIMATORS}}
+                                                     for m in ESTIMATOR_NAMES}}
                                   for name, t in tables.items()]), labels=ESTIMATOR_NAMES, width="content")
         st.caption(f"{format.NOT_APPLICABLE}: the estimator gives no estimate for this table (e.g. no class of "
                    "size 1 or 2 to fit it on).")

@@ -33,7 +33,7 @@ class Source:
                objective: str = "entropy", compare: list[str] | None = None,
                privacy_models: Mapping[str, Mapping[str, Any]] | None = None, **engine_extra: Any) -> dict[str, Any]:
         """The study config of these settings on this source; ``privacy_models`` are its ``[privacy.MODEL]``
-        tables (``workbench.config.PRIVACY_MODELS``), e.g. ``{"l_diversity": {"attribute": ..., "l": 3}}``."""
+        tables (``workbench.privacy.registry.PRIVACY_MODELS``), e.g. ``{"l_diversity": {"attribute": ..., "l": 3}}``."""
         data = {"sample": self.sample} if self.sample is not None else {"path": self.data_path}
         config: dict[str, Any] = {
             "data": data,

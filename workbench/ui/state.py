@@ -17,6 +17,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.state import SessionState
 
 from workbench.policy import suppression_percent, suppression_share
+from workbench.privacy.kind import FormField, PrivacyModelKind
+from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.release.guarantees import SUPPRESSION_DEFAULT_MAX_PERCENT
 from workbench.ui.source import Source
 
@@ -203,23 +205,23 @@ AN_STEERED: Slot[tuple[str, str]] = Slot("an_steered")  # (algorithm, objective)
 AN_ALG_PENDING: Slot[str] = Slot("an_alg_pending")  # the algorithm the privacy models steer to (before the widget)
 AN_MODEL_STEERED: Slot[tuple[str, str]] = Slot("an_model_steered")  # (algorithm, the library's refusal)
 AN_PENDING: Slot[dict[str, Any]] = Slot("an_pending")  # the config and dataset of the run the page follows
-# the privacy-model pickers (a checkbox, then its fields), read by anonymize.chosen_models on every page
-L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR = (
-    "an_ld", "an_ld_attr", "an_ld_var", "an_ld_l", "an_ld_c", "an_ld_est")
-T_CLOSENESS, TC_ATTRIBUTE, TC_VARIANT, TC_T = "an_tc", "an_tc_attr", "an_tc_var", "an_tc_t"
-RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION = (
-    "an_risk", "an_risk_model", "an_risk_t", "an_risk_est", "an_risk_pop")
-DELTA_PRESENCE, DP_MIN, DP_MAX = "an_dp", "an_dp_min", "an_dp_max"  # the sample's research subset released
-BETA_LIKENESS, BL_ATTRIBUTE, BL_VARIANT, BL_BETA = "an_bl", "an_bl_attr", "an_bl_var", "an_bl_beta"
-DELTA_DISCLOSURE, DD_ATTRIBUTE, DD_DELTA = "an_dd", "an_dd_attr", "an_dd_delta"
-ALPHA_K, AK_ATTRIBUTE, AK_ALPHA = "an_ak", "an_ak_attr", "an_ak_alpha"
-K_MAP, KM_K, KM_SOURCE, KM_POPULATION, KM_ESTIMATOR, KM_SIGNIFICANCE = (
-    "an_km", "an_km_k", "an_km_source", "an_km_pop", "an_km_est", "an_km_sig")
-MODEL_PICKERS = (L_DIVERSITY, LD_ATTRIBUTE, LD_VARIANT, LD_L, LD_C, LD_ESTIMATOR, T_CLOSENESS, TC_ATTRIBUTE,
-                 TC_VARIANT, TC_T, RISK_THRESHOLD, RISK_MODEL, RISK_T, RISK_ESTIMATOR, RISK_POPULATION,
-                 DELTA_PRESENCE, DP_MIN, DP_MAX, BETA_LIKENESS, BL_ATTRIBUTE, BL_VARIANT, BL_BETA,
-                 DELTA_DISCLOSURE, DD_ATTRIBUTE, DD_DELTA, ALPHA_K, AK_ATTRIBUTE, AK_ALPHA, K_MAP, KM_K, KM_SOURCE,
-                 KM_POPULATION, KM_ESTIMATOR, KM_SIGNIFICANCE)
+# the privacy-model pickers (a checkbox, then its fields), one per registered model, read by anonymize.chosen_models
+# on every page: the checkbox's key is an_FORM, a field's an_FORM_NAME (``PrivacyModelKind.form``)
+def model_key(model: PrivacyModelKind) -> str:
+    """The widget key of a privacy model's checkbox on the Anonymize page ("an_ld" for ℓ-diversity)."""
+    return f"an_{model.form.key}"
+
+
+def field_key(model: PrivacyModelKind, field: FormField) -> str:
+    """The widget key of one field of a privacy model's form ("an_ld_l" for ℓ-diversity's ℓ)."""
+    return f"an_{model.form.key}_{field.name}"
+
+
+def model_picker_keys() -> tuple[str, ...]:
+    """Every registered privacy model's checkbox and field keys (kept on every page, ``main.PERSISTENT_SETTINGS``)."""
+    return tuple(key for model in PRIVACY_MODELS.values()
+                 for key in (model_key(model), *(field_key(model, f) for f in model.form.fields)))
+
 
 # the Lattice page
 LAT_NODE: Slot[str] = Slot("lat_node")  # the open node (its select box)
