@@ -168,7 +168,8 @@ def test_an_anonymous_session_keeps_projects_under_a_key() -> None:
     key = "correct horse battery staple"
     first.text_input(key="pj_key").set_value(key).run()
     _save(first, "registry defaults")
-    owners = [r[0] for r in R.open_register().engine.connect().exec_driver_sql("SELECT owner FROM projects")]
+    with R.open_register().engine.connect() as conn:
+        owners = [r[0] for r in conn.exec_driver_sql("SELECT owner FROM projects")]
     assert len(owners) == 1 and owners[0].startswith("key ") and key not in owners[0]  # no key in clear
 
     same = _session(None)
@@ -179,3 +180,21 @@ def test_an_anonymous_session_keeps_projects_under_a_key() -> None:
     assert any("No saved project yet" in c.value for c in other.caption)
     signed_in = _session(ANA)  # a signed-in analyst's projects are theirs, not the key's
     assert any("No saved project yet" in c.value for c in signed_in.caption)
+
+
+def test_only_settings_a_widget_can_take_back_are_restored() -> None:
+    """``restorable`` keeps each value the Anonymize page's widgets can hold (every picker's default, a sensitive
+    attribute) and drops what they cannot (a choice no longer offered, a number for a switch, k below 1, a key
+    that is no setting), naming it."""
+    from workbench.ui import anonymize
+    from workbench.ui.projects import SETTINGS, restorable
+
+    good = {**anonymize.PICKER_DEFAULTS, "an_k": 5, "an_sup": 2.0, "sup_override": False, "an_engine": "local",
+            "an_alg": "flash", "an_obj": "loss", "an_local_alg": "mondrian", "an_local_obj": "vinterbo",
+            "an_time": 60, "an_ld": True, "an_ld_attr": "diagnosis"}
+    assert set(good) <= set(SETTINGS)
+    assert restorable(good, ["diagnosis"]) == (good, [])
+    bad = {"an_alg": "no-such-search", "an_ld": 1, "an_k": 0, "an_ld_attr": "age", "an_tc_t": float("nan"),
+           "an_sup": 120.0, "lat_node": "1,2", "an_engine": "lattice"}
+    kept, dropped = restorable(bad, ["diagnosis"])
+    assert kept == {"an_engine": "lattice"} and sorted(dropped) == sorted(set(bad) - {"an_engine"})
