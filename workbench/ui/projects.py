@@ -161,7 +161,7 @@ def hold_data_bytes() -> None:
     file once the analyst leaves the Data page), only those of the current table."""
     ws = upload.workspace()
     held = S.PROJECT_BYTES.get()
-    if ws is None or (held is not None and held[0] == ws["sha"]) or not server_settings().get("store_data", False):
+    if ws is None or (held is not None and held[0] == ws["sha"]) or server_settings().get("store_data") is not True:
         return
     file = S.UPLOAD.get()
     if file is not None and hasattr(file, "getvalue"):
@@ -179,7 +179,7 @@ def _data_bytes(ws: Mapping[str, Any]) -> bytes | None:
 def _save(reg: Register, owner: str, dataset: str) -> None:
     ws = upload.workspace()
     own = dataset == UPLOADED
-    allowed = bool(server_settings().get("store_data", False))
+    allowed = server_settings().get("store_data") is True
     name = st.text_input("Project name", key=S.PROJECT_NAME, max_chars=256)
     store = st.checkbox("Store the data too", key=S.PROJECT_STORE_DATA, disabled=not (own and allowed),
                         help="keep the table's bytes in the register, so that reopening needs no file"
@@ -242,7 +242,12 @@ def _reopen(reg: Register, owner: str, project_id: int) -> None:
     except WorkbenchError as exc:
         st.error(md(str(exc)))
         return
+    S.PROJECT_PENDING.pop()  # a project reopened before and still waiting for its file: this one instead
     study = project["study"]
+    if study.get("format") != FORMAT:
+        st.error(md(f"project {project['name']!r} was saved by another version of the workbench (layout "
+                    f"{study.get('format')!r}, this one reads {FORMAT})"))
+        return
     if study.get("dataset") != UPLOADED:
         if study.get("dataset") not in SAMPLES:
             st.error(md(f"project {project['name']!r} is of {study.get('dataset')!r}, not an embedded sample here"))
