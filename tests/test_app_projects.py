@@ -198,3 +198,13 @@ def test_only_settings_a_widget_can_take_back_are_restored() -> None:
            "an_sup": 120.0, "lat_node": "1,2", "an_engine": "lattice"}
     kept, dropped = restorable(bad, ["diagnosis"])
     assert kept == {"an_engine": "lattice"} and sorted(dropped) == sorted(set(bad) - {"an_engine"})
+
+
+def test_a_project_of_another_layout_is_refused_in_one_line() -> None:
+    R.open_register().save_project("ana@example.org", "later", "sample:teaching", None,
+                                   {"format": 99, "dataset": "teaching", "settings": {"an_k": 3}})
+    at = _session(ANA)
+    _choose(at, "later")
+    [error] = [e.value for e in at.error]
+    assert "saved by another version of the workbench" in error and "\n" not in error
+    assert at.selectbox(key="dataset").value == "registry" and "an_k" not in at.session_state
