@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests._app import APP, goto, people_config
-from workbench import register as R
+from workbench.register.store import RegisterError, open_register
 
 ANA = {"is_logged_in": True, "email": "ana@example.org", "name": "Ana"}
 BOB = {"is_logged_in": True, "email": "bob@example.org", "name": "Bob"}
@@ -90,9 +90,9 @@ def test_an_own_table_reopens_in_a_new_session_once_its_file_matches() -> None:
     before = _run(first)
     assert before["config"]["privacy"]["k"] == 4 and before["config"]["privacy"]["l_diversity"]["l"] == 3
     _save(first, "people k4 l3")
-    [saved] = R.open_register().projects("ana@example.org")
+    [saved] = open_register().projects("ana@example.org")
     assert (saved["name"], saved["data_name"], saved["has_data"]) == ("people k4 l3", "people.csv", False)
-    assert R.open_register().projects("bob@example.org") == []
+    assert open_register().projects("bob@example.org") == []
 
     # a new session of the same analyst: the project is listed; reopening asks for the file
     second = _session(ANA)
@@ -113,8 +113,8 @@ def test_an_own_table_reopens_in_a_new_session_once_its_file_matches() -> None:
     assert any("No saved project yet" in c.value for c in third.caption)
     with pytest.raises(KeyError):
         third.selectbox(key="pj_choice")
-    with pytest.raises(R.RegisterError, match="no saved project"):
-        R.open_register().project(saved["id"], "bob@example.org")
+    with pytest.raises(RegisterError, match="no saved project"):
+        open_register().project(saved["id"], "bob@example.org")
 
 
 def test_the_data_is_stored_only_when_asked_and_allowed(tmp_path, monkeypatch) -> None:
@@ -130,7 +130,7 @@ def test_the_data_is_stored_only_when_asked_and_allowed(tmp_path, monkeypatch) -
     assert not first.checkbox(key="pj_store").disabled
     _save(first, "stored", store=True)
     _save(first, "stored too, not asked")
-    reg = R.open_register()
+    reg = open_register()
     stored = {p["name"]: p for p in reg.projects("ana@example.org")}
     assert stored["stored"]["has_data"] and not stored["not stored"]["has_data"]
     assert not stored["stored too, not asked"]["has_data"]
@@ -168,7 +168,7 @@ def test_an_anonymous_session_keeps_projects_under_a_key() -> None:
     key = "correct horse battery staple"
     first.text_input(key="pj_key").set_value(key).run()
     _save(first, "registry defaults")
-    with R.open_register().engine.connect() as conn:
+    with open_register().engine.connect() as conn:
         owners = [r[0] for r in conn.exec_driver_sql("SELECT owner FROM projects")]
     assert len(owners) == 1 and owners[0].startswith("key ") and key not in owners[0]  # no key in clear
 
@@ -201,7 +201,7 @@ def test_only_settings_a_widget_can_take_back_are_restored() -> None:
 
 
 def test_a_project_of_another_layout_is_refused_in_one_line() -> None:
-    R.open_register().save_project("ana@example.org", "later", "sample:teaching", None,
+    open_register().save_project("ana@example.org", "later", "sample:teaching", None,
                                    {"format": 99, "dataset": "teaching", "settings": {"an_k": 3}})
     at = _session(ANA)
     _choose(at, "later")

@@ -18,6 +18,7 @@ from tests._browser import NEEDS_CHROMIUM, playwright
 from tests._proxy import user_proxy
 from tests._server import CHROMIUM, FLAGS, app_server
 from workbench import register as R
+from workbench.register.store import open_register
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "projects"
@@ -130,5 +131,5 @@ def test_projects_and_releases_belong_to_the_proxys_user(tmp_path):
     assert "Your projects, as bob" in bob_sees and "No saved project yet" in bob_sees and "people k4" not in bob_sees
     [release] = R.history()
     assert (release["user"], release["channel"], release["k"]) == ("ana", "report", 4)
-    reg = R.open_register()
+    reg = open_register()
     assert [p["name"] for p in reg.projects("ana")] == ["people k4"] and reg.projects("bob") == []

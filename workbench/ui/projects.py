@@ -21,22 +21,21 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
-from workbench.catalog import ALGORITHMS
-from workbench.config import (
+from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
+from workbench.config.bundle import BUNDLE_MAX_TOTAL_BYTES
+from workbench.config.privacy import (
     BETA_VARIANTS,
     ENTROPY_ESTIMATORS,
     K_MAP_ESTIMATORS,
     L_VARIANTS,
-    LOCAL_ALGORITHMS,
-    LOCAL_OBJECTIVES,
     POPULATION_ESTIMATORS,
     RISK_MODELS,
     T_VARIANTS,
 )
-from workbench.config.bundle import BUNDLE_MAX_TOTAL_BYTES
-from workbench.data import read_table_bytes
 from workbench.errors import WorkbenchError
-from workbench.register import Register, open_register, server_settings
+from workbench.lattice.search import ALGORITHMS
+from workbench.readers import read_table_bytes
+from workbench.register.store import Register, open_register, server_settings
 from workbench.samples import SAMPLES, load_sample
 from workbench.ui import state, upload
 from workbench.ui import state_upload as S
