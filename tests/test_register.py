@@ -413,6 +413,28 @@ def test_saved_projects_belong_to_their_owner(register_url):
         reg.save_project("ana", " ", "d", None, study)
 
 
+def test_a_saved_study_and_its_table_come_back_exactly(register_url):
+    """What the app's Data page saves (ui/projects.py: roles, hierarchy choices with an imported file's text, posets,
+    widget settings) and a table's bytes read back equal, on both databases: text beyond ASCII, floats, nesting, a
+    large hierarchy and bytes that are not text."""
+    rng = np.random.default_rng(7)
+    arx = "\n".join(f"{i};{i // 10 * 10}-{i // 10 * 10 + 9};*" for i in range(60_000))
+    study = {"format": 1, "dataset": "uploaded", "data_name": "données été.csv", "data_sha256": "ab" * 32,
+             "roles": {"âge": "quasi", "sexe": "quasi", "diagnostic": "sensitive", "nom": "identifying"},
+             "hierarchies": {"âge": {"mode": "arx", "text": arx, "file": "âge.csv"},
+                             "sexe": {"mode": "builder",
+                                      "spec": {"kind": "groupings", "levels": [{"F": "*", "M": "*"}]}}},
+             "posets": {"âge": "range"},
+             "settings": {"an_k": 7, "an_sup": 4.0, "an_ld": True, "an_ld_l": 2.5, "an_ld_attr": "diagnostic",
+                          "an_tc_t": 0.1}}
+    table = bytes(rng.integers(0, 256, 300_000, dtype=np.uint8))
+    reg = open_register()
+    saved = reg.save_project("ana@example.org", "étude", study["data_name"], study["data_sha256"], study, data=table)
+    back = reg.project(saved, "ana@example.org")
+    assert back["study"] == study and bytes(back["data"]) == table
+    assert (back["name"], back["data_name"], back["data_sha256"]) == ("étude", "données été.csv", "ab" * 32)
+
+
 def test_an_out_of_core_release_is_recorded_and_names_the_earlier_ones(register_url, tmp_path):
     """engine.backend = "duckdb": the release is recorded by its data file's SHA-256; with no per-record footprint
     it is not joined, and an earlier release of the file at another node is named in a warning."""

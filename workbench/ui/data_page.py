@@ -1,5 +1,5 @@
-"""The Data page: the chosen embedded sample (its attributes, size and first rows) and the upload of your own
-table."""
+"""The Data page: the saved projects (``projects``), the chosen embedded sample (its attributes, size and first rows)
+and the upload of your own table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import streamlit as st
 
 from workbench.hierarchy.missing import count_missing
 from workbench.samples import load_sample
-from workbench.ui import cached, config_load, format, upload
+from workbench.ui import cached, config_load, format, projects, upload
 from workbench.ui.source import Source
 
 
@@ -30,7 +30,9 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 
 
 def page(source: Source, name: str) -> None:
-    """Draw the page for the dataset ``name`` (an embedded sample) or, for your own table, the upload section."""
+    """Draw the page for the dataset ``name`` (an embedded sample) or, for your own table, the upload section; the
+    saved projects first (``projects.section``)."""
+    projects.section(source, name)
     if source.sample is None:
         upload.section(config_load.load_config)
         return

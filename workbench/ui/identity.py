@@ -35,3 +35,15 @@ def current_user() -> str:
         if value and value.strip():
             return value.strip()[:256]
     return ANONYMOUS
+
+
+MIN_KEY_CHARS = 12
+"""The shortest project key a session without a signed-in user keeps its saved projects under."""
+
+
+def key_owner(key: str, salt: str) -> str:
+    """The owner of the saved projects of a session without a signed-in user: its project key, salted with the
+    register's salt and hashed (SHA-256), so that the register holds no key in clear."""
+    import hashlib
+
+    return "key " + hashlib.sha256(f"{salt}\n{key}".encode()).hexdigest()

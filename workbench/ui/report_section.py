@@ -1,8 +1,11 @@
 """Export page: the ethics-board report of the exported release (``workbench.report.build_report``, the function
-``workbench report`` calls), built on request and offered as one self-contained HTML file."""
+``workbench report`` calls), built on request and offered as one self-contained HTML file. Each report built records
+its release in the register first, by the session's user (``identity.current_user``), as ``workbench report`` does
+(channel ``report``), so that the report names the release's id and the board decides on it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -13,15 +16,18 @@ from workbench.ui.format import md
 
 
 def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
-    """A button that builds the report of the last run's release (with the Export page's seed) and a download
-    button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
+    """A button that records the last run's release (with the Export page's seed) in the register and builds its
+    report, and a download button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
     from workbench.config import study_from_dict
     from workbench.config.text import in_attribute_order
     from workbench.errors import WorkbenchError
+    from workbench.register import record_release
+    from workbench.register.store import open_register
     from workbench.release.output import release_file_stem
     from workbench.report import build_report
     from workbench.ui.cached import run_result
     from workbench.ui.download import download
+    from workbench.ui.identity import current_user
     from workbench.ui.memo import error_result
 
     st.subheader("Report for a review board")
@@ -33,12 +39,20 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     if st.button("Build the report"):
         outcome = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
                              dataset_key=last["dataset_key"])
+        recorded = None
         if "error" not in outcome:
             try:
+                ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
+                study = study_from_dict(ordered)
+                result = dataclasses.replace(outcome["result"], study=study)
+                with st.spinner("Recording the release in the register and checking it against the earlier ones…",
+                                show_time=True):  # as `workbench report` records the release it reports on
+                    recorded = record_release(result, output=f"{release_file_stem(raw)}-report.html",
+                                              channel="report", user=current_user(), config=ordered,
+                                              register=open_register()).id
                 with st.spinner("Building the report: the risk before and after, the alternatives, the checks…",
                                 show_time=True):
-                    ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
-                    report = build_report(study_from_dict(ordered), outcome["result"])
+                    report = build_report(study, result, recorded=recorded)
                 held = (key, report.html.encode("utf-8"))
                 state.REPORT.set(held)
             except WorkbenchError as exc:
@@ -46,6 +60,8 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
         if "error" in outcome:
             st.error(md(outcome["error"]))
             return
+        st.success(f"The release is recorded as release {recorded} in the register (the History page records the "
+                   "board's decision on it); the report names it.")
     if held is not None and held[0] == key:
         download("Report (HTML)", held[1], f"{release_file_stem(raw)}-report.html", "text/html",
                  help="opens offline in any browser; print it to PDF, or run `workbench report CONFIG --pdf`")

@@ -31,3 +31,12 @@ CONFIG_NOTES: Slot[list[str]] = Slot("config_notes")  # its warnings, kept acros
 def role_widget(role: str, sha: str) -> Slot[Any]:
     """The widget listing the columns of ``role`` of the table ``sha`` (the target's is a single column)."""
     return Slot(f"role:{role}:{sha}")
+
+# saved projects (ui/projects.py, the Data page)
+PROJECT_KEY = "pj_key"  # the project key of a session without a signed-in user
+PROJECT_NAME = "pj_name"  # the name a project is saved under
+PROJECT_STORE_DATA = "pj_store"  # "store the data too"
+PROJECT_CHOICE = "pj_choice"  # the saved project to reopen
+PROJECT_PENDING: Slot[dict[str, Any]] = Slot("project_pending")  # a reopened project waiting for its data file
+PROJECT_BYTES: Slot[tuple[str, bytes]] = Slot("project_bytes")  # (SHA-256, bytes) of the table, if stored with projects
+PROJECT_NOTE: Slot[str] = Slot("project_note")  # what the last reopen did, said after the rerun it needs

@@ -71,7 +71,7 @@ def _keep(ws: dict[str, Any]) -> None:
         kept.pop(next(iter(kept)))
 
 
-def _start(frame: pd.DataFrame, name: str, sha: str) -> dict[str, Any]:
+def start_workspace(frame: pd.DataFrame, name: str, sha: str) -> dict[str, Any]:
     """Make an uploaded table the workspace: with the settings it had when last uploaded in this session (roles,
     hierarchies, posets), or fresh ones (roles from ``suggest_roles``); the previous table's settings are kept."""
     previous = workspace()
@@ -262,7 +262,7 @@ def take_upload() -> str | None:
         return frame
     ws = workspace()
     if ws is None or ws["sha"] != sha:
-        _start(frame, name, sha)
+        start_workspace(frame, name, sha)
         S.PENDING_DATASET.set("uploaded")  # the analyst works on the table just uploaded
     return None
 
