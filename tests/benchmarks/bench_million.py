@@ -128,7 +128,7 @@ def phases(config: Path, overrides: list[str], out: Path) -> list[tuple[str, flo
     from workbench.config import load_study
     from workbench.objective import score_release
     from workbench.privacy.build import admissibility_for
-    from workbench.readers import read_table
+    from workbench.readers import read_data_file
     from workbench.release import Release
     from workbench.risk.dependencies import dependency_warnings
 
@@ -141,13 +141,13 @@ def phases(config: Path, overrides: list[str], out: Path) -> list[tuple[str, flo
         return value
 
     study = load_study(config, overrides)
-    frame = timed("loading (read the file)", lambda: read_table(study.data_path, study.separator))
+    loaded = timed("loading (read the file)", lambda: read_data_file(study.data_path, study.separator))
     hold = {}
-    study_mod_read, study_mod.read_table = study_mod.read_table, lambda *a, **k: frame
+    study_mod_read, study_mod.read_data_file = study_mod.read_data_file, lambda *a, **k: loaded
     try:
         dataset = timed("dataset (roles, hierarchies, coverage)", lambda: study_mod.load_dataset(study))
     finally:
-        study_mod.read_table = study_mod_read
+        study_mod.read_data_file = study_mod_read
     timed("encoding", lambda: dataset.encoded)
     evaluator = timed("bottom frequency set", lambda: study_mod.evaluator_for(study, dataset))
     hold["evaluator"] = evaluator
