@@ -179,10 +179,7 @@ class _Flash(KMinimalRun):
         while low <= high and not self.out_of_time():
             mid = (low + high) // 2
             node = path[mid]
-            if node in self._pruned:
-                high = mid - 1  # pruned meanwhile: the path above it is too (the bound is monotone)
-                continue
-            if self.status(node):
+            if self.status(node):  # a pruned node too: one that is not k-anonymous decides all below it
                 high = mid - 1
             else:
                 for up in self.successors(node):
