@@ -40,6 +40,7 @@ class RollUp:
         self._extra_cards = list(extra_cards)
         self._up = [[np.asarray(t, dtype=np.int64) for t in tables] for tables in up]
         self._scaled: dict[tuple[int, int, int, int], np.ndarray] = {}
+        self._arange = np.arange(1024, dtype=np.intp)
 
     def _table(self, j: int, source: Node, node: Node, radix: int) -> np.ndarray:
         """Column j's lookup: a code at the source's level -> (its code at node's level) × radix; an extra
@@ -84,8 +85,8 @@ class RollUp:
         if space <= _FLOAT_EXACT and (small or 2 * len(changed) <= width):
             # the kept columns by float64 matrix-vector products of fewer than _BLAS_ONE_THREAD cells each (one
             # BLAS thread: no worker thread woken), the changed ones by lookups; exact, every sum is below 2**53
-            kept = np.array(radices, dtype=np.float64)
-            kept[changed] = 0.0
+            kept = np.array([0 if a != b else r for a, b, r in zip(source, node, radices, strict=False)]
+                            + radices[len(node):], dtype=np.float64)
             if small:
                 fkeys = np.dot(codes, kept)
             else:
@@ -104,10 +105,12 @@ class RollUp:
         new_firsts = None
         if space <= _DENSE_FACTOR * m + 1024:
             summed = np.bincount(keys, weights=counts, minlength=space)
-            new_keys = np.flatnonzero(summed)
+            new_keys = summed.nonzero()[0]
             new_counts = summed[new_keys].astype(np.int64)
             where = np.empty(space, dtype=np.intp)
-            where[keys] = np.arange(m)
+            if self._arange.size < m:
+                self._arange = np.arange(2 * m, dtype=np.intp)
+            where[keys] = self._arange[:m]
             first = where[new_keys]  # a class of the source in each new class
             if firsts is not None:
                 least = np.full(space, np.iinfo(np.int64).max, dtype=np.int64)
@@ -128,10 +131,9 @@ class RollUp:
                 new_firsts = np.minimum.reduceat(firsts[order], starts)
         r = len(node)
         if small:
-            new_codes = codes[first]
+            new_codes = codes.T.take(first, axis=1).T  # column by column, as ``codes``
             for j in changed:
-                if j < r:
-                    new_codes[:, j] = self._up[j][source[j]][node[j]].take(new_codes[:, j])
+                new_codes[:, j] = self._up[j][source[j]][node[j]].take(new_codes[:, j])
             return new_codes, new_counts, new_firsts
         new_codes = np.empty((first.size, width), dtype=np.int32, order="F")  # column by column (``codes`` is too)
         for j in range(width):
@@ -152,6 +154,7 @@ class Sources:
         self._nodes: list[Node | None] = []
         self._slot: dict[Node, int] = {}
         self._free: list[int] = []
+        self._passes: np.ndarray | None = None  # per number of changed columns: the passes of a roll-up
 
     def __len__(self) -> int:
         return len(self._slot)
@@ -183,19 +186,20 @@ class Sources:
         (``bottom_classes`` classes, every column changed) costs no more. A roll-up reads each class of the source
         once per column it looks up: all columns when more than half change, else one product for the kept columns
         and a lookup per changed one (``RollUp.__call__``)."""
-        used = len(self._nodes)
         if not self._slot:
             return None
-        x = np.asarray(node, dtype=np.int32)
-        rows = self._rows[:used]
-        below = (rows <= x).all(axis=1)
-        width = rows.shape[1]
-        changed = (rows != x).sum(axis=1)
-        passes = np.where(2 * changed <= width, 1 + changed, width)
-        cost = np.where(below, self._classes[:used] * passes, np.inf)
+        used = len(self._nodes)
+        width = self._rows.shape[1]
+        passes = self._passes
+        if passes is None:
+            passes = self._passes = np.array([1 + c if 2 * c <= width else width for c in range(width + 1)],
+                                             dtype=np.float64)
+        gap = np.array(node, dtype=np.int32) - self._rows[:used]  # y ≤ node: no negative gap
+        cost = self._classes[:used] * passes.take((gap > 0).sum(axis=1))
+        cost[gap.min(axis=1) < 0] = np.inf
         i = int(cost.argmin())
-        bottom_passes = width if 2 * sum(1 for v in node if v) > width else 1 + sum(1 for v in node if v)
-        return self._nodes[i] if cost[i] < bottom_classes * bottom_passes else None
+        changed = sum(1 for v in node if v)
+        return self._nodes[i] if cost[i] < bottom_classes * passes[changed] else None
 
     def smallest_below(self, node: Node) -> Node | None:
         """The stored node y ≤ node (y ≠ node) with the fewest classes, None if there is none."""
