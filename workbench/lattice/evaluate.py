@@ -17,6 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import getitem
 
 import numpy as np
 
@@ -104,6 +105,8 @@ class NodeEvaluator:
         self._firsts = any(m.release_level for m in self.admissibility.models)
         # up[j][a] is a (H_j+1, c_{j,a}) table: code at level a -> code at each level b >= a
         self._up = [self._level_maps(c) for c in self.columns]
+        self._cards = [[int(c.cardinality(v)) for v in range(c.height + 1)] for c in self.columns]
+        self._extra_cards = [int(e.cardinality) for e in self.extras]
         self._rollup = RollUp(self._up, [e.cardinality for e in self.extras])
         self.checks = 0
         self.rollups = 0
@@ -127,7 +130,7 @@ class NodeEvaluator:
         return maps
 
     def cardinalities(self, node: Node) -> list[int]:
-        return [c.cardinality(v) for c, v in zip(self.columns, node, strict=True)]
+        return list(map(getitem, self._cards, node))
 
     def _with_extras(self, qi_codes: list[np.ndarray]) -> np.ndarray:
         """Record codes: the quasi-identifiers' (at some levels), then the extra columns."""
@@ -182,7 +185,7 @@ class NodeEvaluator:
             raise ValueError(f"cannot roll up from {source.node} to {node}: not below it")
         codes, counts = (source.detail[0], source.detail[1]) if source.detail is not None else \
             (source.codes, source.counts)
-        cards = [*self.cardinalities(node), *[e.cardinality for e in self.extras]]
+        cards = [*map(getitem, self._cards, node), *self._extra_cards]
         rolled = self._rollup(codes, counts, source.node, node, cards, source.firsts)
         if rolled is not None:
             return self._classes(node, *rolled)

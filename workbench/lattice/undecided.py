@@ -115,11 +115,10 @@ class UndecidedNodes:
             return
         if self._bits is not None:
             self._bits &= ~(self._box(node, self._tops) if k_anonymous else self._box(self._zeros, node))
-        if k_anonymous:
+        if k_anonymous:  # by monotonicity nothing above a k-anonymous node is known not to be, nor below the reverse
             self._grid[tuple(slice(v, None) for v in node)] = ANONYMOUS
         else:
-            box = self._grid[tuple(slice(0, v + 1) for v in node)]
-            box[box == UNDECIDED] = NOT_ANONYMOUS
+            self._grid[tuple(slice(0, v + 1) for v in node)] = NOT_ANONYMOUS
         self._since_compaction += 1
         if self._since_compaction >= _COMPACT_EVERY:
             self._compact()
