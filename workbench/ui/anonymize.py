@@ -34,8 +34,8 @@ from workbench.release.output import MISSING_TOKEN
 from workbench.samples import RESEARCH_SUBSETS
 from workbench.ui import format, guarantee, long_work, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
-from workbench.ui.source import Source
 from workbench.ui.upload import dependency_warnings
 
 DEFAULTS = {state.AN_ENGINE: "lattice", state.AN_ALG: "flash", state.AN_OBJ: "entropy", state.AN_LOCAL_ALG: "greedy",
@@ -220,7 +220,8 @@ def _show_models(models: dict[str, dict[str, object]]) -> None:
             st.error(f"Does not hold: {text}")
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Anonymize")
     st.caption(f"Dataset: {md(source.label)}")
     pending = state.AN_ALG_PENDING.pop()  # steered by the privacy models (before the widget)

@@ -23,6 +23,7 @@ from workbench.report.check_section import build_check_report
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import format, state, upload
 from workbench.ui.charts import record_risk_chart
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 
 HERE = "Upload a table here"
@@ -91,7 +92,7 @@ def _measure(sha: str, frame: pd.DataFrame, name: str, settings: tuple) -> Check
     return memo[key]
 
 
-def page() -> None:
+def page(ctx: PageContext) -> None:
     st.header("Check a table de-identified elsewhere")
     st.caption("How anonymous is a file an outside contractor (or any tool) produced? Name the columns an attacker "
                "may know and the sensitive ones: k, the risk of re-identification, and for each sensitive attribute "

@@ -31,6 +31,7 @@ from workbench.ui.compare_cached import (
     side_by_side,
     sweep,
 )
+from workbench.ui.context import PageContext
 from workbench.ui.lattice_marks import RULE_NAMES, session_models
 from workbench.ui.source import Source
 
@@ -52,7 +53,8 @@ def prefetch(source: Source) -> None:
              source.config_json(k=DEFAULT_K), "k_minimal", dataset_key=source.dataset_key)
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Compare")
     st.caption("Every candidate solution of both engines under every measure: the lattice's k-minimal nodes "
                "(or every k-anonymous node, or the best 10) and the local engine's Greedy, Partition and Mondrian "

@@ -9,7 +9,7 @@ import streamlit as st
 from workbench.hierarchy.missing import count_missing
 from workbench.samples import load_sample
 from workbench.ui import cached, config_load, format, upload
-from workbench.ui.source import Source
+from workbench.ui.context import PageContext
 
 
 @st.cache_data(show_spinner=False)
@@ -29,8 +29,10 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 
 
 
-def page(source: Source, name: str) -> None:
+def page(ctx: PageContext) -> None:
     """Draw the page for the dataset ``name`` (an embedded sample) or, for your own table, the upload section."""
+    source = ctx.source
+    name = ctx.dataset
     if source.sample is None:
         upload.section(config_load.load_config)
         return

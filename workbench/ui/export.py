@@ -22,6 +22,7 @@ from workbench.release.output import release_file_stem
 from workbench.ui import decision_summary as decision_summary_view
 from workbench.ui import guarantee, long_work, state
 from workbench.ui.cached import decision_summary, export_files, run_config
+from workbench.ui.context import PageContext
 from workbench.ui.download import download
 from workbench.ui.format import md
 from workbench.ui.report_section import report_section
@@ -99,7 +100,7 @@ def register_version() -> int:
         return 0
 
 
-def page() -> None:
+def page(ctx: PageContext) -> None:
     st.header("Export")
     last = state.LAST_RUN.get()
     if last is None:

@@ -21,9 +21,9 @@ from workbench.samples import load_sample
 from workbench.ui import state, upload
 from workbench.ui import state_upload as S
 from workbench.ui.charts import hierarchy_tree_chart
+from workbench.ui.context import PageContext
 from workbench.ui.download import download
 from workbench.ui.format import md
-from workbench.ui.source import Source
 from workbench.ui.suggestions import accept_suggested
 
 
@@ -227,7 +227,8 @@ def _own_data(ws: dict[str, Any]) -> None:
                    "the other pages work on it.")
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Hierarchies")
     ws = upload.workspace()
     options = (["your data"] if ws is not None else []) + ([source.sample] if source.sample else [])

@@ -20,6 +20,7 @@ from workbench.release.output import MISSING_TOKEN
 from workbench.ui import format, lattice_marks, long_work, state
 from workbench.ui.cached import study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 from workbench.ui.memo import dual_cache, error_result
 from workbench.ui.node_charts import (
@@ -141,7 +142,8 @@ def search_region_cached(config_json: str, dataset_key: str | None,
             "checks": result.checks, "seconds": result.seconds}
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Lattice")
     refusal = too_large_for_tables(source)
     left, mid, right = st.columns(3)

@@ -1,28 +1,51 @@
-"""The Streamlit workbench: page navigation (st.navigation, one URL per page) and the choice of dataset (an
-embedded sample or the session's own uploaded table, once every quasi-identifier has a hierarchy)."""
+"""The Streamlit workbench: page navigation (st.navigation, one URL per page, each page a function
+``page(ctx: PageContext) -> None``) and the choice of dataset (an embedded sample or the session's own uploaded
+table, once every quasi-identifier has a hierarchy)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
+from collections.abc import Callable
 
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
 from workbench.ui import prefetch, sessions, state, upload
 from workbench.ui import state_upload as S
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 from workbench.ui.source import Source
 
 UPLOADED = "uploaded"
-PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Measures", "Risk", "Geography", "Export",
-         "History", "Check", "Walkthrough"]
+# each page's title (st.navigation serves it at /<title in lower case>) and the module whose ``page`` draws it
+PAGE_MODULES = {"Data": "data_page", "Hierarchies": "hierarchies", "Anonymize": "anonymize", "Lattice": "lattice",
+                "Compare": "compare_page", "Measures": "measures_page", "Risk": "risk", "Geography": "geography",
+                "Export": "export", "History": "history", "Check": "check", "Walkthrough": "walkthrough"}
+PAGES = list(PAGE_MODULES)
 NEEDS_READY = ("Anonymize", "Lattice", "Compare", "Risk")  # pages that need a hierarchy for every quasi-identifier
-PAGE_DIR = Path(__file__).resolve().parent / "pages"
 
 
-def page_file(title: str) -> Path:
-    """The script of a page (``workbench/ui/pages/<title>.py``), which st.navigation runs and serves at /<title>."""
-    return PAGE_DIR / f"{title.lower()}.py"
+def url_path(title: str) -> str:
+    """The URL path of a page: ``/data``, ``/anonymize``, ... (docs and tests navigate by it)."""
+    return title.lower()
+
+
+def page_function(title: str) -> Callable[[PageContext], None]:
+    """The function that draws the page ``title`` (imported when first asked for, as the page is first shown)."""
+    return importlib.import_module(f"workbench.ui.{PAGE_MODULES[title]}").page
+
+
+def run_page(title: str) -> None:
+    """Draw the page ``title`` with the context ``main`` chose (what st.navigation runs)."""
+    page_function(title)(state.CONTEXT.get())
+
+
+def _navigation_page(title: str) -> st.Page:
+    def draw() -> None:
+        run_page(title)
+
+    draw.__name__ = f"page_{url_path(title)}"
+    return st.Page(draw, title=title, url_path=url_path(title), default=title == "Data")
 
 
 def _sample_source(name: str) -> Source:
@@ -60,8 +83,7 @@ def main() -> None:
     name = st.selectbox("Dataset", names, index=names.index("registry"), key=S.DATASET.key,
                         format_func=lambda n: (own.label if own else pending_label) if n == UPLOADED
                         else f"{n}: {SAMPLES[n]}")
-    pg = st.navigation([st.Page(page_file(title), title=title, url_path=title.lower(), default=title == "Data")
-                        for title in PAGES])
+    pg = st.navigation([_navigation_page(title) for title in PAGES])
     if name == UPLOADED and own is None:  # chosen, but some quasi-identifier has no usable hierarchy yet
         if pg.title in NEEDS_READY:
             st.warning(md(upload.not_ready_message(ws)))
@@ -70,5 +92,5 @@ def main() -> None:
     else:
         source = own if name == UPLOADED and own is not None else _sample_source(name)
         prefetch.start(source)
-    state.set_current(source, name)
+    state.CONTEXT.set(PageContext(source, name))
     pg.run()

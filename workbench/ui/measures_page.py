@@ -19,10 +19,10 @@ from workbench.study import Progress
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import study_and_dataset
 from workbench.ui.charts import rank_heatmap
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
 from workbench.ui.memo import dual_cache, error_result
-from workbench.ui.source import Source
 
 
 @dual_cache(max_entries=16, heavy=True)
@@ -70,7 +70,8 @@ def meanings() -> pd.DataFrame:
                          for m in M.MEASURES.values()])
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Measures")
     st.caption("How the measures behave on every admissible (k-anonymous) node of this dataset's lattice, not "
                "only on a few candidates: where they disagree, where generalizing makes a score better (so a "

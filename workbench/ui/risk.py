@@ -16,6 +16,7 @@ from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import risk_figures
 from workbench.ui.charts import record_risk_chart
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 from workbench.ui.risk_sections import attacks_section, risk_utility_section, unique_combinations_section
 from workbench.ui.source import Source
@@ -90,7 +91,8 @@ def _figures(col: Any, title: str, table: dict[str, Any], population: int | None
                         f"{pop['sampling_fraction']:.4g})")
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Risk")
     st.caption(f"Dataset: {md(source.label)}")
     st.write("How likely is it that someone is re-identified? A record's prosecutor risk is 1 / the size of its "

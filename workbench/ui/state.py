@@ -18,7 +18,7 @@ from streamlit.runtime.state import SessionState
 
 from workbench.policy import suppression_percent, suppression_share
 from workbench.release.guarantees import SUPPRESSION_DEFAULT_MAX_PERCENT
-from workbench.ui.source import Source
+from workbench.ui.context import PageContext
 
 T = TypeVar("T")
 
@@ -168,25 +168,8 @@ def keep_valid(key: str, options: list[object], multiple: bool = False) -> None:
         del st.session_state[key]
 
 
-# the dataset the pages work on, chosen in the Dataset box before the page runs
-SOURCE: Slot[Source] = Slot("current_source")
-CURRENT_DATASET: Slot[str] = Slot("current_dataset")
-
-
-def set_current(source: Source, dataset: str) -> None:
-    """Record the dataset the page about to run works on (main.py, before ``st.navigation``'s page runs)."""
-    SOURCE.set(source)
-    CURRENT_DATASET.set(dataset)
-
-
-def current_source() -> Source:
-    """The dataset the current page works on."""
-    return st.session_state[SOURCE.key]
-
-
-def current_dataset() -> str:
-    """The Dataset box's choice for the current page."""
-    return st.session_state[CURRENT_DATASET.key]
+# the dataset the pages work on, chosen in the Dataset box before the page runs (every page's one argument)
+CONTEXT: Slot[PageContext] = Slot("page_context")
 
 
 # the last run of the Anonymize page: {"config": JSON, "dataset_key": ..., "label": ...} (Export and Risk read it)
