@@ -35,3 +35,46 @@ def test_the_navigation_serves_every_page_at_its_url() -> None:
                                             "risk", "geography", "export", "history", "check", "walkthrough"}
     goto(at, "Walkthrough").run()
     assert not at.exception and at.header[0].value.startswith("Walkthrough")
+
+
+def test_a_workbench_error_raised_in_a_page_shows_as_one_error_line(monkeypatch) -> None:
+    import workbench.ui.walkthrough as walkthrough
+    from workbench.errors import DataError
+
+    def failing(ctx: PageContext) -> None:
+        import streamlit as st
+
+        st.header("Walkthrough")
+        raise DataError("people.csv row 3, column 'age': 'abc' is not a number\nsecond line, never shown")
+
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    monkeypatch.setattr(walkthrough, "page", failing)
+    goto(at, "Walkthrough").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["people.csv row 3, column 'age': 'abc' is not a number"]
+    assert at.header[0].value == "Walkthrough"  # what the page drew before its error stays
+
+
+def test_a_cached_call_that_fails_raises_its_first_line_and_is_not_computed_again() -> None:
+    import pytest
+
+    from workbench.errors import WorkbenchError
+    from workbench.ui.memo import dual_cache, user_error
+
+    calls: list[int] = []
+
+    @dual_cache(max_entries=4)
+    def failing(value: int, dataset_key: str | None) -> dict:
+        calls.append(value)
+        try:
+            return {"first": {}[value]}
+        except KeyError as exc:
+            raise user_error(exc) from exc
+
+    for _ in range(3):
+        with pytest.raises(WorkbenchError) as caught:
+            failing(7, dataset_key=None)
+        assert str(caught.value) == "7"  # str(KeyError(7)), as the page showed it before
+    assert calls == [7]  # kept as its failure: a rerun does not compute it again
+    assert user_error(ValueError("one\ntwo")).args == ("one",)
+    assert str(user_error(ValueError())) == "ValueError"

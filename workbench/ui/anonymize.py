@@ -21,6 +21,7 @@ from workbench.config.privacy import (
     RISK_MODELS,
     T_VARIANTS,
 )
+from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
 from workbench.policy import (
     PRUNING_SEARCHES,
@@ -33,7 +34,7 @@ from workbench.release.guarantees import suppression_note, suppression_warning
 from workbench.release.output import MISSING_TOKEN
 from workbench.samples import RESEARCH_SUBSETS
 from workbench.ui import format, guarantee, long_work, state
-from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
+from workbench.ui.cached import lattice_size, privacy_refusal, run_config, run_result, sensitive_attributes
 from workbench.ui.context import PageContext
 from workbench.ui.format import md
 from workbench.ui.upload import dependency_warnings
@@ -262,10 +263,10 @@ def page(ctx: PageContext) -> None:
             return
         st.caption(f"The generalization lattice has {size:,} nodes.")
     models: dict[str, dict[str, object]] = {}
-    data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
+    sensitive = sensitive_attributes(source)
     subset = "research_subset" if source.sample in RESEARCH_SUBSETS else None
-    if data.get("sensitive") or subset is not None:
-        models = _privacy_models(list(data.get("sensitive") or []), subset)
+    if sensitive or subset is not None:
+        models = _privacy_models(sensitive, subset)
     steered = state.AN_STEERED.get()
     if engine == "lattice" and steered and algorithm == OPTIMAL_FOR_ANY and steered[1] == objective:
         st.info(f"Search switched from {steered[0]} to {OPTIMAL_FOR_ANY}: "
@@ -276,15 +277,15 @@ def page(ctx: PageContext) -> None:
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, privacy_models=models, **extra)
     if models and engine == "local":  # only Mondrian enforces models, and only the class-level ones
-        refusal = privacy_check(config_json, dataset_key=source.dataset_key).get("refusal")
+        refusal = privacy_refusal(config_json, source.dataset_key)
         if refusal:  # as `workbench run` refuses it (policy.local_refusal)
             st.error(md(refusal))
             return
     if models and engine == "lattice" and algorithm in PRUNING_SEARCHES:
-        check = privacy_check(config_json, dataset_key=source.dataset_key)
-        if check.get("refusal"):  # the library refuses this search: steer to one optimal for any rule
+        refusal = privacy_refusal(config_json, source.dataset_key)
+        if refusal:  # the library refuses this search: steer to one optimal for any rule
             state.AN_ALG_PENDING.set(OPTIMAL_FOR_ANY)
-            state.AN_MODEL_STEERED.set((algorithm, check["refusal"]))
+            state.AN_MODEL_STEERED.set((algorithm, refusal))
             st.rerun()
     model_steered = state.AN_MODEL_STEERED.get()
     if models and model_steered and algorithm == OPTIMAL_FOR_ANY:
@@ -297,8 +298,11 @@ def page(ctx: PageContext) -> None:
     last = state.LAST_RUN.get()
     unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
     if state.AN_PENDING.get() == here:  # a run in the worker pool, followed until it ends
-        outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
-                                   doing=f"{engine} engine, {algorithm}")
+        try:
+            outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
+                                       doing=f"{engine} engine, {algorithm}")
+        except WorkbenchError:  # the run failed: run_config below raises its error again, for the page to show
+            outcome = {}
         if outcome is None:  # still running: the panel above shows how far
             return
         state.AN_PENDING.pop()
@@ -311,11 +315,8 @@ def page(ctx: PageContext) -> None:
     else:
         st.caption("The last run with these settings (kept until the dataset or a setting changes).")
     with st.spinner("Showing the run: its classes, measures and released rows…", show_time=True):
+        state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
         result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
-    state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
-    if "error" in result:
-        st.error(md(result["error"]))
-        return
     summary = result["summary"]
     guarantee.show(result["guarantee_kind"], result["holds"], result["guarantee"])
     dependency_warnings(source)  # beside the guarantee: released columns that give a quasi-identifier back

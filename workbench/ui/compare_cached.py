@@ -15,7 +15,7 @@ from workbench.compare.ranking import as_loss, global_vs_local, normalized, opti
 from workbench.errors import WorkbenchError
 from workbench.study import Progress
 from workbench.ui.cached import study_and_dataset
-from workbench.ui.memo import dual_cache, error_result
+from workbench.ui.memo import dual_cache, user_error
 
 
 @dual_cache(max_entries=32, heavy=True)
@@ -28,7 +28,7 @@ def lattice_rows(config_json: str, candidates: str, dataset_key: str | None,
         study, dataset = study_and_dataset(config_json, dataset_key)
         return {"table": compare.lattice_solutions(study, dataset, candidates, progress=_progress)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=32, heavy=True)
@@ -43,7 +43,7 @@ def local_rows(config_json: str, dataset_key: str | None, _progress: Progress | 
                                                  progress=_progress),
                 "left_out": compare.local_refusals(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=16, heavy=True)
@@ -57,7 +57,7 @@ def optima(config_json: str, dataset_key: str | None) -> dict[str, Any]:
         table = lattice_optima(study, dataset)
         return {"optima": table, "rows": compare.optimum_solutions(study, dataset, table)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=16)
@@ -68,17 +68,10 @@ def analysis(config_json: str, local_json: str | None, candidates: str, dataset_
     from workbench import compare
 
     lattice = lattice_rows(config_json, candidates, dataset_key=dataset_key)
-    if "error" in lattice:
-        return lattice
     best = optima(config_json, dataset_key=dataset_key)
-    if "error" in best:
-        return best
     parts = [lattice["table"]]
     if local_json is not None:
-        local = local_rows(local_json, dataset_key=dataset_key)
-        if "error" in local:
-            return local
-        parts.append(local["table"])
+        parts.append(local_rows(local_json, dataset_key=dataset_key)["table"])
     table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS,
                                                  *compare.RULE_COLUMNS)]
@@ -98,8 +91,6 @@ def side_by_side(config_json: str, local_json: str | None, candidates: str, obje
     next to each local release, every measure; normalized over the candidates and the optima."""
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
-        return data
     table = pd.concat([data["optimum_rows"], data["table"]], ignore_index=True)  # optima first: they win ties
     lattice = table[table.engine == "lattice"]
     best = as_loss(lattice, objective).idxmin() if len(lattice) else None
@@ -112,10 +103,11 @@ def side_by_side(config_json: str, local_json: str | None, candidates: str, obje
 @dual_cache(max_entries=64)
 def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str, y: str,
               dataset_key: str | None) -> dict[str, Any]:
-    """The Pareto front of the solutions under two measures (under every measure when x == y)."""
-
-    data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
+    """The Pareto front of the solutions under two measures (under every measure when x == y); no front when the
+    solutions table cannot be built (the page shows that error where it asks for the table)."""
+    try:
+        data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
+    except WorkbenchError:
         return {"front": None}
     return {"front": pareto_front(data["table"], [x, y]) if x != y else data["pareto"]}
 
@@ -128,8 +120,6 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
     from workbench.compare import degradation as model_degradation
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
-        return data
     rows = json.loads(rows_json)
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
@@ -137,7 +127,7 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
                                                 classifiers=("zeror", classifier), n_jobs=min(2, len(rows)),
                                                 progress=_progress, prefer="threads")
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     return {"summary": model_degradation.degradation_summary(out)}
 
 
@@ -153,7 +143,5 @@ def sweep(config_json: str, local_json: str | None, candidates: str, ks_json: st
             local["privacy"]["k"] = k
         data = analysis(json.dumps(config, sort_keys=True), json.dumps(local, sort_keys=True) if local else None,
                         candidates, dataset_key=dataset_key)
-        if "error" in data:
-            return data
         frames.append(data["table"])
     return {"table": pd.concat(frames, ignore_index=True)}

@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from measures.degradation import CLASSIFIERS
+from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import local_engine_hint, too_large_for_tables
@@ -32,6 +33,7 @@ from workbench.ui.compare_cached import (
     sweep,
 )
 from workbench.ui.context import PageContext
+from workbench.ui.failure import show_error, shown_errors
 from workbench.ui.lattice_marks import RULE_NAMES, session_models
 from workbench.ui.source import Source
 
@@ -83,18 +85,20 @@ def page(ctx: PageContext) -> None:
         return
     lattice = long_work.announced(f"Scoring the lattice candidates ({candidates}) under every measure", lattice_rows,
                                   config_json, candidates, dataset_key=key)
-    if "error" in lattice:
-        st.error(format.md(lattice["error"]))
-        return
     if local_json is not None:
         early = st.empty()
+        local: dict[str, Any] = {}
+        failed: WorkbenchError | None = None
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
             format.show(lattice["table"], labels=LABELS)
-            local = long_work.announced(f"Local engine: Greedy, Partition and Mondrian ({local_hint})", local_rows,
-                                        local_json, dataset_key=key)
+            try:
+                local = long_work.announced(f"Local engine: Greedy, Partition and Mondrian ({local_hint})",
+                                            local_rows, local_json, dataset_key=key)
+            except WorkbenchError as exc:  # the lattice rows are compared without the local engine's
+                failed = exc
         early.empty()
-        if "error" in local:
-            st.error(f"local engine: {format.md(local['error'])}")
+        if failed is not None:
+            show_error(failed, prefix="local engine: ")
             local_json = None
         for reason in local.get("left_out", {}).values():
             st.caption(f"Left out of the comparison: {format.md(reason)}.")
@@ -102,9 +106,6 @@ def page(ctx: PageContext) -> None:
                         dataset_key=key)  # the long part of the analysis below, named on its own
     data = long_work.announced("Ranking the candidates: normalized values, Pareto front, each measure's choice, "
                                "Kendall τ", analysis, config_json, local_json, candidates, dataset_key=key)
-    if "error" in data:
-        st.error(format.md(data["error"]))
-        return
     table = data["table"]
     if not (table.engine == "lattice").any():
         st.info(f"No lattice node is {k}-anonymous within a {suppression:g} % suppression limit; "
@@ -144,11 +145,9 @@ def page(ctx: PageContext) -> None:
     else:
         objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
                                  if "entropy" in ids else 0, key=state.CMP_OBJECTIVE, format_func=format.measure_label)
-        pair = long_work.announced("Placing the best lattice solution beside the local releases", side_by_side,
-                                   config_json, local_json, candidates, objective, dataset_key=key)
-        if "error" in pair:
-            st.error(format.md(pair["error"]))
-        else:
+        with shown_errors():
+            pair = long_work.announced("Placing the best lattice solution beside the local releases", side_by_side,
+                                       config_json, local_json, candidates, objective, dataset_key=key)
             records, pct = pair["lattice_suppressed"]
             st.caption(f"lattice = {format.md(pair['lattice_solution'])}: the best full-domain generalization under "
                        f"{format.measure_label(objective)} over every {k}-anonymous node (within the suppression "
@@ -176,12 +175,10 @@ def page(ctx: PageContext) -> None:
     sweep_local = st.checkbox(f"with the local engine ({local_hint}, per k)", value=False,
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
-        lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, config_json,
-                                    source.config_json(k=k, privacy_models=models) if sweep_local else None,
-                                    candidates, json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
-        if "error" in lines:
-            st.error(format.md(lines["error"]))
-        else:
+        with shown_errors():
+            lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, config_json,
+                                        source.config_json(k=k, privacy_models=models) if sweep_local else None,
+                                        candidates, json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
             st.altair_chart(sweep_chart(lines["table"], data["ids"]), width="content")
             st.caption("Per algorithm, the best value of each measure among its candidates at each k.")
 
@@ -217,9 +214,6 @@ def page(ctx: PageContext) -> None:
     if result.get("cancelled"):
         state.CMP_DEG_REQUEST.pop()
         st.info("Model degradation cancelled. Run it again to start over.")
-        return
-    if "error" in result:
-        st.error(format.md(result["error"]))
         return
     summary = result["summary"]
     format.show(summary, labels=LABELS)

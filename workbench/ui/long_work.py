@@ -20,9 +20,10 @@ from typing import Any
 import streamlit as st
 
 from workbench import jobs
+from workbench.errors import WorkbenchError
 from workbench.jobs.job import Job, JobCancelledError
 from workbench.ui import state
-from workbench.ui.memo import queue_message
+from workbench.ui.memo import outcome, queue_message
 
 GRACE_SECONDS = 10.0  # waited in the page's own run before the self-refreshing panel takes over
 REFRESH_SECONDS = 1.0  # the panel's refresh
@@ -52,8 +53,12 @@ def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | N
         call.cancel(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
         followed.pop(name, None)
         return CANCELLED
-    started = call.start(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
-    if isinstance(started, dict):
+    try:
+        started = call.start(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
+    except WorkbenchError:  # kept from an earlier run: nothing to follow
+        followed.pop(name, None)
+        raise
+    if not isinstance(started, Job):
         followed.pop(name, None)
         return started
     job: Job = started
@@ -63,7 +68,7 @@ def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | N
     if job.done():
         followed.pop(name, None)
         try:
-            return job.result()
+            return outcome(job.result())
         except JobCancelledError:
             return CANCELLED
     _panel(call, args, dataset_key, job, name, doing)

@@ -13,6 +13,7 @@ from workbench.samples import SAMPLES, load_sample
 from workbench.ui import prefetch, sessions, state, upload
 from workbench.ui import state_upload as S
 from workbench.ui.context import PageContext
+from workbench.ui.failure import shown_errors
 from workbench.ui.format import md
 from workbench.ui.source import Source
 
@@ -36,8 +37,10 @@ def page_function(title: str) -> Callable[[PageContext], None]:
 
 
 def run_page(title: str) -> None:
-    """Draw the page ``title`` with the context ``main`` chose (what st.navigation runs)."""
-    page_function(title)(state.CONTEXT.get())
+    """Draw the page ``title`` with the context ``main`` chose (what st.navigation runs). A ``WorkbenchError`` the
+    page raises ends it, shown as one error line (``failure.show_error``), never a traceback."""
+    with shown_errors():
+        page_function(title)(state.CONTEXT.get())
 
 
 def _navigation_page(title: str) -> st.Page:

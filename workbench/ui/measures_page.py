@@ -22,7 +22,7 @@ from workbench.ui.charts import rank_heatmap
 from workbench.ui.context import PageContext
 from workbench.ui.format import md
 from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
-from workbench.ui.memo import dual_cache, error_result
+from workbench.ui.memo import dual_cache, user_error
 
 
 @dual_cache(max_entries=16, heavy=True)
@@ -32,15 +32,13 @@ def exploration(config_json: str, dataset_key: str | None, _progress: Progress |
         study, dataset = study_and_dataset(config_json, dataset_key)
         return {"exploration": wb.explore(study, dataset, progress=_progress)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=64)
 def front(config_json: str, x: str, y: str, dataset_key: str | None) -> dict[str, Any]:
     """The Pareto front of the admissible nodes under two measures."""
     data = exploration(config_json, dataset_key=dataset_key)
-    if "error" in data:
-        return data
     return {"front": data["exploration"].pareto(x, y)}
 
 
@@ -86,9 +84,6 @@ def page(ctx: PageContext) -> None:
     config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), compare=ids)
     data = long_work.announced("Scoring every admissible node under every measure", exploration, config_json,
                                dataset_key=source.dataset_key)
-    if "error" in data:
-        st.error(md(data["error"]))
-        return
     e = data["exploration"]
     if e.sample:
         st.info(f"This lattice has {e.sample['lattice_nodes']:,} nodes: {e.sample['drawn']:,} were drawn at random, "

@@ -9,7 +9,6 @@ from typing import Any
 import streamlit as st
 
 from workbench.ui import state
-from workbench.ui.format import md
 
 
 def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
@@ -22,7 +21,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     from workbench.report import build_report
     from workbench.ui.cached import run_result
     from workbench.ui.download import download
-    from workbench.ui.memo import error_result
+    from workbench.ui.failure import show_error
 
     st.subheader("Report for a review board")
     st.caption("One HTML file that opens offline: the data and its roles, the hierarchies, the privacy model, the "
@@ -31,20 +30,17 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     key = json.dumps(raw, sort_keys=True)
     held = state.REPORT.get()
     if st.button("Build the report"):
-        outcome = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
-                             dataset_key=last["dataset_key"])
-        if "error" not in outcome:
-            try:
-                with st.spinner("Building the report: the risk before and after, the alternatives, the checks…",
-                                show_time=True):
-                    ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
-                    report = build_report(study_from_dict(ordered), outcome["result"])
-                held = (key, report.html.encode("utf-8"))
-                state.REPORT.set(held)
-            except WorkbenchError as exc:
-                outcome = error_result(exc)
-        if "error" in outcome:
-            st.error(md(outcome["error"]))
+        try:
+            result = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
+                                dataset_key=last["dataset_key"])["result"]
+            with st.spinner("Building the report: the risk before and after, the alternatives, the checks…",
+                            show_time=True):
+                ordered = in_attribute_order(raw, result.dataset.quasi_identifiers)
+                report = build_report(study_from_dict(ordered), result)
+            held = (key, report.html.encode("utf-8"))
+            state.REPORT.set(held)
+        except WorkbenchError as exc:
+            show_error(exc)
             return
     if held is not None and held[0] == key:
         download("Report (HTML)", held[1], f"{release_file_stem(raw)}-report.html", "text/html",
