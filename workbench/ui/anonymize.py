@@ -254,7 +254,7 @@ def page(ctx: PageContext) -> None:
         size = lattice_size(source)
         if ALGORITHMS[algorithm].anytime:
             extra["time_limit"] = float(right.number_input(
-                "Time limit (s)", min_value=1, value=60, step=10, key=state.AN_TIME,
+                "Time limit (s)", min_value=1, value=60, step=10, key=state.AN_TIME.key,
                 help=f"{algorithm} stops when time is up and returns the best k-anonymous node it found, marked "
                      "not proven optimal"))
         refusal = search_refusal(algorithm, extra.get("time_limit"), size)  # as `workbench run` refuses it

@@ -35,7 +35,7 @@ def _uploaded() -> tuple[str, str, Any] | None:
     """The table uploaded on this page: (name, SHA-256, the frame or the error's one line); None before one."""
     file = st.file_uploader(f"The de-identified table (CSV, TSV, TXT, Excel or Parquet; up to {upload.MAX_MB} MB). "
                             "It stays in this browser session; nothing is written to disk.",
-                            type=["csv", "tsv", "txt", "xlsx", "parquet"], key=state.CHECK_UPLOAD,
+                            type=["csv", "tsv", "txt", "xlsx", "parquet"], key=state.CHECK_UPLOAD.key,
                             max_upload_size=upload.MAX_MB)
     if file is None:
         return None
@@ -61,7 +61,7 @@ def _table() -> tuple[str, str, pd.DataFrame, dict[str, str]] | None:
     ws = upload.workspace()
     which = HERE
     if ws is not None:
-        which = st.radio("Table to check", [HERE, DATA_PAGE], index=1, key=state.CHECK_WHICH, horizontal=True)
+        which = st.radio("Table to check", [HERE, DATA_PAGE], index=1, key=state.CHECK_WHICH.key, horizontal=True)
     if which == DATA_PAGE and ws is not None:
         return ws["name"], ws["sha"], ws["frame"], dict(ws["roles"])
     held = _uploaded()

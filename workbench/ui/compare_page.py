@@ -64,9 +64,9 @@ def page(ctx: PageContext) -> None:
     c1, c2, c3, c4 = st.columns(4)
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)  # lattice engine only: the local engine suppresses no record
-    candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key=state.CMP_CAND)
+    candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key=state.CMP_CAND.key)
     local_hint = local_engine_hint(source)  # computed for the table at hand
-    with_local = c4.toggle("Local-engine releases", value=True, key=state.CMP_LOCAL,
+    with_local = c4.toggle("Local-engine releases", value=True, key=state.CMP_LOCAL.key,
                            help=f"Greedy, Partition and Mondrian for the same k; {local_hint}")
     ids = source.measure_ids
     models = session_models(source)  # the Anonymize page's privacy models hold here too: one rule on every page
@@ -128,9 +128,9 @@ def page(ctx: PageContext) -> None:
     left, right = st.columns(2)
     for widget in (state.CMP_X, state.CMP_Y, state.CMP_OBJECTIVE):
         state.keep_valid(widget, ids)
-    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key=state.CMP_X,
+    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key=state.CMP_X.key,
                        format_func=format.measure_label)
-    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key=state.CMP_Y,
+    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key=state.CMP_Y.key,
                         format_func=format.measure_label)
     front = long_work.announced(f"Finding the Pareto front of {format.measure_label(x)} and {format.measure_label(y)}",
                                 pareto_of, config_json, local_json, candidates, x, y, dataset_key=key)["front"]
@@ -144,7 +144,8 @@ def page(ctx: PageContext) -> None:
         st.info("Needs both a lattice candidate and a local-engine release.")
     else:
         objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
-                                 if "entropy" in ids else 0, key=state.CMP_OBJECTIVE, format_func=format.measure_label)
+                                 if "entropy" in ids else 0, key=state.CMP_OBJECTIVE.key,
+                                 format_func=format.measure_label)
         with shown_errors():
             pair = long_work.announced("Placing the best lattice solution beside the local releases", side_by_side,
                                        config_json, local_json, candidates, objective, dataset_key=key)
@@ -192,7 +193,7 @@ def page(ctx: PageContext) -> None:
     best_lattice = [a for a, i in rows.items() if table.solution[i] == pair.get("lattice_solution")][:1]
     default = best_lattice + [a for a, i in rows.items() if table.engine[i] == "local"][:1]
     state.keep_valid(state.CMP_DEG_ROWS, list(rows), multiple=True)
-    picked = st.multiselect("Solutions", list(rows), default=default, key=state.CMP_DEG_ROWS)
+    picked = st.multiselect("Solutions", list(rows), default=default, key=state.CMP_DEG_ROWS.key)
     chosen = [rows[a] for a in picked]
     classifier = st.selectbox("Classifier (ZeroR always runs as the baseline)",
                               [c for c in CLASSIFIERS if c != "zeror"], key="cmp_deg_clf",

@@ -215,7 +215,7 @@ def _own_data(ws: dict[str, Any]) -> None:
 
     accept_suggested(ws, quasi, key="h_accept_all")
     state.keep_valid(state.H_COLUMN, quasi)
-    column = st.selectbox("Quasi-identifier", quasi, key=state.H_COLUMN)
+    column = st.selectbox("Quasi-identifier", quasi, key=state.H_COLUMN.key)
     _edit(ws, column)
     upload.select_when_ready(S.OWN_READY.get_or(False))
     todo = upload.problems(ws)
@@ -242,5 +242,5 @@ def page(ctx: PageContext) -> None:
     st.caption("The embedded dataset's hierarchies (read only). To build hierarchies for your own table, upload it "
                "on the Data page.")
     state.keep_valid(state.H_SAMPLE_COLUMN, list(sample.quasi_identifiers))
-    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key=state.H_SAMPLE_COLUMN)
+    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key=state.H_SAMPLE_COLUMN.key)
     _preview(sample.hierarchies[column], sample.frame[column], column, {"sample": source.sample})

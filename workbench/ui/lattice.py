@@ -145,9 +145,9 @@ def page(ctx: PageContext) -> None:
     refusal = too_large_for_tables(source)
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
-                               key=state.LAT_ALG)
+                               key=state.LAT_ALG.key)
     objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES), format_func=format.measure_label,
-                              index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key=state.LAT_OBJ)
+                              index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key=state.LAT_OBJ.key)
     k = state.k_input(right)  # the session's privacy settings, shared with every page
     max_suppression = suppression_share(state.suppression_input(left))
     if refusal:  # too many nodes to evaluate each: what the search did, per height
@@ -156,7 +156,7 @@ def page(ctx: PageContext) -> None:
     marks = lattice_marks.Marks(source, int(k), float(max_suppression), objective, lattice_marks.session_models(source))
     colours = ["status", *lattice_marks.colour_options(marks.models), *M.LATTICE_MEASURES]
     state.keep_valid(state.LAT_COLOR, colours)
-    color = mid.selectbox("Colour by", colours, key=state.LAT_COLOR, format_func=lattice_marks.colour_label)
+    color = mid.selectbox("Colour by", colours, key=state.LAT_COLOR.key, format_func=lattice_marks.colour_label)
     extra = {}
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
@@ -178,7 +178,7 @@ def page(ctx: PageContext) -> None:
     labels = list(nodes["node"])
     default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
     picture = st.container()
-    for key in (NODE, state.LAT_COMPARE):
+    for key in (NODE, state.LAT_COMPARE.key):
         state.keep_valid(key, labels)
     state.LAT_NODE.setdefault(labels[default])
     label = st.selectbox("Node", labels, key=NODE,
@@ -370,7 +370,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         for measure, why in d.not_decomposable.items():
             st.caption(f"**{M.MEASURES[measure].name}** ({measure}) = {format.number(d.measures[measure])}: {md(why)}.")
     with compare:
-        other = st.selectbox("Compare with node", labels, index=None, key=state.LAT_COMPARE,
+        other = st.selectbox("Compare with node", labels, index=None, key=state.LAT_COMPARE.key,
                              placeholder="choose a node to compare with")
         if other is None:
             return

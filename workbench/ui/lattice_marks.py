@@ -35,8 +35,8 @@ RULE_NAMES = {K_ANONYMITY: "k-anonymity", "l_diversity": "ℓ-diversity", "t_clo
               "risk": "risk threshold", ALL_MODELS: "all models"}
 CHOICE = "#1f3b99"  # the measures' chosen nodes
 WORST = "#9467bd"  # the worst monotonicity edge
-CHOICES = state.LAT_CHOICES
-SHOW_WORST = state.LAT_SHOW_WORST
+CHOICES = state.LAT_CHOICES.key
+SHOW_WORST = state.LAT_SHOW_WORST.key
 X, AXIS = alt.X("x:Q", axis=None), alt.Axis(tickMinStep=1, format="d")  # the Hasse diagram's own axes
 
 

@@ -58,12 +58,8 @@ def _sample_source(name: str) -> Source:
                   quasi_identifiers=tuple(sample.quasi_identifiers))
 
 
-# settings that keep their value while their page is not shown (Streamlit drops the state of a widget that a run
-# does not draw; writing the value back as session state keeps it): fixed-choice widgets only
-PERSISTENT_SETTINGS = (state.AN_ENGINE.key, state.AN_ALG.key, state.AN_OBJ.key, state.SUPPRESSION, state.K,
-                       state.OVERRIDE, state.AN_TIME, state.AN_LOCAL_ALG.key, state.AN_LOCAL_OBJ.key,
-                       *state.MODEL_PICKERS, state.LAT_ALG, state.LAT_OBJ, state.LAT_COLOR, state.LAT_VIEW.key,
-                       state.CMP_CAND, state.CMP_LOCAL)
+# settings that keep their value while their page is not shown: the slots declared persistent in ui/state.py
+PERSISTENT_SETTINGS = state.persistent_keys()
 
 
 def main() -> None:

@@ -104,10 +104,10 @@ def page(ctx: PageContext) -> None:
     left, right = st.columns(2)
     state.keep_valid(state.MEA_X, ids)
     state.keep_valid(state.MEA_Y, ids)
-    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key=state.MEA_X,
-                       format_func=format.measure_label)
+    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0,
+                       key=state.MEA_X.key, format_func=format.measure_label)
     y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
-                        key=state.MEA_Y, format_func=format.measure_label)
+                        key=state.MEA_Y.key, format_func=format.measure_label)
     mask = long_work.announced("Finding the Pareto front of the two measures", front, config_json, x, y,
                                dataset_key=source.dataset_key)
     if "front" in mask:

@@ -39,7 +39,7 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     left, middle, right = st.columns(3)
     state.keep_valid(state.RISK_UTILITY, ids)
     utility = left.selectbox("Utility (information loss)", ids, index=ids.index("loss") if "loss" in ids else 0,
-                             key=state.RISK_UTILITY, format_func=format.measure_label)
+                             key=state.RISK_UTILITY.key, format_func=format.measure_label)
     risk = middle.selectbox("Risk", list(RISK_COLUMNS), index=1, key="risk_ru_risk",
                             format_func=lambda c: c.removeprefix("risk_").replace("_", " "),
                             help="; ".join(f"{c.removeprefix('risk_').replace('_', ' ')}: {text}"
