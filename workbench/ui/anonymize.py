@@ -298,15 +298,16 @@ def page(ctx: PageContext) -> None:
     last = state.LAST_RUN.get()
     unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
     if state.AN_PENDING.get() == here:  # a run in the worker pool, followed until it ends
+        failed = False
         try:
             outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
                                        doing=f"{engine} engine, {algorithm}")
         except WorkbenchError:  # the run failed: run_config below raises its error again, for the page to show
-            outcome = {}
-        if outcome is None:  # still running: the panel above shows how far
+            outcome, failed = None, True
+        if outcome is None and not failed:  # still running: the panel above shows how far
             return
         state.AN_PENDING.pop()
-        if outcome.get("cancelled"):
+        if outcome is long_work.CANCELLED:
             st.info("Run cancelled. A search stops at the end of its current step (the lattice search itself "
                     "runs to its end or its time limit before the run stops).")
             return
@@ -317,39 +318,39 @@ def page(ctx: PageContext) -> None:
     with st.spinner("Showing the run: its classes, measures and released rows…", show_time=True):
         state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
         result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
-    summary = result["summary"]
-    guarantee.show(result["guarantee_kind"], result["holds"], result["guarantee"])
+    summary = result.summary
+    guarantee.show(result.guarantee_kind, result.holds, result.guarantee)
     dependency_warnings(source)  # beside the guarantee: released columns that give a quasi-identifier back
     cols = st.columns([2, 1.4, 1, 1])
-    cols[0].metric("suppressed records", format.count_share(summary["suppressed"], result["records"]),
-                   help=f"{suppression_note(summary['suppressed'], result['records'])}, released with * in every "
+    cols[0].metric("suppressed records", format.count_share(summary["suppressed"], result.records),
+                   help=f"{suppression_note(summary['suppressed'], result.records)}, released with * in every "
                         "quasi-identifier")
     cols[1].metric("equivalence classes released", format.number(summary["classes"]),
                    help="classes among the records kept, after suppression")
     cols[2].metric("node checks", format.number(summary["checks"]))
     cols[3].metric("seconds", format.number(float(summary["seconds"])))
     _show_models(summary.get("privacy_models") or {})
-    heavy = suppression_warning(summary["suppressed"], result["records"])
+    heavy = suppression_warning(summary["suppressed"], result.records)
     if heavy:
         st.warning(heavy)
     if summary["transformation"]:
         st.subheader("Transformation (hierarchy level per quasi-identifier)")
         format.show(pd.DataFrame([summary["transformation"]]), width="content")
-        st.caption("proven optimal" if result["proven_optimal"] else "not proven optimal "
-                   + (f"({md(result['note'])})" if result["note"] else ""))
-    if result["clusters"] is not None:
-        sizes = result["clusters"]
+        st.caption("proven optimal" if result.proven_optimal else "not proven optimal "
+                   + (f"({md(result.note)})" if result.note else ""))
+    if result.clusters is not None:
+        sizes = result.clusters
         st.subheader(f"Clustering: {int(sizes.clusters.sum()):,} clusters")
         st.caption("Every record of a cluster is released as the cluster's least upper bound (Katirai 2006).")
         format.show(sizes, width="content")
     st.subheader("What it costs, under every measure")
-    scores = result["scores"]
+    scores = result.scores
     for start in range(0, len(scores), 2):  # two per row: the longest names are not cut at 1280 px
         row = st.columns(2)
         for col, s in zip(row, scores[start:start + 2], strict=False):
-            col.metric(s["name"], format.number(s["value"]), delta=str(s["direction"]), delta_color="off",
-                       delta_arrow="off", help=f"{s['formula']}; exactly {s['value']!r}")
+            col.metric(s.name, format.number(s.value), delta=str(s.direction), delta_color="off",
+                       delta_arrow="off", help=f"{s.formula}; exactly {s.value!r}")
     st.subheader("Released rows (first 25; shuffled on export)")
-    format.show(result["preview"])
+    format.show(result.preview)
     st.caption(f"A missing value (an empty cell) reads {MISSING_TOKEN}, as in the exported file; a suppressed "
                "record reads * in every quasi-identifier.")

@@ -31,7 +31,7 @@ from workbench.data import Dataset
 from workbench.errors import DataError, WorkbenchError
 from workbench.hierarchy.tree import Hierarchy
 from workbench.risk.dependencies import dependency_warnings as find_dependency_warnings
-from workbench.study import Progress, run
+from workbench.study import Progress, RunResult, run
 from workbench.ui import state_upload as S
 from workbench.ui.memo import dual_cache, user_error
 from workbench.ui.source import Source
@@ -158,21 +158,50 @@ def released_dependencies(source: Source) -> list[str]:
 
 
 @dual_cache(max_entries=16, heavy=True)
-def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
-    """``study.run`` of a JSON config (the TOML config as JSON) as ``{"result": RunResult}``, kept so that the Anonymize
+def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> RunResult:
+    """``study.run`` of a JSON config (the TOML config as JSON): its ``RunResult``, kept so that the Anonymize
     and Export pages share one run (the config's [release] section does not change a run: leave it out). Run in the
     worker pool like the other heavy calls; its progress is reported after each step of the run."""
     try:
-        return {"result": run(*study_and_dataset(config_json, dataset_key), _progress)}
+        return run(*study_and_dataset(config_json, dataset_key), _progress)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
 
+@dataclass(frozen=True)
+class Score:
+    """One measure's score of a release, as the Anonymize page shows it."""
+
+    measure: str
+    name: str
+    value: float
+    formula: str
+    direction: Any
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the Anonymize page shows of a run (``run_config``): ``RunResult.summary()``, the guarantee (in words, its
+    kind, whether it holds), the records released, whether the search proved its node optimal (None for the local
+    engine) and its note, every measure's score, the first released rows and the local engine's cluster sizes."""
+
+    summary: dict[str, Any]
+    guarantee: str
+    guarantee_kind: str
+    records: int
+    holds: bool
+    proven_optimal: bool | None
+    note: str
+    scores: list[Score]
+    preview: pd.DataFrame
+    clusters: pd.DataFrame | None
+
+
 @dual_cache(max_entries=32)
-def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> RunView:
     """Run a study given as a JSON config; returns the summary, the scores with their formula
     and direction, the guarantee, and the first released rows. Errors are raised (``WorkbenchError``)."""
-    result = run_result(config_json, dataset_key=dataset_key, progress=_progress)["result"]
+    result = run_result(config_json, dataset_key=dataset_key, progress=_progress)
     study = result.study
     if result.release is None:
         raise WorkbenchError(f"no solution is k-anonymous for k = {study.k} within the suppression limit")
@@ -182,19 +211,18 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
     except WorkbenchError as exc:  # a release that fails its own verification is an error to show, not a crash
         raise user_error(exc) from exc
     search = result.search
-    return {
-        "summary": result.summary(),
-        "guarantee": guarantee.describe(),
-        "guarantee_kind": guarantee.kind,
-        "records": release.n,
-        "holds": guarantee.holds,
-        "proven_optimal": bool(search.proven_optimal) if search else None,
-        "note": search.note if search else "",
-        "scores": [{"measure": s.id, "name": M.MEASURES[s.id].name, "value": s.value, "formula": s.formula,
-                    "direction": s.direction} for s in result.scores.values()],
-        "preview": release.table(study.suppressed).head(25),
-        "clusters": release.cluster_sizes(),
-    }
+    return RunView(
+        summary=result.summary(),
+        guarantee=guarantee.describe(),
+        guarantee_kind=guarantee.kind,
+        records=release.n,
+        holds=guarantee.holds,
+        proven_optimal=bool(search.proven_optimal) if search else None,
+        note=search.note if search else "",
+        scores=[Score(s.id, M.MEASURES[s.id].name, s.value, s.formula, s.direction) for s in result.scores.values()],
+        preview=release.table(study.suppressed).head(25),
+        clusters=release.cluster_sizes(),
+    )
 
 
 @dual_cache(max_entries=8, session_entries=2)  # each holds the whole release file: two formats, not eight
@@ -207,7 +235,7 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
 
     raw = json.loads(config_json)
     result = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
-                        dataset_key=dataset_key)["result"]
+                        dataset_key=dataset_key)
     raw = in_attribute_order(raw, result.dataset.quasi_identifiers)  # the JSON key sorted them alphabetically
     try:
         study = study_from_dict(raw)
@@ -235,7 +263,7 @@ def decision_summary(config_json: str, register_version: int, dataset_key: str |
 
     raw = json.loads(config_json)
     result = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
-                        dataset_key=dataset_key)["result"]
+                        dataset_key=dataset_key)
     try:
         study = study_from_dict(in_attribute_order(raw, result.dataset.quasi_identifiers))
         return {"summary": build_summary(study, result)}
@@ -282,7 +310,7 @@ def release_risk(release_config_json: str, threshold: float, population: int | N
     a ``WorkbenchError`` when it cannot be assessed."""
     from workbench import risk
 
-    release = run_result(release_config_json, dataset_key=dataset_key)["result"].release
+    release = run_result(release_config_json, dataset_key=dataset_key).release
     if release is None:
         raise WorkbenchError("the last run found no release")
     return _assessed(lambda: risk.release_class_sizes(release),

@@ -212,7 +212,7 @@ def page(ctx: PageContext) -> None:
                               doing=f"Model degradation of {len(chosen)} release(s) ({classifier}, 5 folds)")
     if result is None:  # still running: the panel above shows how far
         return
-    if result.get("cancelled"):
+    if result is long_work.CANCELLED:
         state.CMP_DEG_REQUEST.pop()
         st.info("Model degradation cancelled. Run it again to start over.")
         return

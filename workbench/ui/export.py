@@ -45,12 +45,12 @@ def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str
     from workbench.ui.cached import run_result
     from workbench.ui.identity import current_user
     try:
-        outcome = long_work.announced("Preparing the release's record in the register", run_result,
+        run = long_work.announced("Preparing the release's record in the register", run_result,
                                       json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
                                       dataset_key=last["dataset_key"])  # the run already made, from the cache
         register = open_register()
-        ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
-        result = dataclasses.replace(outcome["result"], study=study_from_dict(ordered))
+        ordered = in_attribute_order(raw, run.dataset.quasi_identifiers)
+        result = dataclasses.replace(run, study=study_from_dict(ordered))
     except WorkbenchError as exc:
         return error_line(exc)
     user = current_user()
@@ -68,7 +68,7 @@ def suppressed_records(last: dict[str, Any]) -> str:
         result = run_config(last["config"], dataset_key=last["dataset_key"])  # the Anonymize page's run, cached
     except WorkbenchError:
         return "mark"  # the files say what is wrong
-    suppressed, records = int(result["summary"]["suppressed"]), int(result["records"])
+    suppressed, records = int(result.summary["suppressed"]), int(result.records)
     if not suppressed:
         st.caption(f"No record is suppressed: the file holds all {records:,} records.")
         return "mark"

@@ -249,9 +249,9 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
     when the session that asked for it has moved on. Its ``_progress`` is the job's ``report`` (what it does, for
     the page; it raises ``jobs.JobCancelledError`` once the job is cancelled). Besides the blocking call, a heavy
     call has ``start(*args, dataset_key=...)``, which returns the result when it is cached (raising its
-    ``WorkbenchError`` when it failed) and otherwise the ``jobs.Job`` computing it (whose result goes through
-    ``outcome``) (submitting it when none runs), and ``cancel(*args, dataset_key=...)``, which
-    cancels that job for this session (``ui/long_work.py`` draws both)."""
+    ``WorkbenchError`` when it failed) and otherwise the ``jobs.Job`` computing it, submitting it when none runs
+    (pass the job's result through ``outcome``), and ``cancel(*args, dataset_key=...)``, which cancels that job for
+    this session (``ui/long_work.py`` draws both)."""
 
     per_session = session_entries if session_entries is not None else max_entries
 

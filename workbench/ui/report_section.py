@@ -32,7 +32,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     if st.button("Build the report"):
         try:
             result = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
-                                dataset_key=last["dataset_key"])["result"]
+                                dataset_key=last["dataset_key"])
             with st.spinner("Building the report: the risk before and after, the alternatives, the checks…",
                             show_time=True):
                 ordered = in_attribute_order(raw, result.dataset.quasi_identifiers)

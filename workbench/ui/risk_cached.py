@@ -56,7 +56,7 @@ def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str
     from workbench.risk.attack_checks import check_attacks
     from workbench.ui.cached import run_result
 
-    result = run_result(release_config_json, dataset_key=dataset_key)["result"]
+    result = run_result(release_config_json, dataset_key=dataset_key)
     if result.release is None:
         raise WorkbenchError("the last run found no release")
     try:
@@ -80,7 +80,7 @@ def unique_combinations(config_json: str, release_config_json: str | None, datas
         raise user_error(exc) from exc
     if release_config_json is not None:
         try:
-            release = run_result(release_config_json, dataset_key=dataset_key)["result"].release
+            release = run_result(release_config_json, dataset_key=dataset_key).release
         except WorkbenchError:  # the Anonymize page shows why the run failed: no release to look into here
             release = None
         if release is not None:
