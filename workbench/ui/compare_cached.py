@@ -6,6 +6,7 @@ the table, the side-by-side view, Pareto fronts, model degradation and the k swe
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -60,8 +61,24 @@ def optima(config_json: str, dataset_key: str | None) -> dict[str, Any]:
         raise user_error(exc) from exc
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """The Compare page's reading of the solutions table: ``table`` (lattice rows, then local rows), the measure
+    columns ``ids``, the ``normalized`` view (with each row's ``pareto`` flag), each measure's choice (``optimal``:
+    the optimum over every admissible node and the best of the candidates), the optima's own rows
+    (``optimum_rows``) and the Kendall τ between measures (``tau``)."""
+
+    table: pd.DataFrame
+    ids: list[str]
+    normalized: pd.DataFrame
+    pareto: Any
+    optimal: pd.DataFrame
+    optimum_rows: pd.DataFrame
+    tau: pd.DataFrame
+
+
 @dual_cache(max_entries=16)
-def analysis(config_json: str, local_json: str | None, candidates: str, dataset_key: str | None) -> dict[str, Any]:
+def analysis(config_json: str, local_json: str | None, candidates: str, dataset_key: str | None) -> Analysis:
     """The solutions table (lattice rows, then the local rows when ``local_json`` is given), its normalized
     values, Pareto front, each measure's choice (the optimum over every k-anonymous node, and the best of each
     candidate set) and the Kendall τ between measures."""
@@ -79,9 +96,9 @@ def analysis(config_json: str, local_json: str | None, candidates: str, dataset_
     pareto = pareto_front(table, ids)
     shown = norm[["engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS, "meets_rule"]].assign(
         **{m: norm[f"{m}_norm"] for m in ids}, pareto=pareto)
-    return {"table": table, "ids": ids, "normalized": shown, "pareto": pareto,
-            "optimal": optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
-            "optimum_rows": best["rows"], "tau": rank_agreement(table, ids)}
+    return Analysis(table=table, ids=ids, normalized=shown, pareto=pareto,
+                    optimal=optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
+                    optimum_rows=best["rows"], tau=rank_agreement(table, ids))
 
 
 @dual_cache(max_entries=32)
@@ -91,10 +108,10 @@ def side_by_side(config_json: str, local_json: str | None, candidates: str, obje
     next to each local release, every measure; normalized over the candidates and the optima."""
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    table = pd.concat([data["optimum_rows"], data["table"]], ignore_index=True)  # optima first: they win ties
+    table = pd.concat([data.optimum_rows, data.table], ignore_index=True)  # optima first: they win ties
     lattice = table[table.engine == "lattice"]
     best = as_loss(lattice, objective).idxmin() if len(lattice) else None
-    return {"table": global_vs_local(table, objective, data["ids"]),
+    return {"table": global_vs_local(table, objective, data.ids),
             "lattice_solution": str(lattice.solution[best]) if best is not None else None,
             "lattice_suppressed": (int(lattice.suppressed[best]), float(lattice.suppressed_pct[best]))
             if best is not None else None}
@@ -109,7 +126,7 @@ def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str,
         data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
     except WorkbenchError:
         return {"front": None}
-    return {"front": pareto_front(data["table"], [x, y]) if x != y else data["pareto"]}
+    return {"front": pareto_front(data.table, [x, y]) if x != y else data.pareto}
 
 
 @dual_cache(max_entries=8, heavy=True)
@@ -123,7 +140,7 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
     rows = json.loads(rows_json)
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        out = model_degradation.add_degradation(data["table"], study, dataset, rows=rows,
+        out = model_degradation.add_degradation(data.table, study, dataset, rows=rows,
                                                 classifiers=("zeror", classifier), n_jobs=min(2, len(rows)),
                                                 progress=_progress, prefer="threads")
     except (WorkbenchError, KeyError, ValueError) as exc:
@@ -143,5 +160,5 @@ def sweep(config_json: str, local_json: str | None, candidates: str, ks_json: st
             local["privacy"]["k"] = k
         data = analysis(json.dumps(config, sort_keys=True), json.dumps(local, sort_keys=True) if local else None,
                         candidates, dataset_key=dataset_key)
-        frames.append(data["table"])
+        frames.append(data.table)
     return {"table": pd.concat(frames, ignore_index=True)}

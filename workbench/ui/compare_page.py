@@ -106,7 +106,7 @@ def page(ctx: PageContext) -> None:
                         dataset_key=key)  # the long part of the analysis below, named on its own
     data = long_work.announced("Ranking the candidates: normalized values, Pareto front, each measure's choice, "
                                "Kendall τ", analysis, config_json, local_json, candidates, dataset_key=key)
-    table = data["table"]
+    table = data.table
     if not (table.engine == "lattice").any():
         st.info(f"No lattice node is {k}-anonymous within a {suppression:g} % suppression limit; "
                 "raise the limit to see lattice candidates.")
@@ -118,8 +118,8 @@ def page(ctx: PageContext) -> None:
     raw_tab.caption("suppressed: the records a solution releases with * in every quasi-identifier, and their "
                     "percent of all records (the local engine suppresses none)."
                     + (f" {format.NOT_APPLICABLE}: the measure gives no value for that solution."
-                       if table[data["ids"]].isna().any(axis=None) else ""))
-    format.show(data["normalized"], norm_tab, labels=LABELS)
+                       if table[data.ids].isna().any(axis=None) else ""))
+    format.show(data.normalized, norm_tab, labels=LABELS)
     norm_tab.caption("Each measure rescaled over the candidates in its own direction (Normalized mutual information: "
                      "higher is better); Pareto front: no other candidate is at least as good under every measure and "
                      "better under one.")
@@ -159,8 +159,8 @@ def page(ctx: PageContext) -> None:
             format.show(format.with_measure_names(pair["table"]), labels=LABELS, by_cell=raw)  # a measure per row
 
     st.subheader("Which solution each measure would choose")
-    format.show(format.with_measure_names(data["optimal"]), labels=LABELS,
-                by_cell=["value"] if len(data["optimal"]) else [])
+    format.show(format.with_measure_names(data.optimal), labels=LABELS,
+                by_cell=["value"] if len(data.optimal) else [])
     st.caption("scope: what each row is the best of. *every node admissible under …*: the lattice optimum over all "
                f"nodes that meet the whole rule named there (k = {k}, every configured privacy model, the suppression "
                "limit); a monotone measure without a lattice fast path under a monotone rule is searched over the "
@@ -169,7 +169,7 @@ def page(ctx: PageContext) -> None:
                "precision_nm, entropy_nm, pmi and nmi are not monotone, so the best k-minimal node can be far "
                "from the optimum.")
     st.subheader("Do the measures agree? (Kendall τ over the candidates)")
-    st.altair_chart(rank_heatmap(data["tau"]), width="content")
+    st.altair_chart(rank_heatmap(data.tau), width="content")
 
     st.subheader("How each measure degrades as k grows")
     ks = st.multiselect("k values", SWEEP_KS, default=[2, 5, 10, 20], key="cmp_sweep_ks")
@@ -180,7 +180,7 @@ def page(ctx: PageContext) -> None:
             lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, config_json,
                                         source.config_json(k=k, privacy_models=models) if sweep_local else None,
                                         candidates, json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
-            st.altair_chart(sweep_chart(lines["table"], data["ids"]), width="content")
+            st.altair_chart(sweep_chart(lines["table"], data.ids), width="content")
             st.caption("Per algorithm, the best value of each measure among its candidates at each k.")
 
     st.subheader("Model degradation")
