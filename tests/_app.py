@@ -18,10 +18,15 @@ APP = str(ROOT / "app.py")
 
 
 def goto(at: AppTest, title: str) -> AppTest:
-    """Switch the app to a page by its title, as a click in the navigation does (call ``run()`` after)."""
-    from workbench.ui.main import page_file
-
-    return at.switch_page(str(page_file(title).relative_to(ROOT)))
+    """Switch the app to a page by its title, as a click in the navigation does (call ``run()`` after). The pages
+    are functions (``st.Page(callable)``), which ``AppTest.switch_page`` (file pages only) cannot name: the page is
+    found among those the last run's ``st.navigation`` registered, by its title, and requested by its hash as
+    ``switch_page`` does."""
+    hashes = [h for h, info in at._registered_pages.items() if info.get("page_name") == title]
+    if len(hashes) != 1:
+        raise ValueError(f"no page {title!r} in the navigation (run the app first)")
+    at._page_hash = hashes[0]
+    return at
 
 
 def people_config(tail: str) -> str:

@@ -168,8 +168,6 @@ def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
     seen = Recorder()
     monkeypatch.setattr(streamlit, "spinner", seen.spinner(streamlit.spinner))
     for info in pkgutil.iter_modules(ui.__path__):
-        if info.name == "pages":
-            continue
         module = importlib.import_module(f"workbench.ui.{info.name}")
         for name, value in list(vars(module).items()):
             if callable(value) and hasattr(value, "shared"):  # a dual_cache call

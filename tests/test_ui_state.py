@@ -66,3 +66,17 @@ def test_a_slot_reads_and_writes_its_key():
     assert at.session_state["popped"] == ["c", None, False]
     assert at.session_state["values"] == {"stored": {"x": 1}}
     assert at.session_state["applied"] is True
+
+
+def test_the_persistent_settings_are_the_slots_declared_persistent():
+    """``main.PERSISTENT_SETTINGS`` (the keys ``state.keep`` writes back on every run) is derived from the slots: a
+    slot is kept across pages exactly when it is declared ``persistent=True`` (and the privacy-model pickers)."""
+    from workbench.ui import main, state
+
+    slots = [v for v in vars(state).values() if isinstance(v, state.Slot)]
+    assert slots and len({s.key for s in slots}) == len(slots)  # one slot per key
+    persistent = {s.key for s in slots if s.persistent}
+    assert {state.K.key, state.SUPPRESSION.key, state.AN_ALG.key, state.LAT_VIEW.key} <= persistent
+    assert state.LAT_NODE.key not in persistent and state.LAST_RUN.key not in persistent
+    assert set(main.PERSISTENT_SETTINGS) == persistent | set(state.model_picker_keys())
+    assert len(main.PERSISTENT_SETTINGS) == len(set(main.PERSISTENT_SETTINGS))

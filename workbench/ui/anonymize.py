@@ -11,6 +11,7 @@ import streamlit as st
 
 import measures as M
 from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
+from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
 from workbench.policy import (
     needs_monotone_waiver,
@@ -25,9 +26,9 @@ from workbench.release.guarantees import suppression_note, suppression_warning
 from workbench.release.output import MISSING_TOKEN
 from workbench.samples import RESEARCH_SUBSETS
 from workbench.ui import format, guarantee, long_work, state
-from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
+from workbench.ui.cached import lattice_size, privacy_refusal, run_config, run_result, sensitive_attributes
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
-from workbench.ui.source import Source
 from workbench.ui.upload import dependency_warnings
 
 DEFAULTS = {state.AN_ENGINE: "lattice", state.AN_ALG: "flash", state.AN_OBJ: "entropy", state.AN_LOCAL_ALG: "greedy",
@@ -119,7 +120,8 @@ def _show_models(models: dict[str, dict[str, object]]) -> None:
             st.error(f"Does not hold: {text}")
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Anonymize")
     st.caption(f"Dataset: {md(source.label)}")
     pending = state.AN_ALG_PENDING.pop()  # steered by the privacy models (before the widget)
@@ -151,7 +153,7 @@ def page(source: Source) -> None:
         size = lattice_size(source)
         if ALGORITHMS[algorithm].anytime:
             extra["time_limit"] = float(right.number_input(
-                "Time limit (s)", min_value=1, value=60, step=10, key=state.AN_TIME,
+                "Time limit (s)", min_value=1, value=60, step=10, key=state.AN_TIME.key,
                 help=f"{algorithm} stops when time is up and returns the best k-anonymous node it found, marked "
                      "not proven optimal"))
         refusal = search_refusal(algorithm, extra.get("time_limit"), size)  # as `workbench run` refuses it
@@ -160,10 +162,10 @@ def page(source: Source) -> None:
             return
         st.caption(f"The generalization lattice has {size:,} nodes.")
     models: dict[str, dict[str, object]] = {}
-    data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
+    sensitive = sensitive_attributes(source)
     subset = "research_subset" if source.sample in RESEARCH_SUBSETS else None
-    if data.get("sensitive") or subset is not None:
-        models = _privacy_models(list(data.get("sensitive") or []), subset)
+    if sensitive or subset is not None:
+        models = _privacy_models(sensitive, subset)
     steered, optimal = state.AN_STEERED.get(), optimal_anytime()
     if engine == "lattice" and steered and algorithm == optimal and steered[1] == objective:
         st.info(f"Search switched from {steered[0]} to {optimal}: "
@@ -174,15 +176,15 @@ def page(source: Source) -> None:
     config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
                                      algorithm=algorithm, objective=objective, privacy_models=models, **extra)
     if models and engine == "local":  # only Mondrian enforces models, and only the class-level ones
-        refusal = privacy_check(config_json, dataset_key=source.dataset_key).get("refusal")
+        refusal = privacy_refusal(config_json, source.dataset_key)
         if refusal:  # as `workbench run` refuses it (policy.local_refusal)
             st.error(md(refusal))
             return
     if models and engine == "lattice" and ALGORITHMS[algorithm].prunes:
-        check = privacy_check(config_json, dataset_key=source.dataset_key)
-        if check.get("refusal"):  # the library refuses this search: steer to one optimal for any rule
+        refusal = privacy_refusal(config_json, source.dataset_key)
+        if refusal:  # the library refuses this search: steer to one optimal for any rule
             state.AN_ALG_PENDING.set(optimal)
-            state.AN_MODEL_STEERED.set((algorithm, check["refusal"]))
+            state.AN_MODEL_STEERED.set((algorithm, refusal))
             st.rerun()
     model_steered = state.AN_MODEL_STEERED.get()
     if models and model_steered and algorithm == optimal:
@@ -195,12 +197,16 @@ def page(source: Source) -> None:
     last = state.LAST_RUN.get()
     unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
     if state.AN_PENDING.get() == here:  # a run in the worker pool, followed until it ends
-        outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
-                                   doing=f"{engine} engine, {algorithm}")
-        if outcome is None:  # still running: the panel above shows how far
+        failed = False
+        try:
+            outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
+                                       doing=f"{engine} engine, {algorithm}")
+        except WorkbenchError:  # the run failed: run_config below raises its error again, for the page to show
+            outcome, failed = None, True
+        if outcome is None and not failed:  # still running: the panel above shows how far
             return
         state.AN_PENDING.pop()
-        if outcome.get("cancelled"):
+        if outcome is long_work.CANCELLED:
             st.info("Run cancelled. A search stops at the end of its current step (the lattice search itself "
                     "runs to its end or its time limit before the run stops).")
             return
@@ -209,44 +215,41 @@ def page(source: Source) -> None:
     else:
         st.caption("The last run with these settings (kept until the dataset or a setting changes).")
     with st.spinner("Showing the run: its classes, measures and released rows…", show_time=True):
+        state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
         result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
-    state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
-    if "error" in result:
-        st.error(md(result["error"]))
-        return
-    summary = result["summary"]
-    guarantee.show(result["guarantee_kind"], result["holds"], result["guarantee"])
+    summary = result.summary
+    guarantee.show(result.guarantee_kind, result.holds, result.guarantee)
     dependency_warnings(source)  # beside the guarantee: released columns that give a quasi-identifier back
     cols = st.columns([2, 1.4, 1, 1])
-    cols[0].metric("suppressed records", format.count_share(summary["suppressed"], result["records"]),
-                   help=f"{suppression_note(summary['suppressed'], result['records'])}, released with * in every "
+    cols[0].metric("suppressed records", format.count_share(summary["suppressed"], result.records),
+                   help=f"{suppression_note(summary['suppressed'], result.records)}, released with * in every "
                         "quasi-identifier")
     cols[1].metric("equivalence classes released", format.number(summary["classes"]),
                    help="classes among the records kept, after suppression")
     cols[2].metric("node checks", format.number(summary["checks"]))
     cols[3].metric("seconds", format.number(float(summary["seconds"])))
     _show_models(summary.get("privacy_models") or {})
-    heavy = suppression_warning(summary["suppressed"], result["records"])
+    heavy = suppression_warning(summary["suppressed"], result.records)
     if heavy:
         st.warning(heavy)
     if summary["transformation"]:
         st.subheader("Transformation (hierarchy level per quasi-identifier)")
         format.show(pd.DataFrame([summary["transformation"]]), width="content")
-        st.caption("proven optimal" if result["proven_optimal"] else "not proven optimal "
-                   + (f"({md(result['note'])})" if result["note"] else ""))
-    if result["clusters"] is not None:
-        sizes = result["clusters"]
+        st.caption("proven optimal" if result.proven_optimal else "not proven optimal "
+                   + (f"({md(result.note)})" if result.note else ""))
+    if result.clusters is not None:
+        sizes = result.clusters
         st.subheader(f"Clustering: {int(sizes.clusters.sum()):,} clusters")
         st.caption("Every record of a cluster is released as the cluster's least upper bound (Katirai 2006).")
         format.show(sizes, width="content")
     st.subheader("What it costs, under every measure")
-    scores = result["scores"]
+    scores = result.scores
     for start in range(0, len(scores), 2):  # two per row: the longest names are not cut at 1280 px
         row = st.columns(2)
         for col, s in zip(row, scores[start:start + 2], strict=False):
-            col.metric(s["name"], format.number(s["value"]), delta=str(s["direction"]), delta_color="off",
-                       delta_arrow="off", help=f"{s['formula']}; exactly {s['value']!r}")
+            col.metric(s.name, format.number(s.value), delta=str(s.direction), delta_color="off",
+                       delta_arrow="off", help=f"{s.formula}; exactly {s.value!r}")
     st.subheader("Released rows (first 25; shuffled on export)")
-    format.show(result["preview"])
+    format.show(result.preview)
     st.caption(f"A missing value (an empty cell) reads {MISSING_TOKEN}, as in the exported file; a suppressed "
                "record reads * in every quasi-identifier.")

@@ -1,4 +1,6 @@
-"""Cached library calls for the app: plain, hashable inputs in, plain data out (the UI never computes).
+"""Cached library calls for the app: plain, hashable inputs in, plain data out (the UI never computes); a call
+that cannot be made raises a one-line ``WorkbenchError`` (``memo.user_error``), which the memo keeps and raises
+again, and the page shows (``failure.py``).
 
 Every call takes a JSON config and a ``dataset_key``. For an embedded sample (``dataset_key`` None) results
 are kept in the server process's memory and shared between sessions. For the session's own
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -28,9 +31,9 @@ from workbench.data import Dataset
 from workbench.errors import DataError, WorkbenchError
 from workbench.hierarchy.tree import Hierarchy
 from workbench.risk.dependencies import dependency_warnings as find_dependency_warnings
-from workbench.study import Progress, run
+from workbench.study import Progress, RunResult, run
 from workbench.ui import state_upload as S
-from workbench.ui.memo import dual_cache, error_result
+from workbench.ui.memo import dual_cache, user_error
 from workbench.ui.source import Source
 
 
@@ -138,54 +141,88 @@ def session_dataset(key: str | None) -> Dataset | None:
 @dual_cache(max_entries=8)
 def dependency_warnings(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """``{"warnings": [...]}``: the released columns that determine a quasi-identifier or its generalization
-    (``workbench.risk.dependencies``), or ``{"error": message}``."""
+    (``workbench.risk.dependencies``); a ``WorkbenchError`` when they cannot be found."""
     try:
         return {"warnings": find_dependency_warnings(dataset_for(config_json, dataset_key))}
     except (WorkbenchError, KeyError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
+
+
+def released_dependencies(source: Source) -> list[str]:
+    """The warnings of ``dependency_warnings`` for the source's table (none when its data cannot be read: the page's
+    own calls report that)."""
+    try:
+        return dependency_warnings(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)["warnings"]
+    except WorkbenchError:
+        return []
 
 
 @dual_cache(max_entries=16, heavy=True)
-def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
-    """``study.run`` of a JSON config (the TOML config as JSON) as ``{"result": RunResult}``, kept so that the Anonymize
+def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> RunResult:
+    """``study.run`` of a JSON config (the TOML config as JSON): its ``RunResult``, kept so that the Anonymize
     and Export pages share one run (the config's [release] section does not change a run: leave it out). Run in the
     worker pool like the other heavy calls; its progress is reported after each step of the run."""
     try:
-        return {"result": run(*study_and_dataset(config_json, dataset_key), _progress)}
+        return run(*study_and_dataset(config_json, dataset_key), _progress)
     except (WorkbenchError, KeyError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
+
+
+@dataclass(frozen=True)
+class Score:
+    """One measure's score of a release, as the Anonymize page shows it."""
+
+    measure: str
+    name: str
+    value: float
+    formula: str
+    direction: Any
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the Anonymize page shows of a run (``run_config``): ``RunResult.summary()``, the guarantee (in words, its
+    kind, whether it holds), the records released, whether the search proved its node optimal (None for the local
+    engine) and its note, every measure's score, the first released rows and the local engine's cluster sizes."""
+
+    summary: dict[str, Any]
+    guarantee: str
+    guarantee_kind: str
+    records: int
+    holds: bool
+    proven_optimal: bool | None
+    note: str
+    scores: list[Score]
+    preview: pd.DataFrame
+    clusters: pd.DataFrame | None
 
 
 @dual_cache(max_entries=32)
-def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> RunView:
     """Run a study given as a JSON config; returns the summary, the scores with their formula
-    and direction, the guarantee, and the first released rows. Errors come back as ``{"error": message}``."""
-    outcome = run_result(config_json, dataset_key=dataset_key, progress=_progress)
-    if "error" in outcome:
-        return outcome
-    result = outcome["result"]
+    and direction, the guarantee, and the first released rows. Errors are raised (``WorkbenchError``)."""
+    result = run_result(config_json, dataset_key=dataset_key, progress=_progress)
     study = result.study
     if result.release is None:
-        return {"error": f"no solution is k-anonymous for k = {study.k} within the suppression limit"}
+        raise WorkbenchError(f"no solution is k-anonymous for k = {study.k} within the suppression limit")
     release = result.release
     try:
         guarantee = result.guarantee  # re-verified from the released table
     except WorkbenchError as exc:  # a release that fails its own verification is an error to show, not a crash
-        return error_result(exc)
+        raise user_error(exc) from exc
     search = result.search
-    return {
-        "summary": result.summary(),
-        "guarantee": guarantee.describe(),
-        "guarantee_kind": guarantee.kind,
-        "records": release.n,
-        "holds": guarantee.holds,
-        "proven_optimal": bool(search.proven_optimal) if search else None,
-        "note": search.note if search else "",
-        "scores": [{"measure": s.id, "name": M.MEASURES[s.id].name, "value": s.value, "formula": s.formula,
-                    "direction": s.direction} for s in result.scores.values()],
-        "preview": release.table(study.suppressed).head(25),
-        "clusters": release.cluster_sizes(),
-    }
+    return RunView(
+        summary=result.summary(),
+        guarantee=guarantee.describe(),
+        guarantee_kind=guarantee.kind,
+        records=release.n,
+        holds=guarantee.holds,
+        proven_optimal=bool(search.proven_optimal) if search else None,
+        note=search.note if search else "",
+        scores=[Score(s.id, M.MEASURES[s.id].name, s.value, s.formula, s.direction) for s in result.scores.values()],
+        preview=release.table(study.suppressed).head(25),
+        clusters=release.cluster_sizes(),
+    )
 
 
 @dual_cache(max_entries=8, session_entries=2)  # each holds the whole release file: two formats, not eight
@@ -197,21 +234,18 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     from workbench.config.text import in_attribute_order, to_toml
 
     raw = json.loads(config_json)
-    outcome = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
-                         dataset_key=dataset_key)
-    if "error" in outcome:
-        return outcome
-    result = outcome["result"]
+    result = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
+                        dataset_key=dataset_key)
     raw = in_attribute_order(raw, result.dataset.quasi_identifiers)  # the JSON key sorted them alphabetically
     try:
         study = study_from_dict(raw)
         if result.release is None:
-            return {"error": f"no solution is k-anonymous for k = {study.k}"}
+            raise WorkbenchError(f"no solution is k-anonymous for k = {study.k}")
         files = result.release.export_bytes(seed=study.seed, fmt=fmt, config=raw,
                                             measures={i: s.value for i, s in result.scores.items()},
                                             suppressed_policy=study.suppressed)
     except (WorkbenchError, KeyError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     hierarchies = {q: result.dataset.hierarchies[q].to_arx() for q in result.dataset.quasi_identifiers}
     bundle = bundle_with_hierarchies(raw, hierarchies) if dataset_key is not None else None
     return {**files, "config": to_toml(raw).encode("utf-8"), "bundle": bundle, "seed": study.seed}
@@ -220,72 +254,99 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
 @dual_cache(max_entries=8)
 def decision_summary(config_json: str, register_version: int, dataset_key: str | None) -> dict[str, Any]:
     """The report's first page for the release of a config with its [release] section (the Export page's):
-    ``{"summary": workbench.report.Summary}`` (``report.build_summary``, the same figures the report shows), or
-    ``{"error": message}``. The run itself is ``run_result``'s, shared with the Anonymize page. ``register_version``
-    (the register's newest release id) is part of the key only: a release recorded since is checked against."""
+    ``{"summary": workbench.report.Summary}`` (``report.build_summary``, the same figures the report shows); a
+    ``WorkbenchError`` when it cannot be built. The run itself is ``run_result``'s, shared with the Anonymize page.
+    ``register_version`` (the register's newest release id) is part of the key only: a release recorded since is
+    checked against."""
     from workbench.config.text import in_attribute_order
     from workbench.report import build_summary
 
     raw = json.loads(config_json)
-    outcome = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
-                         dataset_key=dataset_key)
-    if "error" in outcome:
-        return outcome
-    result = outcome["result"]
+    result = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
+                        dataset_key=dataset_key)
     try:
         study = study_from_dict(in_attribute_order(raw, result.dataset.quasi_identifiers))
         return {"summary": build_summary(study, result)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
+
+
+@dataclass(frozen=True)
+class TableRisk:
+    """Re-identification risk of one table: ``risk``, its ``RiskResult.to_dict()``; ``records``, the distribution of
+    record-level risk (``risk.record_risks``)."""
+
+    risk: dict[str, Any]
+    records: pd.DataFrame
+
+
+def _assessed(sizes: Callable[[], Any], result: Callable[[], Any]) -> TableRisk:
+    from workbench import risk
+
+    try:
+        return TableRisk(result().to_dict(), risk.record_risks(sizes()))
+    except ValueError as exc:  # e.g. a population smaller than the table
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=16)
-def risk_figures(config_json: str, release_config_json: str | None, threshold: float, population: int | None,
-                 dataset_key: str | None) -> dict[str, Any]:
-    """Re-identification risk of the input (every quasi-identifier at level 0: ``risk.risk_of_node``) and, given
-    the last run's config, of its release after suppression (``risk.risk_of_release``): per table its
-    ``RiskResult.to_dict()`` and the distribution of record-level risk (``risk.record_risks``). A table that cannot
-    be assessed carries ``{"error": message}``; the release is None without a release config."""
+def input_risk(config_json: str, threshold: float, population: int | None, dataset_key: str | None) -> TableRisk:
+    """Re-identification risk of the input (every quasi-identifier at level 0: ``risk.risk_of_node``); a
+    ``WorkbenchError`` when it cannot be assessed."""
     from workbench import risk
-
-    def assess(sizes: Any, result: Callable[[], Any]) -> dict[str, Any]:
-        try:
-            return {"risk": result().to_dict(), "records": risk.record_risks(sizes())}
-        except ValueError as exc:  # e.g. a population smaller than the table
-            return error_result(exc)
 
     try:
         dataset = dataset_for(config_json, dataset_key)
     except (WorkbenchError, KeyError) as exc:
-        return {"input": error_result(exc), "release": None}
-    out: dict[str, Any] = {"input": assess(lambda: risk.node_class_sizes(dataset),
-                                           lambda: risk.risk_of_node(dataset, None, threshold, population)),
-                           "release": None}
-    if release_config_json is not None:
-        outcome = run_result(release_config_json, dataset_key=dataset_key)
-        if "error" in outcome:
-            out["release"] = outcome
-        elif outcome["result"].release is None:
-            out["release"] = {"error": "the last run found no release"}
-        else:
-            release = outcome["result"].release
-            out["release"] = assess(lambda: risk.release_class_sizes(release),
-                                    lambda: risk.risk_of_release(release, threshold, population))
-    return out
+        raise user_error(exc) from exc
+    return _assessed(lambda: risk.node_class_sizes(dataset),
+                     lambda: risk.risk_of_node(dataset, None, threshold, population))
+
+
+@dual_cache(max_entries=16)
+def release_risk(release_config_json: str, threshold: float, population: int | None,
+                 dataset_key: str | None) -> TableRisk:
+    """Re-identification risk of the release of the last run's config, after suppression (``risk.risk_of_release``);
+    a ``WorkbenchError`` when it cannot be assessed."""
+    from workbench import risk
+
+    release = run_result(release_config_json, dataset_key=dataset_key).release
+    if release is None:
+        raise WorkbenchError("the last run found no release")
+    return _assessed(lambda: risk.release_class_sizes(release),
+                     lambda: risk.risk_of_release(release, threshold, population))
 
 
 @dual_cache(max_entries=16)
 def privacy_check(config_json: str, dataset_key: str | None) -> dict[str, Any]:
     """For the Anonymize page's privacy models: ``{"sensitive": [...], "refusal": message or None}`` (the attributes
-    with role "sensitive" a model can protect, and ``policy.privacy_refusal`` for the config's engine and algorithm), or
-    ``{"error": message}`` when the models cannot be built on the data."""
+    with role "sensitive" a model can protect, and ``policy.privacy_refusal`` for the config's engine and algorithm); a
+    ``WorkbenchError`` when the models cannot be built on the data."""
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
         sensitive = [a for a, role in dataset.roles.items() if role == "sensitive"]
         refusal = policy.privacy_refusal(study, dataset, study.algorithm)
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     return {"sensitive": sensitive, "refusal": refusal}
+
+
+def sensitive_attributes(source: Source) -> list[str]:
+    """The source's attributes a privacy model can protect (``privacy_check``; none when the models cannot be built
+    on its data: the run reports why)."""
+    try:
+        return list(privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)["sensitive"])
+    except WorkbenchError:
+        return []
+
+
+def privacy_refusal(config_json: str, dataset_key: str | None) -> str | None:
+    """``policy.privacy_refusal`` of a config (``privacy_check``; None when the models cannot be built on the data:
+    the run reports why)."""
+    try:
+        return privacy_check(config_json, dataset_key=dataset_key)["refusal"]
+    except WorkbenchError:
+        return None
 
 
 def register_digests(source: Source) -> list[str]:

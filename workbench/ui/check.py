@@ -23,6 +23,7 @@ from workbench.report.check_section import build_check_report
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import format, state, upload
 from workbench.ui.charts import record_risk_chart
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 
 HERE = "Upload a table here"
@@ -34,7 +35,7 @@ def _uploaded() -> tuple[str, str, Any] | None:
     """The table uploaded on this page: (name, SHA-256, the frame or the error's one line); None before one."""
     file = st.file_uploader(f"The de-identified table (CSV, TSV, TXT, Excel or Parquet; up to {upload.MAX_MB} MB). "
                             "It stays in this browser session; nothing is written to disk.",
-                            type=["csv", "tsv", "txt", "xlsx", "parquet"], key=state.CHECK_UPLOAD,
+                            type=["csv", "tsv", "txt", "xlsx", "parquet"], key=state.CHECK_UPLOAD.key,
                             max_upload_size=upload.MAX_MB)
     if file is None:
         return None
@@ -60,7 +61,7 @@ def _table() -> tuple[str, str, pd.DataFrame, dict[str, str]] | None:
     ws = upload.workspace()
     which = HERE
     if ws is not None:
-        which = st.radio("Table to check", [HERE, DATA_PAGE], index=1, key=state.CHECK_WHICH, horizontal=True)
+        which = st.radio("Table to check", [HERE, DATA_PAGE], index=1, key=state.CHECK_WHICH.key, horizontal=True)
     if which == DATA_PAGE and ws is not None:
         return ws["name"], ws["sha"], ws["frame"], dict(ws["roles"])
     held = _uploaded()
@@ -91,7 +92,7 @@ def _measure(sha: str, frame: pd.DataFrame, name: str, settings: tuple) -> Check
     return memo[key]
 
 
-def page() -> None:
+def page(ctx: PageContext) -> None:
     st.header("Check a table de-identified elsewhere")
     st.caption("How anonymous is a file an outside contractor (or any tool) produced? Name the columns an attacker "
                "may know and the sensitive ones: k, the risk of re-identification, and for each sensitive attribute "

@@ -6,6 +6,7 @@ the table, the side-by-side view, Pareto fronts, model degradation and the k swe
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -15,7 +16,7 @@ from workbench.compare.ranking import as_loss, global_vs_local, normalized, opti
 from workbench.errors import WorkbenchError
 from workbench.study import Progress
 from workbench.ui.cached import study_and_dataset
-from workbench.ui.memo import dual_cache, error_result
+from workbench.ui.memo import dual_cache, user_error
 
 
 @dual_cache(max_entries=32, heavy=True)
@@ -28,7 +29,7 @@ def lattice_rows(config_json: str, candidates: str, dataset_key: str | None,
         study, dataset = study_and_dataset(config_json, dataset_key)
         return {"table": compare.lattice_solutions(study, dataset, candidates, progress=_progress)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=32, heavy=True)
@@ -43,7 +44,7 @@ def local_rows(config_json: str, dataset_key: str | None, _progress: Progress | 
                                                  progress=_progress),
                 "left_out": compare.local_refusals(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=16, heavy=True)
@@ -57,28 +58,37 @@ def optima(config_json: str, dataset_key: str | None) -> dict[str, Any]:
         table = lattice_optima(study, dataset)
         return {"optima": table, "rows": compare.optimum_solutions(study, dataset, table)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The Compare page's reading of the solutions table: ``table`` (lattice rows, then local rows), the measure
+    columns ``ids``, the ``normalized`` view (with each row's ``pareto`` flag), each measure's choice (``optimal``:
+    the optimum over every admissible node and the best of the candidates), the optima's own rows
+    (``optimum_rows``) and the Kendall τ between measures (``tau``)."""
+
+    table: pd.DataFrame
+    ids: list[str]
+    normalized: pd.DataFrame
+    pareto: Any
+    optimal: pd.DataFrame
+    optimum_rows: pd.DataFrame
+    tau: pd.DataFrame
 
 
 @dual_cache(max_entries=16)
-def analysis(config_json: str, local_json: str | None, candidates: str, dataset_key: str | None) -> dict[str, Any]:
+def analysis(config_json: str, local_json: str | None, candidates: str, dataset_key: str | None) -> Analysis:
     """The solutions table (lattice rows, then the local rows when ``local_json`` is given), its normalized
     values, Pareto front, each measure's choice (the optimum over every k-anonymous node, and the best of each
     candidate set) and the Kendall τ between measures."""
     from workbench import compare
 
     lattice = lattice_rows(config_json, candidates, dataset_key=dataset_key)
-    if "error" in lattice:
-        return lattice
     best = optima(config_json, dataset_key=dataset_key)
-    if "error" in best:
-        return best
     parts = [lattice["table"]]
     if local_json is not None:
-        local = local_rows(local_json, dataset_key=dataset_key)
-        if "error" in local:
-            return local
-        parts.append(local["table"])
+        parts.append(local_rows(local_json, dataset_key=dataset_key)["table"])
     table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS,
                                                  *compare.RULE_COLUMNS)]
@@ -86,9 +96,9 @@ def analysis(config_json: str, local_json: str | None, candidates: str, dataset_
     pareto = pareto_front(table, ids)
     shown = norm[["engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS, "meets_rule"]].assign(
         **{m: norm[f"{m}_norm"] for m in ids}, pareto=pareto)
-    return {"table": table, "ids": ids, "normalized": shown, "pareto": pareto,
-            "optimal": optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
-            "optimum_rows": best["rows"], "tau": rank_agreement(table, ids)}
+    return Analysis(table=table, ids=ids, normalized=shown, pareto=pareto,
+                    optimal=optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
+                    optimum_rows=best["rows"], tau=rank_agreement(table, ids))
 
 
 @dual_cache(max_entries=32)
@@ -98,12 +108,10 @@ def side_by_side(config_json: str, local_json: str | None, candidates: str, obje
     next to each local release, every measure; normalized over the candidates and the optima."""
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
-        return data
-    table = pd.concat([data["optimum_rows"], data["table"]], ignore_index=True)  # optima first: they win ties
+    table = pd.concat([data.optimum_rows, data.table], ignore_index=True)  # optima first: they win ties
     lattice = table[table.engine == "lattice"]
     best = as_loss(lattice, objective).idxmin() if len(lattice) else None
-    return {"table": global_vs_local(table, objective, data["ids"]),
+    return {"table": global_vs_local(table, objective, data.ids),
             "lattice_solution": str(lattice.solution[best]) if best is not None else None,
             "lattice_suppressed": (int(lattice.suppressed[best]), float(lattice.suppressed_pct[best]))
             if best is not None else None}
@@ -112,12 +120,13 @@ def side_by_side(config_json: str, local_json: str | None, candidates: str, obje
 @dual_cache(max_entries=64)
 def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str, y: str,
               dataset_key: str | None) -> dict[str, Any]:
-    """The Pareto front of the solutions under two measures (under every measure when x == y)."""
-
-    data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
+    """The Pareto front of the solutions under two measures (under every measure when x == y); no front when the
+    solutions table cannot be built (the page shows that error where it asks for the table)."""
+    try:
+        data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
+    except WorkbenchError:
         return {"front": None}
-    return {"front": pareto_front(data["table"], [x, y]) if x != y else data["pareto"]}
+    return {"front": pareto_front(data.table, [x, y]) if x != y else data.pareto}
 
 
 @dual_cache(max_entries=8, heavy=True)
@@ -128,16 +137,14 @@ def degradation(config_json: str, local_json: str | None, candidates: str, rows_
     from workbench.compare import degradation as model_degradation
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
-    if "error" in data:
-        return data
     rows = json.loads(rows_json)
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        out = model_degradation.add_degradation(data["table"], study, dataset, rows=rows,
+        out = model_degradation.add_degradation(data.table, study, dataset, rows=rows,
                                                 classifiers=("zeror", classifier), n_jobs=min(2, len(rows)),
                                                 progress=_progress, prefer="threads")
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     return {"summary": model_degradation.degradation_summary(out)}
 
 
@@ -153,7 +160,5 @@ def sweep(config_json: str, local_json: str | None, candidates: str, ks_json: st
             local["privacy"]["k"] = k
         data = analysis(json.dumps(config, sort_keys=True), json.dumps(local, sort_keys=True) if local else None,
                         candidates, dataset_key=dataset_key)
-        if "error" in data:
-            return data
-        frames.append(data["table"])
+        frames.append(data.table)
     return {"table": pd.concat(frames, ignore_index=True)}

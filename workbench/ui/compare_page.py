@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from measures.degradation import CLASSIFIERS
+from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import local_engine_hint, too_large_for_tables
@@ -31,6 +32,8 @@ from workbench.ui.compare_cached import (
     side_by_side,
     sweep,
 )
+from workbench.ui.context import PageContext
+from workbench.ui.failure import show_error, shown_errors
 from workbench.ui.lattice_marks import rule_name, session_models
 from workbench.ui.source import Source
 
@@ -52,7 +55,8 @@ def prefetch(source: Source) -> None:
              source.config_json(k=DEFAULT_K), "k_minimal", dataset_key=source.dataset_key)
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Compare")
     st.caption("Every candidate solution of both engines under every measure: the lattice's k-minimal nodes "
                "(or every k-anonymous node, or the best 10) and the local engine's Greedy, Partition and Mondrian "
@@ -60,9 +64,9 @@ def page(source: Source) -> None:
     c1, c2, c3, c4 = st.columns(4)
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)  # lattice engine only: the local engine suppresses no record
-    candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key=state.CMP_CAND)
+    candidates = c3.selectbox("Lattice candidates", ["k_minimal", "top", "all"], key=state.CMP_CAND.key)
     local_hint = local_engine_hint(source)  # computed for the table at hand
-    with_local = c4.toggle("Local-engine releases", value=True, key=state.CMP_LOCAL,
+    with_local = c4.toggle("Local-engine releases", value=True, key=state.CMP_LOCAL.key,
                            help=f"Greedy, Partition and Mondrian for the same k; {local_hint}")
     ids = source.measure_ids
     models = session_models(source)  # the Anonymize page's privacy models hold here too: one rule on every page
@@ -81,18 +85,20 @@ def page(source: Source) -> None:
         return
     lattice = long_work.announced(f"Scoring the lattice candidates ({candidates}) under every measure", lattice_rows,
                                   config_json, candidates, dataset_key=key)
-    if "error" in lattice:
-        st.error(format.md(lattice["error"]))
-        return
     if local_json is not None:
         early = st.empty()
+        local: dict[str, Any] = {}
+        failed: WorkbenchError | None = None
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
             format.show(lattice["table"], labels=LABELS)
-            local = long_work.announced(f"Local engine: Greedy, Partition and Mondrian ({local_hint})", local_rows,
-                                        local_json, dataset_key=key)
+            try:
+                local = long_work.announced(f"Local engine: Greedy, Partition and Mondrian ({local_hint})",
+                                            local_rows, local_json, dataset_key=key)
+            except WorkbenchError as exc:  # the lattice rows are compared without the local engine's
+                failed = exc
         early.empty()
-        if "error" in local:
-            st.error(f"local engine: {format.md(local['error'])}")
+        if failed is not None:
+            show_error(failed, prefix="local engine: ")
             local_json = None
         for reason in local.get("left_out", {}).values():
             st.caption(f"Left out of the comparison: {format.md(reason)}.")
@@ -100,10 +106,7 @@ def page(source: Source) -> None:
                         dataset_key=key)  # the long part of the analysis below, named on its own
     data = long_work.announced("Ranking the candidates: normalized values, Pareto front, each measure's choice, "
                                "Kendall τ", analysis, config_json, local_json, candidates, dataset_key=key)
-    if "error" in data:
-        st.error(format.md(data["error"]))
-        return
-    table = data["table"]
+    table = data.table
     if not (table.engine == "lattice").any():
         st.info(f"No lattice node is {k}-anonymous within a {suppression:g} % suppression limit; "
                 "raise the limit to see lattice candidates.")
@@ -115,8 +118,8 @@ def page(source: Source) -> None:
     raw_tab.caption("suppressed: the records a solution releases with * in every quasi-identifier, and their "
                     "percent of all records (the local engine suppresses none)."
                     + (f" {format.NOT_APPLICABLE}: the measure gives no value for that solution."
-                       if table[data["ids"]].isna().any(axis=None) else ""))
-    format.show(data["normalized"], norm_tab, labels=LABELS)
+                       if table[data.ids].isna().any(axis=None) else ""))
+    format.show(data.normalized, norm_tab, labels=LABELS)
     norm_tab.caption("Each measure rescaled over the candidates in its own direction (Normalized mutual information: "
                      "higher is better); Pareto front: no other candidate is at least as good under every measure and "
                      "better under one.")
@@ -125,9 +128,9 @@ def page(source: Source) -> None:
     left, right = st.columns(2)
     for widget in (state.CMP_X, state.CMP_Y, state.CMP_OBJECTIVE):
         state.keep_valid(widget, ids)
-    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key=state.CMP_X,
+    x = left.selectbox("x", ids, index=ids.index("loss") if "loss" in ids else 0, key=state.CMP_X.key,
                        format_func=format.measure_label)
-    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key=state.CMP_Y,
+    y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key=state.CMP_Y.key,
                         format_func=format.measure_label)
     front = long_work.announced(f"Finding the Pareto front of {format.measure_label(x)} and {format.measure_label(y)}",
                                 pareto_of, config_json, local_json, candidates, x, y, dataset_key=key)["front"]
@@ -141,12 +144,11 @@ def page(source: Source) -> None:
         st.info("Needs both a lattice candidate and a local-engine release.")
     else:
         objective = st.selectbox("Best lattice solution under", ids, index=ids.index("entropy")
-                                 if "entropy" in ids else 0, key=state.CMP_OBJECTIVE, format_func=format.measure_label)
-        pair = long_work.announced("Placing the best lattice solution beside the local releases", side_by_side,
-                                   config_json, local_json, candidates, objective, dataset_key=key)
-        if "error" in pair:
-            st.error(format.md(pair["error"]))
-        else:
+                                 if "entropy" in ids else 0, key=state.CMP_OBJECTIVE.key,
+                                 format_func=format.measure_label)
+        with shown_errors():
+            pair = long_work.announced("Placing the best lattice solution beside the local releases", side_by_side,
+                                       config_json, local_json, candidates, objective, dataset_key=key)
             records, pct = pair["lattice_suppressed"]
             st.caption(f"lattice = {format.md(pair['lattice_solution'])}: the best full-domain generalization under "
                        f"{format.measure_label(objective)} over every {k}-anonymous node (within the suppression "
@@ -157,8 +159,8 @@ def page(source: Source) -> None:
             format.show(format.with_measure_names(pair["table"]), labels=LABELS, by_cell=raw)  # a measure per row
 
     st.subheader("Which solution each measure would choose")
-    format.show(format.with_measure_names(data["optimal"]), labels=LABELS,
-                by_cell=["value"] if len(data["optimal"]) else [])
+    format.show(format.with_measure_names(data.optimal), labels=LABELS,
+                by_cell=["value"] if len(data.optimal) else [])
     st.caption("scope: what each row is the best of. *every node admissible under …*: the lattice optimum over all "
                f"nodes that meet the whole rule named there (k = {k}, every configured privacy model, the suppression "
                "limit); a monotone measure without a lattice fast path under a monotone rule is searched over the "
@@ -167,20 +169,18 @@ def page(source: Source) -> None:
                "precision_nm, entropy_nm, pmi and nmi are not monotone, so the best k-minimal node can be far "
                "from the optimum.")
     st.subheader("Do the measures agree? (Kendall τ over the candidates)")
-    st.altair_chart(rank_heatmap(data["tau"]), width="content")
+    st.altair_chart(rank_heatmap(data.tau), width="content")
 
     st.subheader("How each measure degrades as k grows")
     ks = st.multiselect("k values", SWEEP_KS, default=[2, 5, 10, 20], key="cmp_sweep_ks")
     sweep_local = st.checkbox(f"with the local engine ({local_hint}, per k)", value=False,
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
-        lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, config_json,
-                                    source.config_json(k=k, privacy_models=models) if sweep_local else None,
-                                    candidates, json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
-        if "error" in lines:
-            st.error(format.md(lines["error"]))
-        else:
-            st.altair_chart(sweep_chart(lines["table"], data["ids"]), width="content")
+        with shown_errors():
+            lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, config_json,
+                                        source.config_json(k=k, privacy_models=models) if sweep_local else None,
+                                        candidates, json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
+            st.altair_chart(sweep_chart(lines["table"], data.ids), width="content")
             st.caption("Per algorithm, the best value of each measure among its candidates at each k.")
 
     st.subheader("Model degradation")
@@ -193,7 +193,7 @@ def page(source: Source) -> None:
     best_lattice = [a for a, i in rows.items() if table.solution[i] == pair.get("lattice_solution")][:1]
     default = best_lattice + [a for a, i in rows.items() if table.engine[i] == "local"][:1]
     state.keep_valid(state.CMP_DEG_ROWS, list(rows), multiple=True)
-    picked = st.multiselect("Solutions", list(rows), default=default, key=state.CMP_DEG_ROWS)
+    picked = st.multiselect("Solutions", list(rows), default=default, key=state.CMP_DEG_ROWS.key)
     chosen = [rows[a] for a in picked]
     classifier = st.selectbox("Classifier (ZeroR always runs as the baseline)",
                               [c for c in CLASSIFIERS if c != "zeror"], key="cmp_deg_clf",
@@ -212,12 +212,9 @@ def page(source: Source) -> None:
                               doing=f"Model degradation of {len(chosen)} release(s) ({classifier}, 5 folds)")
     if result is None:  # still running: the panel above shows how far
         return
-    if result.get("cancelled"):
+    if result is long_work.CANCELLED:
         state.CMP_DEG_REQUEST.pop()
         st.info("Model degradation cancelled. Run it again to start over.")
-        return
-    if "error" in result:
-        st.error(format.md(result["error"]))
         return
     summary = result["summary"]
     format.show(summary, labels=LABELS)

@@ -9,7 +9,7 @@ import streamlit as st
 from workbench.hierarchy.missing import count_missing
 from workbench.samples import load_sample
 from workbench.ui import cached, config_load, format, projects, upload
-from workbench.ui.source import Source
+from workbench.ui.context import PageContext
 
 
 @st.cache_data(show_spinner=False)
@@ -29,9 +29,11 @@ def _sample_summary(name: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 
 
 
-def page(source: Source, name: str) -> None:
+def page(ctx: PageContext) -> None:
     """Draw the page for the dataset ``name`` (an embedded sample) or, for your own table, the upload section; the
     saved projects first (``projects.section``)."""
+    source = ctx.source
+    name = ctx.dataset
     projects.section(source, name)
     if source.sample is None:
         upload.section(config_load.load_config)

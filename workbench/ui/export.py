@@ -22,7 +22,9 @@ from workbench.release.output import release_file_stem
 from workbench.ui import decision_summary as decision_summary_view
 from workbench.ui import guarantee, long_work, state
 from workbench.ui.cached import decision_summary, export_files, run_config
+from workbench.ui.context import PageContext
 from workbench.ui.download import download
+from workbench.ui.failure import error_line, shown_errors
 from workbench.ui.format import md
 from workbench.ui.report_section import report_section
 
@@ -42,19 +44,15 @@ def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str
     from workbench.register.store import open_register
     from workbench.ui.cached import run_result
     from workbench.ui.identity import current_user
-    from workbench.ui.memo import error_result
-
-    outcome = long_work.announced("Preparing the release's record in the register", run_result,
-                                  json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
-                                  dataset_key=last["dataset_key"])  # the run already made, from the cache
-    if "error" in outcome:
-        return outcome["error"]
     try:
+        run = long_work.announced("Preparing the release's record in the register", run_result,
+                                      json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
+                                      dataset_key=last["dataset_key"])  # the run already made, from the cache
         register = open_register()
-        ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
-        result = dataclasses.replace(outcome["result"], study=study_from_dict(ordered))
+        ordered = in_attribute_order(raw, run.dataset.quasi_identifiers)
+        result = dataclasses.replace(run, study=study_from_dict(ordered))
     except WorkbenchError as exc:
-        return error_result(exc)["error"]
+        return error_line(exc)
     user = current_user()
 
     def record(name: str) -> None:
@@ -66,10 +64,11 @@ def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str
 def suppressed_records(last: dict[str, Any]) -> str:
     """Say what becomes of the release's suppressed records and offer to leave them out: ``"mark"`` (kept, ``*`` in
     every quasi-identifier) or ``"drop"`` (``[release] suppressed``, docs/config.md)."""
-    result = run_config(last["config"], dataset_key=last["dataset_key"])  # the Anonymize page's run, cached
-    if "error" in result:
+    try:
+        result = run_config(last["config"], dataset_key=last["dataset_key"])  # the Anonymize page's run, cached
+    except WorkbenchError:
         return "mark"  # the files say what is wrong
-    suppressed, records = int(result["summary"]["suppressed"]), int(result["records"])
+    suppressed, records = int(result.summary["suppressed"]), int(result.records)
     if not suppressed:
         st.caption(f"No record is suppressed: the file holds all {records:,} records.")
         return "mark"
@@ -99,7 +98,7 @@ def register_version() -> int:
         return 0
 
 
-def page() -> None:
+def page(ctx: PageContext) -> None:
     st.header("Export")
     last = state.LAST_RUN.get()
     if last is None:
@@ -112,19 +111,13 @@ def page() -> None:
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
     raw["release"] = {"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)}
-    with top:  # the report's first page, for the release as exported (its seed and suppressed records)
+    with top, shown_errors():  # the report's first page, for the release as exported (its seed and suppressed records)
         summary = long_work.announced("Summarizing the release for a review board: its risk, its cost and the attacks",
                                       decision_summary, json.dumps(raw, sort_keys=True), register_version(),
                                       dataset_key=last["dataset_key"])
-        if "error" in summary:
-            st.error(md(summary["error"]))
-        else:
-            decision_summary_view.show(summary["summary"])
+        decision_summary_view.show(summary["summary"])
     files = long_work.announced(f"Writing the release as {fmt} and verifying it again from its own table", export_files,
                                 json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
-    if "error" in files:
-        st.error(md(files["error"]))
-        return
     kind = json.loads(files["provenance"])["guarantee"]["kind"]
     if not guarantee.acknowledged(kind, key=f"ack:{kind}:{last['config']}"):
         return

@@ -14,6 +14,7 @@ from measures.geography import GEO_MEASURES
 from workbench.errors import WorkbenchError
 from workbench.geo.config import METHOD_LABELS
 from workbench.ui import format, geography_data, state
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 
 MAP_WIDTH, MAP_HEIGHT = 400, 340  # pixels of a map's plot (the legend below it)
@@ -68,7 +69,7 @@ def _default_cutoff(total: float) -> int:
     return int(max(round(twentieth / step) * step, 1))
 
 
-def page(source: object = None) -> None:
+def page(ctx: PageContext) -> None:
     """The page: the current dataset's fine regions (a sample's own points, or an uploaded points table)."""
     st.header("Geography: aggregating fine regions")
     st.caption("Croft et al. 2015: VBAS places Voronoi sites by balanced density and aggregates each fine region "
@@ -76,7 +77,7 @@ def page(source: object = None) -> None:
                "with the neighbour that keeps the regions most compact until every region exceeds a population "
                "cut-off. Then every equivalence class still below k is suppressed, without limit. The province "
                "and registry samples carry their regions' points; for any other data, upload a points table.")
-    data = geography_data.choose()
+    data = geography_data.choose(ctx.dataset)
     if data is None:
         return
     problem = data.problem

@@ -111,9 +111,8 @@ def sweep(data: GeoData, k: int) -> pd.DataFrame:
         data.problem, geography.sweep_sites(data.problem.regions), k))
 
 
-def _table() -> tuple[str, pd.DataFrame, dict[str, str], str] | None:
-    """The current dataset: its name in the Dataset box, its table, each column's role and its identity."""
-    name = state.current_dataset()
+def _table(name: str) -> tuple[str, pd.DataFrame, dict[str, str], str] | None:
+    """The dataset chosen in the Dataset box (``name``): its name, its table, each column's role and its identity."""
     if name == "uploaded":
         ws = upload.workspace()
         if ws is None:
@@ -147,14 +146,14 @@ def _uploaded_points() -> tuple[str, str, Any] | None:
     return state.GEO_POINTS.get()
 
 
-def choose() -> GeoData | None:
-    """Draw the data choices; the data, or None after saying what is missing."""
-    table = _table()
+def choose(dataset: str) -> GeoData | None:
+    """Draw the data choices for the Dataset box's choice ``dataset``; the data, or None after saying what is
+    missing."""
+    table = _table(dataset)
     if table is None:
         st.info("Upload a table on the Data page, or choose an embedded sample in the Dataset box.")
         return None
     name, frame, roles, identity = table
-    dataset = state.current_dataset()
     embedded = GEO_POINTS[dataset][0] if dataset in GEO_POINTS else None
     columns = list(frame.columns)
     quasi = [c for c in columns if roles.get(c) == "quasi"]

@@ -23,9 +23,9 @@ from workbench.samples import load_sample
 from workbench.ui import state, upload
 from workbench.ui import state_upload as S
 from workbench.ui.charts import hierarchy_tree_chart
+from workbench.ui.context import PageContext
 from workbench.ui.download import download
 from workbench.ui.format import md
-from workbench.ui.source import Source
 from workbench.ui.suggestions import accept_suggested
 
 
@@ -257,7 +257,7 @@ def _own_data(ws: dict[str, Any]) -> None:
 
     accept_suggested(ws, quasi, key="h_accept_all")
     state.keep_valid(state.H_COLUMN, quasi)
-    column = st.selectbox("Quasi-identifier", quasi, key=state.H_COLUMN)
+    column = st.selectbox("Quasi-identifier", quasi, key=state.H_COLUMN.key)
     _edit(ws, column)
     upload.select_when_ready(S.OWN_READY.get_or(False))
     todo = upload.problems(ws)
@@ -269,7 +269,8 @@ def _own_data(ws: dict[str, Any]) -> None:
                    "the other pages work on it.")
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Hierarchies")
     ws = upload.workspace()
     options = (["your data"] if ws is not None else []) + ([source.sample] if source.sample else [])
@@ -283,5 +284,5 @@ def page(source: Source) -> None:
     st.caption("The embedded dataset's hierarchies (read only). To build hierarchies for your own table, upload it "
                "on the Data page.")
     state.keep_valid(state.H_SAMPLE_COLUMN, list(sample.quasi_identifiers))
-    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key=state.H_SAMPLE_COLUMN)
+    column = st.selectbox("Quasi-identifier", sample.quasi_identifiers, key=state.H_SAMPLE_COLUMN.key)
     _preview(sample.hierarchies[column], sample.frame[column], column, {"sample": source.sample})

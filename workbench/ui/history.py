@@ -13,9 +13,9 @@ from workbench.register import decide, history
 from workbench.register.schema import DECISIONS
 from workbench.register.store import open_register, shown_url
 from workbench.ui.cached import register_digests
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 from workbench.ui.identity import current_user
-from workbench.ui.source import Source
 
 DECISION_WORDS = {"approved": "approved as proposed", "rejected": "rejected",
                   "conditions": "approved with conditions (write them in the note)"}
@@ -35,7 +35,8 @@ def releases_table(rows: list[dict]) -> pd.DataFrame:
         "warnings": len(r["warnings"])} for r in rows])
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("History")
     try:
         reg = open_register()

@@ -20,8 +20,10 @@ from workbench.release.output import MISSING_TOKEN
 from workbench.ui import format, lattice_marks, long_work, state
 from workbench.ui.cached import study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
+from workbench.ui.context import PageContext
+from workbench.ui.failure import shown_errors
 from workbench.ui.format import md
-from workbench.ui.memo import dual_cache, error_result
+from workbench.ui.memo import dual_cache, user_error
 from workbench.ui.node_charts import (
     class_size_histogram,
     contribution_chart,
@@ -50,7 +52,7 @@ def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str,
         study, dataset = study_and_dataset(config_json, dataset_key)
         table = lattice_table(evaluator_for(study, dataset))
     except (WorkbenchError, KeyError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     names = dataset.quasi_identifiers
     nodes = hasse_layout(table, names)
     return {"nodes": nodes, "names": names, "edges": hasse_edges(nodes, names) if len(nodes) <= EDGES else None}
@@ -63,12 +65,10 @@ def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str 
     from workbench.views.lattice import lattice_overview
 
     base = lattice_table_cached(table_json, dataset_key=dataset_key)
-    if "error" in base:
-        return base
     try:
         table, result = lattice_overview(*study_and_dataset(config_json, dataset_key), table=base["nodes"])
     except (WorkbenchError, KeyError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     optimum = table.loc[table.status == "optimum", "node"]  # the page's one reading of the optimum
     return {**base, "nodes": table, "checks": result.checks, "lattice_checks": result.lattice_checks,
             "subset_checks": result.subset_checks, "algorithm": result.algorithm,
@@ -84,7 +84,7 @@ def node_details_cached(config_json: str, node: str, dataset_key: str | None) ->
     try:
         return {"details": node_details(*study_and_dataset(config_json, dataset_key), node)}
     except (WorkbenchError, KeyError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=32)
@@ -95,7 +95,7 @@ def node_diff_cached(config_json: str, a: str, b: str, dataset_key: str | None) 
     try:
         return {"diff": node_diff(*study_and_dataset(config_json, dataset_key), a, b)}
     except (WorkbenchError, KeyError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=16)
@@ -104,12 +104,10 @@ def by_height_cached(config_json: str, table_json: str, measure: str, dataset_ke
     from workbench.views.node_details import lattice_by_height
 
     data = lattice_overview_cached(config_json, table_json, dataset_key=dataset_key)
-    if "error" in data:
-        return data
     try:
         return {"summary": lattice_by_height(data["nodes"], [measure] if measure != "status" else [])}
     except WorkbenchError as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": state.DEFAULT_K,
@@ -133,7 +131,7 @@ def search_region_cached(config_json: str, dataset_key: str | None,
         study, dataset = study_and_dataset(config_json, dataset_key)
         frame, result = search_region(study, dataset, _progress)
     except (WorkbenchError, KeyError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     names = dataset.quasi_identifiers
     node = ",".join(f"{q}={v}" for q, v in zip(names, result.optimum, strict=True)) if result.optimum else None
     return {"region": frame, "node": node, "rank": sum(result.optimum) if result.optimum else None,
@@ -141,14 +139,15 @@ def search_region_cached(config_json: str, dataset_key: str | None,
             "checks": result.checks, "seconds": result.seconds}
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Lattice")
     refusal = too_large_for_tables(source)
     left, mid, right = st.columns(3)
     algorithm = left.selectbox("Search", list(ALGORITHMS), index=list(ALGORITHMS).index(DEFAULTS["algorithm"]),
-                               key=state.LAT_ALG)
+                               key=state.LAT_ALG.key)
     objective = mid.selectbox("Objective", list(M.LATTICE_MEASURES), format_func=format.measure_label,
-                              index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key=state.LAT_OBJ)
+                              index=list(M.LATTICE_MEASURES).index(DEFAULTS["objective"]), key=state.LAT_OBJ.key)
     k = state.k_input(right)  # the session's privacy settings, shared with every page
     max_suppression = suppression_share(state.suppression_input(left))
     if refusal:  # too many nodes to evaluate each: what the search did, per height
@@ -157,7 +156,7 @@ def page(source: Source) -> None:
     marks = lattice_marks.Marks(source, int(k), float(max_suppression), objective, lattice_marks.session_models(source))
     colours = ["status", *lattice_marks.colour_options(marks.models), *M.LATTICE_MEASURES]
     state.keep_valid(state.LAT_COLOR, colours)
-    color = mid.selectbox("Colour by", colours, key=state.LAT_COLOR, format_func=lattice_marks.colour_label)
+    color = mid.selectbox("Colour by", colours, key=state.LAT_COLOR.key, format_func=lattice_marks.colour_label)
     extra = {}
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
@@ -167,9 +166,6 @@ def page(source: Source) -> None:
     table_config = source.config_json(k=int(k), compare=[])  # the node table depends on the data and k only
     data = long_work.announced(f"Evaluating every node of the lattice under every measure, then {algorithm}'s search",
                                lattice_overview_cached, config, table_config, dataset_key=source.dataset_key)
-    if "error" in data:
-        st.error(md(data["error"]))
-        return
     nodes = data["nodes"]
     state.keep_valid(state.LAT_VIEW.key, VIEWS)
     first = {} if state.LAT_VIEW.present() else {"index": 1 if len(nodes) > LARGE else 0}  # by size until chosen
@@ -182,7 +178,7 @@ def page(source: Source) -> None:
     labels = list(nodes["node"])
     default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
     picture = st.container()
-    for key in (NODE, state.LAT_COMPARE):
+    for key in (NODE, state.LAT_COMPARE.key):
         state.keep_valid(key, labels)
     state.LAT_NODE.setdefault(labels[default])
     label = st.selectbox("Node", labels, key=NODE,
@@ -208,9 +204,6 @@ def _large_lattice(source: Source, algorithm: str, objective: str, k: int, max_s
                                 compare=[], **extra)
     data = long_work.announced(f"Searching the lattice with {algorithm}", search_region_cached, config,
                                dataset_key=source.dataset_key)
-    if "error" in data:
-        st.error(md(data["error"]))
-        return
     region = data["region"]
     st.caption(f"This lattice has {int(region['nodes'].sum()):,} nodes, too many to evaluate each one (the Hasse "
                f"diagram, the colours and the node drill-down need every node's measures; they stop at "
@@ -322,11 +315,13 @@ def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]
 
 
 def _by_height(config: str, table_config: str, color: str, source: Source, optimum_rank: int | None) -> None:
+    with shown_errors():  # the node's drill-down follows
+        _draw_by_height(config, table_config, color, source, optimum_rank)
+
+
+def _draw_by_height(config: str, table_config: str, color: str, source: Source, optimum_rank: int | None) -> None:
     summary = long_work.announced("Summarizing the lattice per height", by_height_cached, config, table_config, color,
                                   dataset_key=source.dataset_key)
-    if "error" in summary:
-        st.error(md(summary["error"]))
-        return
     frame = summary["summary"]
     measure = None if color == "status" else color
     st.altair_chart(lattice_levels_chart(frame, measure, optimum_rank), width="stretch")
@@ -339,9 +334,6 @@ def _by_height(config: str, table_config: str, color: str, source: Source, optim
 def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
     result = long_work.announced(f"Opening {label}: its classes, suppressed records and what each attribute costs",
                                  node_details_cached, config, label, dataset_key=source.dataset_key)
-    if "error" in result:
-        st.error(md(result["error"]))
-        return
     d = result["details"]
     a, b, c, e = st.columns([1.2, 2, 1, 1])
     a.metric("equivalence classes released", format.number(d.classes),
@@ -378,16 +370,16 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         for measure, why in d.not_decomposable.items():
             st.caption(f"**{M.MEASURES[measure].name}** ({measure}) = {format.number(d.measures[measure])}: {md(why)}.")
     with compare:
-        other = st.selectbox("Compare with node", labels, index=None, key=state.LAT_COMPARE,
+        other = st.selectbox("Compare with node", labels, index=None, key=state.LAT_COMPARE.key,
                              placeholder="choose a node to compare with")
         if other is None:
             return
-        result = long_work.announced(f"Comparing {label} with {other}", node_diff_cached, config, label, other,
-                                     dataset_key=source.dataset_key)
-        if "error" in result:
-            st.error(md(result["error"]))
+        diff = None
+        with shown_errors():
+            diff = long_work.announced(f"Comparing {label} with {other}", node_diff_cached, config, label, other,
+                                       dataset_key=source.dataset_key)["diff"]
+        if diff is None:
             return
-        diff = result["diff"]
         st.caption(f"a = {md(diff.label_a)}; b = {md(diff.label_b)}; difference = b − a")
         format.show(diff.levels)
         said = {"k_anonymous": "k-anonymous (1: yes, 0: no)"}

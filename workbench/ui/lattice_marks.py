@@ -21,10 +21,11 @@ from workbench.errors import WorkbenchError
 from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.ui import format, long_work, state
 from workbench.ui.anonymize import chosen_models
-from workbench.ui.cached import privacy_check, study_and_dataset
+from workbench.ui.cached import sensitive_attributes, study_and_dataset
 from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart, measure_name
+from workbench.ui.failure import shown_errors
 from workbench.ui.measures_page import exploration
-from workbench.ui.memo import dual_cache, error_result
+from workbench.ui.memo import dual_cache, user_error
 from workbench.ui.source import Source
 from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY
 
@@ -43,8 +44,8 @@ def rule_name(rule: str) -> str:
 
 CHOICE = "#1f3b99"  # the measures' chosen nodes
 WORST = "#9467bd"  # the worst monotonicity edge
-CHOICES = state.LAT_CHOICES
-SHOW_WORST = state.LAT_SHOW_WORST
+CHOICES = state.LAT_CHOICES.key
+SHOW_WORST = state.LAT_SHOW_WORST.key
 X, AXIS = alt.X("x:Q", axis=None), alt.Axis(tickMinStep=1, format="d")  # the Hasse diagram's own axes
 
 
@@ -73,8 +74,7 @@ def session_models(source: Source) -> dict[str, dict[str, object]]:
     """The privacy models chosen on the Anonymize page for this dataset (``anonymize.chosen_models``)."""
     if source.sample is None and source.dataset_key is None:
         return {}
-    data = privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
-    return chosen_models(state.values(state.model_picker_keys()), list(data.get("sensitive") or []))
+    return chosen_models(state.values(state.model_picker_keys()), sensitive_attributes(source))
 
 
 def colour_options(models: Mapping[str, object]) -> list[str]:
@@ -106,7 +106,7 @@ def satisfaction_cached(config_json: str, rule: str, dataset_key: str | None) ->
     try:
         satisfaction = model_satisfaction(*study_and_dataset(config_json, dataset_key), rules=[rule])
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     return {"satisfaction": satisfaction, "by_height": satisfaction_by_height(satisfaction)}
 
 
@@ -170,10 +170,11 @@ def satisfaction_levels_chart(summary: pd.DataFrame, rule: str, title: str) -> a
 
 # ---------------------------------------------------------------------------------------------- the page's parts
 def _satisfaction(marks: Marks, rule: str) -> dict[str, Any] | None:
-    data = long_work.announced(f"Checking which nodes satisfy {rule_name(rule)}", satisfaction_cached,
-                               marks.model_config(), rule, dataset_key=marks.source.dataset_key)
-    if "error" in data:
-        st.error(format.md(data["error"]))
+    data = None
+    with shown_errors():  # the page goes on without the model's colours
+        data = long_work.announced(f"Checking which nodes satisfy {rule_name(rule)}", satisfaction_cached,
+                                   marks.model_config(), rule, dataset_key=marks.source.dataset_key)
+    if data is None:
         return None
     sat = data["satisfaction"]
     held = int(sat.table[rule].sum())
@@ -230,10 +231,11 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
                                 "miss the optimum there")
     if not chosen and not worst:
         return []
-    data = long_work.announced("Scoring every k-anonymous node under every measure", exploration,
-                               marks.explore_config(), dataset_key=marks.source.dataset_key)
-    if "error" in data:
-        st.error(format.md(data["error"]))
+    data = None
+    with shown_errors():  # the diagram is drawn without the marks
+        data = long_work.announced("Scoring every k-anonymous node under every measure", exploration,
+                                   marks.explore_config(), dataset_key=marks.source.dataset_key)
+    if data is None:
         return []
     e = data["exploration"]
     if e.sample:

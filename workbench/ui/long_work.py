@@ -20,13 +20,14 @@ from typing import Any
 import streamlit as st
 
 from workbench import jobs
+from workbench.errors import WorkbenchError
 from workbench.jobs.job import Job, JobCancelledError
 from workbench.ui import state
-from workbench.ui.memo import queue_message
+from workbench.ui.memo import outcome, queue_message
 
 GRACE_SECONDS = 10.0  # waited in the page's own run before the self-refreshing panel takes over
 REFRESH_SECONDS = 1.0  # the panel's refresh
-CANCELLED: dict[str, Any] = {"cancelled": True}
+CANCELLED: dict[str, Any] = {"cancelled": True}  # what ``follow`` returns for cancelled work (tested by identity)
 
 
 def status_text(job: Job, doing: str) -> tuple[float, str]:
@@ -40,11 +41,11 @@ def status_text(job: Job, doing: str) -> tuple[float, str]:
     return min(max(fraction, 0.0), 1.0), f"{doing}: {text}{took}"
 
 
-def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | None, name: str,
-           doing: str) -> dict[str, Any] | None:
+def follow(call: Callable[..., Any], *args: Any, dataset_key: str | None, name: str, doing: str) -> Any:
     """The result of the heavy cached ``call(*args)``, once it is ready; ``CANCELLED`` when the analyst cancelled it
     (the page then forgets its request, or the next run would start it again); None while it runs, with the panel
-    drawn in its place. ``name``: the page's name for this work (widget keys); ``doing``: what the bar says."""
+    drawn in its place; the call's ``WorkbenchError`` raised. ``name``: the page's name for this work (widget keys);
+    ``doing``: what the bar says."""
     followed: dict[str, Job] = state.FOLLOWED.setdefault({})
     cancelled: set[str] = state.CANCELLED.setdefault(set())
     if state.cancel_button(name).get() or name in cancelled:  # a Cancel of the last run
@@ -52,8 +53,12 @@ def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | N
         call.cancel(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
         followed.pop(name, None)
         return CANCELLED
-    started = call.start(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
-    if isinstance(started, dict):
+    try:
+        started = call.start(*args, dataset_key=dataset_key)  # type: ignore[attr-defined]
+    except WorkbenchError:  # kept from an earlier run: nothing to follow
+        followed.pop(name, None)
+        raise
+    if not isinstance(started, Job):
         followed.pop(name, None)
         return started
     job: Job = started
@@ -63,7 +68,7 @@ def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | N
     if job.done():
         followed.pop(name, None)
         try:
-            return job.result()
+            return outcome(job.result())
         except JobCancelledError:
             return CANCELLED
     _panel(call, args, dataset_key, job, name, doing)

@@ -1,28 +1,54 @@
-"""The Streamlit workbench: page navigation (st.navigation, one URL per page) and the choice of dataset (an
-embedded sample or the session's own uploaded table, once every quasi-identifier has a hierarchy)."""
+"""The Streamlit workbench: page navigation (st.navigation, one URL per page, each page a function
+``page(ctx: PageContext) -> None``) and the choice of dataset (an embedded sample or the session's own uploaded
+table, once every quasi-identifier has a hierarchy)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
+from collections.abc import Callable
 
 import streamlit as st
 
 from workbench.samples import SAMPLES, load_sample
 from workbench.ui import prefetch, sessions, state, upload
 from workbench.ui import state_upload as S
+from workbench.ui.context import PageContext
+from workbench.ui.failure import shown_errors
 from workbench.ui.format import md
 from workbench.ui.source import Source
 
 UPLOADED = "uploaded"
-PAGES = ["Data", "Hierarchies", "Anonymize", "Lattice", "Compare", "Measures", "Risk", "Geography", "Export",
-         "History", "Check", "Walkthrough"]
+# each page's title (st.navigation serves it at /<title in lower case>) and the module whose ``page`` draws it
+PAGE_MODULES = {"Data": "data_page", "Hierarchies": "hierarchies", "Anonymize": "anonymize", "Lattice": "lattice",
+                "Compare": "compare_page", "Measures": "measures_page", "Risk": "risk", "Geography": "geography",
+                "Export": "export", "History": "history", "Check": "check", "Walkthrough": "walkthrough"}
+PAGES = list(PAGE_MODULES)
 NEEDS_READY = ("Anonymize", "Lattice", "Compare", "Risk")  # pages that need a hierarchy for every quasi-identifier
-PAGE_DIR = Path(__file__).resolve().parent / "pages"
 
 
-def page_file(title: str) -> Path:
-    """The script of a page (``workbench/ui/pages/<title>.py``), which st.navigation runs and serves at /<title>."""
-    return PAGE_DIR / f"{title.lower()}.py"
+def url_path(title: str) -> str:
+    """The URL path of a page: ``/data``, ``/anonymize``, ... (docs and tests navigate by it)."""
+    return title.lower()
+
+
+def page_function(title: str) -> Callable[[PageContext], None]:
+    """The function that draws the page ``title`` (imported when first asked for, as the page is first shown)."""
+    return importlib.import_module(f"workbench.ui.{PAGE_MODULES[title]}").page
+
+
+def run_page(title: str) -> None:
+    """Draw the page ``title`` with the context ``main`` chose (what st.navigation runs). A ``WorkbenchError`` the
+    page raises ends it, shown as one error line (``failure.show_error``), never a traceback."""
+    with shown_errors():
+        page_function(title)(state.CONTEXT.get())
+
+
+def _navigation_page(title: str) -> st.Page:
+    def draw() -> None:
+        run_page(title)
+
+    draw.__name__ = f"page_{url_path(title)}"
+    return st.Page(draw, title=title, url_path=url_path(title), default=title == "Data")
 
 
 def _sample_source(name: str) -> Source:
@@ -32,18 +58,14 @@ def _sample_source(name: str) -> Source:
                   quasi_identifiers=tuple(sample.quasi_identifiers))
 
 
-# settings that keep their value while their page is not shown (Streamlit drops the state of a widget that a run
-# does not draw; writing the value back as session state keeps it): fixed-choice widgets only
-PERSISTENT_SETTINGS = (state.AN_ENGINE.key, state.AN_ALG.key, state.AN_OBJ.key, state.SUPPRESSION, state.K,
-                       state.OVERRIDE, state.AN_TIME, state.AN_LOCAL_ALG.key, state.AN_LOCAL_OBJ.key,
-                       state.LAT_ALG, state.LAT_OBJ, state.LAT_COLOR, state.LAT_VIEW.key,
-                       state.CMP_CAND, state.CMP_LOCAL)
+# settings that keep their value while their page is not shown: the slots declared persistent in ui/state.py
+PERSISTENT_SETTINGS = state.persistent_keys()
 
 
 def main() -> None:
     st.set_page_config(page_title="k-anonymity workbench", layout="wide")
     sessions.track()  # when this session ends, the caches drop what only it asked for
-    state.keep((*PERSISTENT_SETTINGS, *state.model_picker_keys()))  # and every privacy model's picker
+    state.keep(state.persistent_keys())  # read at every run, so a privacy model registered later is kept too
     st.title("k-anonymity workbench")
     st.caption("De-identify tabular health data and see what each de-identification costs.")
     upload.take_upload()  # a table uploaded in the last run is the workspace before the Dataset box is drawn
@@ -60,8 +82,7 @@ def main() -> None:
     name = st.selectbox("Dataset", names, index=names.index("registry"), key=S.DATASET.key,
                         format_func=lambda n: (own.label if own else pending_label) if n == UPLOADED
                         else f"{n}: {SAMPLES[n]}")
-    pg = st.navigation([st.Page(page_file(title), title=title, url_path=title.lower(), default=title == "Data")
-                        for title in PAGES])
+    pg = st.navigation([_navigation_page(title) for title in PAGES])
     if name == UPLOADED and own is None:  # chosen, but some quasi-identifier has no usable hierarchy yet
         if pg.title in NEEDS_READY:
             st.warning(md(upload.not_ready_message(ws)))
@@ -70,5 +91,5 @@ def main() -> None:
     else:
         source = own if name == UPLOADED and own is not None else _sample_source(name)
         prefetch.start(source)
-    state.set_current(source, name)
+    state.CONTEXT.set(PageContext(source, name))
     pg.run()

@@ -19,10 +19,10 @@ from workbench.study import Progress
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import study_and_dataset
 from workbench.ui.charts import rank_heatmap
+from workbench.ui.context import PageContext
 from workbench.ui.format import md
 from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
-from workbench.ui.memo import dual_cache, error_result
-from workbench.ui.source import Source
+from workbench.ui.memo import dual_cache, user_error
 
 
 @dual_cache(max_entries=16, heavy=True)
@@ -32,15 +32,13 @@ def exploration(config_json: str, dataset_key: str | None, _progress: Progress |
         study, dataset = study_and_dataset(config_json, dataset_key)
         return {"exploration": wb.explore(study, dataset, progress=_progress)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=64)
 def front(config_json: str, x: str, y: str, dataset_key: str | None) -> dict[str, Any]:
     """The Pareto front of the admissible nodes under two measures."""
     data = exploration(config_json, dataset_key=dataset_key)
-    if "error" in data:
-        return data
     return {"front": data["exploration"].pareto(x, y)}
 
 
@@ -70,7 +68,8 @@ def meanings() -> pd.DataFrame:
                          for m in M.MEASURES.values()])
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Measures")
     st.caption("How the measures behave on every admissible (k-anonymous) node of this dataset's lattice, not "
                "only on a few candidates: where they disagree, where generalizing makes a score better (so a "
@@ -85,9 +84,6 @@ def page(source: Source) -> None:
     config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), compare=ids)
     data = long_work.announced("Scoring every admissible node under every measure", exploration, config_json,
                                dataset_key=source.dataset_key)
-    if "error" in data:
-        st.error(md(data["error"]))
-        return
     e = data["exploration"]
     if e.sample:
         st.info(f"This lattice has {e.sample['lattice_nodes']:,} nodes: {e.sample['drawn']:,} were drawn at random, "
@@ -108,10 +104,10 @@ def page(source: Source) -> None:
     left, right = st.columns(2)
     state.keep_valid(state.MEA_X, ids)
     state.keep_valid(state.MEA_Y, ids)
-    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0, key=state.MEA_X,
-                       format_func=format.measure_label)
+    x = left.selectbox("Horizontal", ids, index=ids.index("precision") if "precision" in ids else 0,
+                       key=state.MEA_X.key, format_func=format.measure_label)
     y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
-                        key=state.MEA_Y, format_func=format.measure_label)
+                        key=state.MEA_Y.key, format_func=format.measure_label)
     mask = long_work.announced("Finding the Pareto front of the two measures", front, config_json, x, y,
                                dataset_key=source.dataset_key)
     if "front" in mask:

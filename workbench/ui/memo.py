@@ -23,6 +23,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from workbench import jobs
+from workbench.errors import WorkbenchError
 from workbench.jobs.job import Job, JobCancelledError, current_job, in_worker
 from workbench.study import Progress
 from workbench.ui import sessions, state
@@ -200,9 +201,9 @@ def _wait_showing_position(job: Job, progress: Progress | None = None) -> Any:
     return job.result()
 
 
-def _submit(work: Callable[[], dict[str, Any]], key: tuple) -> Job | dict[str, Any]:
+def _submit(work: Callable[[], Any], key: tuple) -> Job:
     """Queue ``work`` in the worker pool under ``key`` for this session, with this session's Streamlit context
-    (so it may read the session's dataset); an error result when the pool cannot start."""
+    (so it may read the session's dataset); a ``WorkbenchError`` when the pool cannot start."""
     ctx = get_script_run_ctx(suppress_warning=True)
 
     def job() -> dict[str, Any]:
@@ -219,7 +220,7 @@ def _submit(work: Callable[[], dict[str, Any]], key: tuple) -> Job | dict[str, A
     try:
         pool = jobs.pool()
     except ValueError as exc:  # WORKBENCH_WORKERS set to something else than a positive whole number
-        return error_result(exc)
+        raise user_error(exc) from exc
     return pool.submit(job, session=_session_id(), key=key)
 
 
@@ -227,8 +228,6 @@ def _in_pool(work: Callable[[], dict[str, Any]], key: tuple, progress: Progress 
     """Run ``work`` in the worker pool and wait for it, showing the queue position (and its progress)."""
     while True:
         job = _submit(work, key)
-        if isinstance(job, dict):
-            return job
         try:
             return _wait_showing_position(job, progress)
         except JobCancelledError:
@@ -243,19 +242,24 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
     takes the dataset key as its last positional argument (and, if it reports progress, a ``_progress``
     keyword, which is not part of the key). Results are shared read-only: callers must not modify them.
 
+    A ``WorkbenchError`` the function raises is kept like a result (as ``Failed``) and raised again at every call
+    (``outcome``), so a failed call is not repeated on every rerun; any other exception is a bug and is not kept.
+
     ``heavy``: computed in the bounded worker pool, the page showing the queue position; a result is kept even
     when the session that asked for it has moved on. Its ``_progress`` is the job's ``report`` (what it does, for
     the page; it raises ``jobs.JobCancelledError`` once the job is cancelled). Besides the blocking call, a heavy
-    call has ``start(*args, dataset_key=...)``, which returns the result when it is cached and otherwise the
-    ``jobs.Job`` computing it (submitting it when none runs), and ``cancel(*args, dataset_key=...)``, which
-    cancels that job for this session (``ui/long_work.py`` draws both)."""
+    call has ``start(*args, dataset_key=...)``, which returns the result when it is cached (raising its
+    ``WorkbenchError`` when it failed) and otherwise the ``jobs.Job`` computing it, submitting it when none runs
+    (pass the job's result through ``outcome``), and ``cancel(*args, dataset_key=...)``, which cancels that job for
+    this session (``ui/long_work.py`` draws both)."""
 
     per_session = session_entries if session_entries is not None else max_entries
 
-    def decorate(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    def decorate(user_fn: Callable[..., Any]) -> Callable[..., Any]:
         shared = _SharedMemo(max_entries)
         _SHARED.append(shared)
-        reports = "_progress" in inspect.signature(fn).parameters
+        reports = "_progress" in inspect.signature(user_fn).parameters
+        fn = _failing(user_fn)
 
         def in_job(args: tuple, dataset_key: str | None, keep: Callable[[dict[str, Any]], dict[str, Any]]
                    ) -> Callable[[], dict[str, Any]]:
@@ -284,8 +288,8 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
 
             return _session_hit(memo, key), in_job(args, dataset_key, keep), (_session_id(), key)
 
-        @functools.wraps(fn)
-        def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
+        def kept(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> Any:
+            """The memo's value: the result or its ``Failed``."""
             if heavy:
                 hit, work, pool_key = heavy_parts(args, dataset_key)
                 if dataset_key is None:
@@ -302,9 +306,13 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
                 return hit
             return _keep_in_session(memo, key, fn(*args, dataset_key, **extra), per_session)
 
-        def start(*args: Any, dataset_key: str | None = None) -> dict[str, Any] | Job:
+        @functools.wraps(user_fn)
+        def call(*args: Any, dataset_key: str | None = None, progress: Progress | None = None) -> Any:
+            return outcome(kept(*args, dataset_key=dataset_key, progress=progress))
+
+        def start(*args: Any, dataset_key: str | None = None) -> Any:
             hit, work, pool_key = heavy_parts(args, dataset_key)
-            return hit if hit is not None else _submit(work, pool_key)
+            return outcome(hit) if hit is not None else _submit(work, pool_key)
 
         def cancel(*args: Any, dataset_key: str | None = None) -> bool:
             try:
@@ -321,6 +329,42 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
     return decorate
 
 
-def error_result(exc: Exception) -> dict[str, Any]:
-    """A library error as the cached calls return it: ``{"error": its first line}``."""
-    return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+def user_error(exc: Exception) -> WorkbenchError:
+    """A library error as the cached calls raise it: a ``WorkbenchError`` of its first line (the exception itself
+    when it is one already and says one line)."""
+    text = str(exc)
+    line = text.splitlines()[0] if text else type(exc).__name__
+    return exc if isinstance(exc, WorkbenchError) and line == text else WorkbenchError(line)
+
+
+class Failed:
+    """A cached call that raised a ``WorkbenchError``, kept in the memo as its message (no traceback, which would hold
+    the call's frames) and raised again, as a new ``WorkbenchError`` of the same message, at every hit: a failed run
+    is not run again on every rerun of its page, as a result is not."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Failed({self.message!r})"
+
+
+def _failing(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` returning a ``Failed`` instead of raising a ``WorkbenchError``, for the memo to keep."""
+    @functools.wraps(fn)
+    def caught(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except WorkbenchError as exc:
+            return Failed(str(user_error(exc)))
+
+    return caught
+
+
+def outcome(value: Any) -> Any:
+    """A memo's value as the caller gets it: the result, or its ``WorkbenchError`` raised."""
+    if isinstance(value, Failed):
+        raise WorkbenchError(value.message)
+    return value

@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 
+from workbench.errors import WorkbenchError
 from workbench.ui import compare_page, lattice
 from workbench.ui.source import Source
 
@@ -43,5 +44,7 @@ def _warm(source: Source) -> None:
     for prefetch in (lattice.prefetch, compare_page.prefetch):
         try:
             prefetch(source)
+        except WorkbenchError:  # kept by the cache: the page shows it when it asks
+            pass
         except Exception:  # a warm-up must never break the app: the page computes and reports it itself
             log.exception("background warm-up of %s failed", prefetch.__module__)

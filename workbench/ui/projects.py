@@ -48,7 +48,7 @@ FIXED_CHOICES: dict[str, tuple[Any, ...]] = {
     state.AN_OBJ.key: tuple(M.LATTICE_MEASURES), state.AN_LOCAL_ALG.key: tuple(LOCAL_ALGORITHMS),
     state.AN_LOCAL_OBJ.key: tuple(LOCAL_OBJECTIVES)}
 FIXED_SETTINGS = (state.AN_ENGINE.key, state.AN_ALG.key, state.AN_OBJ.key, state.AN_LOCAL_ALG.key,
-                  state.AN_LOCAL_OBJ.key, state.K, state.SUPPRESSION, state.OVERRIDE, state.AN_TIME)
+                  state.AN_LOCAL_OBJ.key, state.K.key, state.SUPPRESSION.key, state.OVERRIDE.key, state.AN_TIME.key)
 
 
 def settings_keys() -> tuple[str, ...]:
@@ -117,11 +117,11 @@ def restorable(settings: Mapping[str, Any], sensitive: list[str]) -> tuple[dict[
             ok = value in offered if offered is not None else isinstance(value, str)
         elif key in attributes:
             ok = value in sensitive
-        elif key in switches or key == state.OVERRIDE:
+        elif key in switches or key == state.OVERRIDE.key:
             ok = isinstance(value, bool)
-        elif key == state.K:
+        elif key == state.K.key:
             ok = type(value) is int and 1 <= value <= state.MAX_WIDGET_INT
-        elif key == state.SUPPRESSION:
+        elif key == state.SUPPRESSION.key:
             ok = type(value) in (int, float) and 0 <= value <= 100
         else:  # a number input
             ok = type(value) in (int, float) and math.isfinite(value) and value >= 0

@@ -12,7 +12,6 @@ from typing import Any
 import streamlit as st
 
 from workbench.ui import state
-from workbench.ui.format import md
 
 
 def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
@@ -27,8 +26,8 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     from workbench.report import build_report
     from workbench.ui.cached import run_result
     from workbench.ui.download import download
+    from workbench.ui.failure import show_error
     from workbench.ui.identity import current_user
-    from workbench.ui.memo import error_result
 
     st.subheader("Report for a review board")
     st.caption("One HTML file that opens offline: the data and its roles, the hierarchies, the privacy model, the "
@@ -37,28 +36,24 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     key = json.dumps(raw, sort_keys=True)
     held = state.REPORT.get()
     if st.button("Build the report"):
-        outcome = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
-                             dataset_key=last["dataset_key"])
-        recorded = None
-        if "error" not in outcome:
-            try:
-                ordered = in_attribute_order(raw, outcome["result"].dataset.quasi_identifiers)
-                study = study_from_dict(ordered)
-                result = dataclasses.replace(outcome["result"], study=study)
-                with st.spinner("Recording the release in the register and checking it against the earlier ones…",
-                                show_time=True):  # as `workbench report` records the release it reports on
-                    recorded = record_release(result, output=f"{release_file_stem(raw)}-report.html",
-                                              channel="report", user=current_user(), config=ordered,
-                                              register=open_register()).id
-                with st.spinner("Building the report: the risk before and after, the alternatives, the checks…",
-                                show_time=True):
-                    report = build_report(study, result, recorded=recorded)
-                held = (key, report.html.encode("utf-8"))
-                state.REPORT.set(held)
-            except WorkbenchError as exc:
-                outcome = error_result(exc)
-        if "error" in outcome:
-            st.error(md(outcome["error"]))
+        try:
+            result = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
+                                dataset_key=last["dataset_key"])
+            ordered = in_attribute_order(raw, result.dataset.quasi_identifiers)
+            study = study_from_dict(ordered)
+            result = dataclasses.replace(result, study=study)
+            with st.spinner("Recording the release in the register and checking it against the earlier ones…",
+                            show_time=True):  # as `workbench report` records the release it reports on
+                recorded = record_release(result, output=f"{release_file_stem(raw)}-report.html",
+                                          channel="report", user=current_user(), config=ordered,
+                                          register=open_register()).id
+            with st.spinner("Building the report: the risk before and after, the alternatives, the checks…",
+                            show_time=True):
+                report = build_report(study, result, recorded=recorded)
+            held = (key, report.html.encode("utf-8"))
+            state.REPORT.set(held)
+        except WorkbenchError as exc:
+            show_error(exc)
             return
         st.success(f"The release is recorded as release {recorded} in the register (the History page records the "
                    "board's decision on it); the report names it.")

@@ -1,20 +1,24 @@
 """Risk page: re-identification risk of the input and of the last run's release side by side (prosecutor risk,
 records at risk, sample uniques, population uniqueness given a population size) and a histogram of record-level
 risk; risk against utility over the candidate solutions (``risk_sections``). Every figure comes from the library
-through ``cached.risk_figures`` and ``risk_cached``."""
+through ``cached.input_risk``, ``cached.release_risk`` and ``risk_cached``."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from workbench.errors import WorkbenchError
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import format, long_work, state
-from workbench.ui.cached import risk_figures
+from workbench.ui.cached import TableRisk, input_risk, release_risk
 from workbench.ui.charts import record_risk_chart
+from workbench.ui.context import PageContext
+from workbench.ui.failure import show_error, shown_errors
 from workbench.ui.format import md
 from workbench.ui.risk_sections import attacks_section, risk_utility_section, unique_combinations_section
 from workbench.ui.source import Source
@@ -48,13 +52,17 @@ def _share(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}%}"
 
 
-def _figures(col: Any, title: str, table: dict[str, Any], population: int | None) -> None:
-    """One table's figures as metrics (an error as a message)."""
+def _figures(col: Any, title: str, step: str, call: Callable[..., TableRisk], config: str, threshold: float,
+             population: int | None, dataset_key: str | None) -> TableRisk | None:
+    """One table's figures as metrics, assessed by ``call`` (``cached.input_risk`` or ``release_risk``) under a spinner
+    naming ``step``; an error as a message in the column (None then)."""
     col.subheader(title)
-    if "error" in table:
-        col.error(md(table["error"]))
-        return
-    risk = table["risk"]
+    try:
+        table = long_work.announced(step, call, config, threshold, population, dataset_key=dataset_key)
+    except WorkbenchError as exc:
+        show_error(exc, col)
+        return None
+    risk = table.risk
     p = risk["prosecutor"]
     col.metric("records", f"{risk['records']:,}",
                help=f"{risk['suppressed']:,} of them suppressed" if risk["suppressed"] else "none suppressed")
@@ -87,9 +95,11 @@ def _figures(col: Any, title: str, table: dict[str, Any], population: int | None
                    help=f"estimated share of the {population:,} people who are unique, by Dankar et al.'s (2012) "
                         f"rule (model used: {pop['dankar_model'] or 'none'}; sampling fraction "
                         f"{pop['sampling_fraction']:.4g})")
+    return table
 
 
-def page(source: Source) -> None:
+def page(ctx: PageContext) -> None:
+    source = ctx.source
     st.header("Risk")
     st.caption(f"Dataset: {md(source.label)}")
     st.write("How likely is it that someone is re-identified? A record's prosecutor risk is 1 / the size of its "
@@ -110,32 +120,32 @@ def page(source: Source) -> None:
     population = population_input or None
     release_config, described = _last_release_config(source)
     subset = _research_subset(release_config)  # the last run released a research subset: its input is the subset
-    figures = long_work.announced("Assessing the risk of the input" + (" and of the last run's release"
-                                                                       if release_config else ""), risk_figures,
-                                  source.config_json(k=2, compare=[], privacy_models=subset), release_config,
-                                  threshold, population, dataset_key=source.dataset_key)
     cols = st.columns(2)
-    _figures(cols[0], "Input (the research subset)" if subset else "Input", figures[INPUT], population)
-    if figures[RELEASE] is None:
+    figures = {INPUT: _figures(cols[0], "Input (the research subset)" if subset else "Input",
+                               "Assessing the risk of the input", input_risk,
+                               source.config_json(k=2, compare=[], privacy_models=subset), threshold, population,
+                               source.dataset_key), RELEASE: None}
+    if release_config is None:
         cols[1].subheader("Release")
         cols[1].info("Run an anonymization on the Anonymize page: the risk of its release is shown here.")
     else:
-        _figures(cols[1], "Release", figures[RELEASE], population)
+        figures[RELEASE] = _figures(cols[1], "Release", "Assessing the risk of the last run's release", release_risk,
+                                    release_config, threshold, population, source.dataset_key)
         cols[1].caption(f"The last run: {described}.")
-    tables = {name: figures[name] for name in (INPUT, RELEASE) if figures[name] and "error" not in figures[name]}
+    tables = {name: table for name, table in figures.items() if table is not None}
     if not tables:
         return
     if population is not None:
         st.subheader("Population uniqueness (estimated share of the population that is unique)")
-        format.show(pd.DataFrame([{"table": name, **{m: _share(t["risk"]["population_uniques"][m], 4)
+        format.show(pd.DataFrame([{"table": name, **{m: _share(t.risk["population_uniques"][m], 4)
                                                      for m in ESTIMATOR_NAMES}}
                                   for name, t in tables.items()]), labels=ESTIMATOR_NAMES, width="content")
         st.caption(f"{format.NOT_APPLICABLE}: the estimator gives no estimate for this table (e.g. no class of "
                    "size 1 or 2 to fit it on).")
     st.subheader("Record-level risk")
-    records = pd.concat([t["records"].assign(table=name) for name, t in tables.items()], ignore_index=True)
+    records = pd.concat([t.records.assign(table=name) for name, t in tables.items()], ignore_index=True)
     st.altair_chart(record_risk_chart(records), width="stretch")
     st.caption("Each bar: the share of a table's records whose risk is 1 / class size (hover for the counts).")
-    risk_utility_section(source, release_config)
-    unique_combinations_section(source, release_config)
-    attacks_section(source, release_config)
+    for section in (risk_utility_section, unique_combinations_section, attacks_section):
+        with shown_errors():  # a section that fails says why; the next one is drawn
+            section(source, release_config)

@@ -1,6 +1,6 @@
 """Cached library calls of the Risk page's sections (``workbench/ui/cached.py``'s rules: a JSON config and a
-``dataset_key`` in, plain data out): the risk–utility points of the solutions, the attacks on the release, and the
-quasi-identifier combinations that make records unique."""
+``dataset_key`` in, plain data out, a ``WorkbenchError`` raised): the risk–utility points of the solutions, the
+attacks on the release, and the quasi-identifier combinations that make records unique."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pandas as pd
 from workbench.compare.ranking import risk_utility
 from workbench.errors import WorkbenchError
 from workbench.ui.cached import study_and_dataset
-from workbench.ui.memo import dual_cache, error_result
+from workbench.ui.memo import dual_cache, user_error
 
 
 @dual_cache(max_entries=16, heavy=True)
@@ -29,7 +29,7 @@ def risk_utility_points(config_json: str, utility: str, risk: str, with_local: b
         table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         return {"points": risk_utility(table, utility, risk)}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=16)
@@ -46,7 +46,7 @@ def rare_values(config_json: str, k: int, dataset_key: str | None) -> dict[str, 
         return {"table": report.table(), "records": report.records, "n": dataset.n,
                 "rows_csv": without_rare_csv(dataset, k, "rows"), "values_csv": without_rare_csv(dataset, k, "values")}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=8, heavy=True)
@@ -56,16 +56,13 @@ def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str
     from workbench.risk.attack_checks import check_attacks
     from workbench.ui.cached import run_result
 
-    outcome = run_result(release_config_json, dataset_key=dataset_key)
-    if "error" in outcome:
-        return outcome
-    result = outcome["result"]
+    result = run_result(release_config_json, dataset_key=dataset_key)
     if result.release is None:
-        return {"error": "the last run found no release"}
+        raise WorkbenchError("the last run found no release")
     try:
         checks = check_attacks(result.study, result.dataset, result.release)
     except (WorkbenchError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     return {"checks": checks.to_dict(), "node": result.release.transformation}
 
 
@@ -80,10 +77,12 @@ def unique_combinations(config_json: str, release_config_json: str | None, datas
         dataset = dataset_for(config_json, dataset_key)
         out: dict[str, Any] = {"input": combinations_table(dataset.frame, dataset.quasi_identifiers), "release": None}
     except (WorkbenchError, KeyError, ValueError) as exc:
-        return error_result(exc)
+        raise user_error(exc) from exc
     if release_config_json is not None:
-        outcome = run_result(release_config_json, dataset_key=dataset_key)
-        release = outcome.get("result").release if "result" in outcome else None
+        try:
+            release = run_result(release_config_json, dataset_key=dataset_key).release
+        except WorkbenchError:  # the Anonymize page shows why the run failed: no release to look into here
+            release = None
         if release is not None:
             out["release"] = combinations_table(release.table(), release.quasi_identifiers)
     return out

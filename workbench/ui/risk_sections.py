@@ -13,7 +13,7 @@ from workbench.release.output import dataset_stem
 from workbench.risk.attack_checks import attack_table, row_order_finding
 from workbench.ui import format, long_work, state
 from workbench.ui.download import download  # the session's own records: produced on click, served once
-from workbench.ui.format import md
+from workbench.ui.failure import shown_errors
 from workbench.ui.risk_cached import attack_checks, rare_values, risk_utility_points, unique_combinations
 from workbench.ui.risk_utility import risk_utility_chart
 from workbench.ui.source import Source
@@ -39,7 +39,7 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     left, middle, right = st.columns(3)
     state.keep_valid(state.RISK_UTILITY, ids)
     utility = left.selectbox("Utility (information loss)", ids, index=ids.index("loss") if "loss" in ids else 0,
-                             key=state.RISK_UTILITY, format_func=format.measure_label)
+                             key=state.RISK_UTILITY.key, format_func=format.measure_label)
     risk = middle.selectbox("Risk", list(RISK_COLUMNS), index=1, key="risk_ru_risk",
                             format_func=lambda c: c.removeprefix("risk_").replace("_", " "),
                             help="; ".join(f"{c.removeprefix('risk_').replace('_', ' ')}: {text}"
@@ -49,9 +49,6 @@ def risk_utility_section(source: Source, release_config: str | None) -> None:
     config = solutions_config(source, release_config, [utility])
     data = long_work.announced("Scoring the candidate solutions' risk and information loss", risk_utility_points,
                                config, utility, risk, with_local, dataset_key=source.dataset_key)
-    if "error" in data:
-        st.error(md(data["error"]))
-        return
     points = data["points"]
     if not len(points):
         st.info("No lattice node is admissible at these settings: no solution to place.")
@@ -70,11 +67,9 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     the last run's release."""
     st.subheader("Attacks")
     k = state.privacy().k if release_config is None else int(json.loads(release_config)["privacy"]["k"])
-    rare = long_work.announced(f"Finding the input's values rarer than k = {k}", rare_values,
-                               source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
-    if "error" in rare:
-        st.error(md(rare["error"]))
-    else:
+    with shown_errors():  # the attacks on the release follow
+        rare = long_work.announced(f"Finding the input's values rarer than k = {k}", rare_values,
+                                   source.config_json(k=k, compare=[]), k, dataset_key=source.dataset_key)
         st.markdown(f"**Values rarer than k = {k} in the input** (Sweeney 2002): a record holding one cannot be "
                     f"{k}-anonymous unless that value is generalized or the record suppressed. {rare['records']:,} of "
                     f"{rare['n']:,} records hold one.")
@@ -96,9 +91,6 @@ def attacks_section(source: Source, release_config: str | None) -> None:
     data = long_work.announced("Attacking the last run's release: a second release joined on the record and row by "
                                "row, and the matching attack", attack_checks, release_config,
                                dataset_key=source.dataset_key)
-    if "error" in data:
-        st.error(md(data["error"]))
-        return
     st.markdown("**Attacks on the last run's release.** A second release of the same table (the first other "
                 "k-minimal node) stands for another recipient's copy.")
     format.show(attack_table(data["checks"]))
@@ -113,9 +105,6 @@ def unique_combinations_section(source: Source, release_config: str | None) -> N
     st.subheader("Which quasi-identifier combinations make records unique")
     data = long_work.announced("Finding which quasi-identifier combinations make records unique", unique_combinations,
                                source.config_json(k=2, compare=[]), release_config, dataset_key=source.dataset_key)
-    if "error" in data:
-        st.error(md(data["error"]))
-        return
     st.caption("unique records: records alone in their class on these attributes only; only here: unique on the "
                "combination but on none of its parts, so the combination itself singles them out (Sweeney 2000).")
     tabs = st.tabs(["Input", "Release"])

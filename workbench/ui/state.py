@@ -1,8 +1,9 @@
 """The session's state, typed: every value a page keeps between runs is a named ``Slot`` here (or in
 ``state_upload`` for the session's own data), so no page touches ``st.session_state`` by key. One set of privacy
 settings (k and the suppression limit in percent of records) is edited and shown on every page. Streamlit keeps a
-widget's value only while the widget is drawn; ``keep`` writes the named keys back on every run
-(``main.PERSISTENT_SETTINGS``), so a value survives the pages that do not draw it."""
+widget's value only while the widget is drawn; ``keep`` writes the keys of the slots declared
+``persistent=True`` back on every run (``persistent_keys``, which ``main.PERSISTENT_SETTINGS`` is), so a value
+survives the pages that do not draw it."""
 
 from __future__ import annotations
 
@@ -20,18 +21,26 @@ from workbench.policy import suppression_percent, suppression_share
 from workbench.privacy.kind import FormField, PrivacyModelKind
 from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.release.guarantees import SUPPRESSION_DEFAULT_MAX_PERCENT
-from workbench.ui.source import Source
+from workbench.ui.context import PageContext
 
 T = TypeVar("T")
 
 
+_PERSISTENT: list[str] = []  # the keys of the slots declared persistent, in declaration order
+
+
 class Slot(Generic[T]):
-    """One named value of the session state; ``key`` is also the key of the widget that stores it, if any."""
+    """One named value of the session state; ``key`` is also the key of the widget that stores it, if any.
+    ``persistent``: a setting that keeps its value while its page is not shown (Streamlit drops the state of a
+    widget that a run does not draw; ``keep`` writes it back): fixed-choice widgets only."""
 
-    __slots__ = ("key",)
+    __slots__ = ("key", "persistent")
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, persistent: bool = False) -> None:
         self.key = key
+        self.persistent = persistent
+        if persistent and key not in _PERSISTENT:
+            _PERSISTENT.append(key)
 
     def __repr__(self) -> str:
         return f"Slot({self.key!r})"
@@ -74,6 +83,11 @@ def empty(held: SessionState) -> None:
     held.clear()
 
 
+def persistent_keys() -> tuple[str, ...]:
+    """The keys of every slot declared ``persistent=True`` and of every registered privacy model's picker."""
+    return (*_PERSISTENT, *(key for key in model_picker_keys() if key not in _PERSISTENT))
+
+
 def keep(keys: Iterable[str]) -> None:
     """Write each widget value named in ``keys`` back as session state, so it survives a run that does not draw
     its widget (Streamlit drops the state of an undrawn widget)."""
@@ -95,9 +109,9 @@ def apply(change: Callable[[MutableMapping[str, Any]], None]) -> None:
 
 
 # the privacy settings, on every page
-K = "an_k"  # k, on every page
-SUPPRESSION = "an_sup"  # the suppression limit, percent of records, on every page
-OVERRIDE = "sup_override"  # the analyst allows a suppression limit above SUPPRESSION_DEFAULT_MAX_PERCENT
+K: Slot[int] = Slot("an_k", persistent=True)  # k, on every page
+SUPPRESSION: Slot[float] = Slot("an_sup", persistent=True)  # the suppression limit, percent of records, on every page
+OVERRIDE: Slot[bool] = Slot("sup_override", persistent=True)  # the analyst allows a limit above the default maximum
 MAX_WIDGET_INT = 2**53 - 1  # the largest integer a browser widget (a JavaScript number) holds exactly
 SUPPRESSION_STEP_PERCENT = 1.0
 DEFAULT_K = 5
@@ -119,46 +133,46 @@ class Privacy:
 
 def privacy() -> Privacy:
     """The session's privacy settings (defaults before any page set them)."""
-    return Privacy(int(st.session_state.get(K, DEFAULT_K)),
-                   float(st.session_state.get(SUPPRESSION, DEFAULT_SUPPRESSION_PERCENT)))
+    return Privacy(int(K.get_or(DEFAULT_K)), float(SUPPRESSION.get_or(DEFAULT_SUPPRESSION_PERCENT)))
 
 
 def set_privacy(k: int, max_suppression: float) -> None:
     """Set k and the suppression limit (a share of records, as a config gives it) for every page."""
     percent = suppression_percent(max_suppression)
-    st.session_state[K] = int(k)
-    st.session_state[SUPPRESSION] = percent
+    K.set(int(k))
+    SUPPRESSION.set(percent)
     if percent > SUPPRESSION_DEFAULT_MAX_PERCENT:
-        st.session_state[OVERRIDE] = True
+        OVERRIDE.set(True)
 
 
 def k_input(container: DeltaGenerator, help: str | None = None) -> int:
     """The k widget (the same on every page)."""
-    st.session_state.setdefault(K, DEFAULT_K)
-    return int(container.number_input("k", min_value=1, max_value=MAX_WIDGET_INT, step=1, key=K,
+    K.setdefault(DEFAULT_K)
+    return int(container.number_input("k", min_value=1, max_value=MAX_WIDGET_INT, step=1, key=K.key,
                                       help=help))
 
 
 def suppression_input(container: DeltaGenerator) -> float:
     """The suppression-limit widget in percent of records (the same on every page): up to
     ``SUPPRESSION_DEFAULT_MAX_PERCENT`` unless the analyst deliberately allows more."""
-    st.session_state.setdefault(SUPPRESSION, DEFAULT_SUPPRESSION_PERCENT)
-    override = bool(st.session_state.get(OVERRIDE, False))
+    current = SUPPRESSION.setdefault(DEFAULT_SUPPRESSION_PERCENT)
+    override = bool(OVERRIDE.get_or(False))
     top = 100.0 if override else SUPPRESSION_DEFAULT_MAX_PERCENT
-    if st.session_state[SUPPRESSION] > top:  # the override was just withdrawn: back into the sensible range
-        st.session_state[SUPPRESSION] = top
+    if current > top:  # the override was just withdrawn: back into the sensible range
+        SUPPRESSION.set(top)
     value = container.slider("Suppression limit (% of records)", 0.0, top,
-                             step=SUPPRESSION_STEP_PERCENT, key=SUPPRESSION, format="%.0f %%",
+                             step=SUPPRESSION_STEP_PERCENT, key=SUPPRESSION.key, format="%.0f %%",
                              help="the largest share of records that may be suppressed (released with * in every "
                                   "quasi-identifier); lattice engine only")
-    container.checkbox(f"Allow a limit above {SUPPRESSION_DEFAULT_MAX_PERCENT:.0f} %", key=OVERRIDE,
+    container.checkbox(f"Allow a limit above {SUPPRESSION_DEFAULT_MAX_PERCENT:.0f} %", key=OVERRIDE.key,
                        help="a release that suppresses most records says little about them; allow it deliberately")
     return float(value)
 
 
-def keep_valid(key: str, options: list[object], multiple: bool = False) -> None:
-    """Before drawing the widget ``key``: drop what it stores that its ``options`` no longer contain (a widget
-    must never keep a value its options lost; Streamlit raises on it)."""
+def keep_valid(slot: Slot[Any] | str, options: list[object], multiple: bool = False) -> None:
+    """Before drawing the widget of ``slot`` (a slot, or a widget key): drop what it stores that its ``options`` no
+    longer contain (a widget must never keep a value its options lost; Streamlit raises on it)."""
+    key = slot.key if isinstance(slot, Slot) else slot
     if key not in st.session_state:
         return
     stored = st.session_state[key]
@@ -170,37 +184,20 @@ def keep_valid(key: str, options: list[object], multiple: bool = False) -> None:
         del st.session_state[key]
 
 
-# the dataset the pages work on, chosen in the Dataset box before the page runs
-SOURCE: Slot[Source] = Slot("current_source")
-CURRENT_DATASET: Slot[str] = Slot("current_dataset")
-
-
-def set_current(source: Source, dataset: str) -> None:
-    """Record the dataset the page about to run works on (main.py, before ``st.navigation``'s page runs)."""
-    SOURCE.set(source)
-    CURRENT_DATASET.set(dataset)
-
-
-def current_source() -> Source:
-    """The dataset the current page works on."""
-    return st.session_state[SOURCE.key]
-
-
-def current_dataset() -> str:
-    """The Dataset box's choice for the current page."""
-    return st.session_state[CURRENT_DATASET.key]
+# the dataset the pages work on, chosen in the Dataset box before the page runs (every page's one argument)
+CONTEXT: Slot[PageContext] = Slot("page_context")
 
 
 # the last run of the Anonymize page: {"config": JSON, "dataset_key": ..., "label": ...} (Export and Risk read it)
 LAST_RUN: Slot[dict[str, Any]] = Slot("last_run")
 
 # the Anonymize page
-AN_ENGINE: Slot[str] = Slot("an_engine")
-AN_ALG: Slot[str] = Slot("an_alg")
-AN_OBJ: Slot[str] = Slot("an_obj")
-AN_LOCAL_ALG: Slot[str] = Slot("an_local_alg")
-AN_LOCAL_OBJ: Slot[str] = Slot("an_local_obj")
-AN_TIME = "an_time"
+AN_ENGINE: Slot[str] = Slot("an_engine", persistent=True)
+AN_ALG: Slot[str] = Slot("an_alg", persistent=True)
+AN_OBJ: Slot[str] = Slot("an_obj", persistent=True)
+AN_LOCAL_ALG: Slot[str] = Slot("an_local_alg", persistent=True)
+AN_LOCAL_OBJ: Slot[str] = Slot("an_local_obj", persistent=True)
+AN_TIME: Slot[float] = Slot("an_time", persistent=True)
 AN_STEERED: Slot[tuple[str, str]] = Slot("an_steered")  # (algorithm, objective) the objective steered away from
 AN_ALG_PENDING: Slot[str] = Slot("an_alg_pending")  # the algorithm the privacy models steer to (before the widget)
 AN_MODEL_STEERED: Slot[tuple[str, str]] = Slot("an_model_steered")  # (algorithm, the library's refusal)
@@ -226,19 +223,26 @@ def model_picker_keys() -> tuple[str, ...]:
 # the Lattice page
 LAT_NODE: Slot[str] = Slot("lat_node")  # the open node (its select box)
 LAT_CHART: Slot[Any] = Slot("lat_hasse")  # the Hasse diagram's selection event
-LAT_CHOICES = "lat_choices"  # the measures whose chosen node is marked
-LAT_SHOW_WORST = "lat_worst"  # draw the objective's worst monotonicity edge
-LAT_ALG, LAT_OBJ, LAT_COLOR = "lat_alg", "lat_obj", "lat_color"  # the search, objective and colouring shown
-LAT_COMPARE = "lat_compare"  # the node compared with the open one
-LAT_VIEW: Slot[str] = Slot("lat_view")  # "Hasse diagram" or "Per height", kept (main.PERSISTENT_SETTINGS)
+LAT_CHOICES: Slot[list[str]] = Slot("lat_choices")  # the measures whose chosen node is marked
+LAT_SHOW_WORST: Slot[bool] = Slot("lat_worst")  # draw the objective's worst monotonicity edge
+LAT_ALG: Slot[str] = Slot("lat_alg", persistent=True)  # the search shown
+LAT_OBJ: Slot[str] = Slot("lat_obj", persistent=True)  # its objective
+LAT_COLOR: Slot[str] = Slot("lat_color", persistent=True)  # the colouring
+LAT_COMPARE: Slot[str] = Slot("lat_compare")  # the node compared with the open one
+LAT_VIEW: Slot[str] = Slot("lat_view", persistent=True)  # "Hasse diagram" or "Per height"
 
 # widgets whose stored choice is checked against their options (keep_valid) or kept across pages (keep)
-CMP_CAND, CMP_LOCAL = "cmp_cand", "cmp_local"  # the Compare page's candidates and its local-engine toggle
-CMP_X, CMP_Y, CMP_OBJECTIVE = "cmp_x", "cmp_y", "cmp_objective"  # the Pareto axes; the side-by-side objective
-CMP_DEG_ROWS = "cmp_deg_rows"  # the solutions model degradation runs on
-H_COLUMN, H_SAMPLE_COLUMN = "h_column", "h_sample_column"  # the Hierarchies page's column (own data, a sample)
-MEA_X, MEA_Y = "mea_x", "mea_y"  # the Measures page's two axes
-RISK_UTILITY = "risk_ru_utility"  # the Risk page's utility axis of risk against utility
+CMP_CAND: Slot[str] = Slot("cmp_cand", persistent=True)  # the Compare page's candidates
+CMP_LOCAL: Slot[bool] = Slot("cmp_local", persistent=True)  # its local-engine toggle
+CMP_X: Slot[str] = Slot("cmp_x")  # the Pareto axes
+CMP_Y: Slot[str] = Slot("cmp_y")
+CMP_OBJECTIVE: Slot[str] = Slot("cmp_objective")  # the side-by-side objective
+CMP_DEG_ROWS: Slot[list[str]] = Slot("cmp_deg_rows")  # the solutions model degradation runs on
+H_COLUMN: Slot[str] = Slot("h_column")  # the Hierarchies page's column of the session's own data
+H_SAMPLE_COLUMN: Slot[str] = Slot("h_sample_column")  # its column of a sample
+MEA_X: Slot[str] = Slot("mea_x")  # the Measures page's two axes
+MEA_Y: Slot[str] = Slot("mea_y")
+RISK_UTILITY: Slot[str] = Slot("risk_ru_utility")  # the Risk page's utility axis of risk against utility
 
 # the Compare page: the model-degradation request the page follows (its widgets: above)
 CMP_DEG_REQUEST: Slot[tuple] = Slot("cmp_deg_request")
@@ -264,8 +268,8 @@ GEO_MEMO: Slot[Any] = Slot("geo_memo")  # results on the analyst's data or uploa
 GEO_PROBLEM: Slot[tuple[tuple, Any]] = Slot("geo_problem")  # the latest problem on them, or its error
 
 # the Check page: a table de-identified elsewhere, uploaded there (or the Data page's), and its figures
-CHECK_UPLOAD = "check_upload"  # the page's upload widget
-CHECK_WHICH = "check_which"  # which table: uploaded on the page, or the Data page's
+CHECK_UPLOAD: Slot[Any] = Slot("check_upload")  # the page's upload widget
+CHECK_WHICH: Slot[str] = Slot("check_which")  # which table: uploaded on the page, or the Data page's
 CHECK_TABLE: Slot[tuple[str, str, Any]] = Slot("check_table")  # the latest upload: (name, SHA-256, frame or error)
 CHECK_MEMO: Slot[dict[tuple, Any]] = Slot("check_memo")  # (SHA-256, settings) -> the CheckResult or its error
 

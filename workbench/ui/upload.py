@@ -197,8 +197,7 @@ def session_source() -> Source | None:
 
 def dependency_warnings(source: Source) -> None:
     """Warn about every released column that determines a quasi-identifier or its generalization."""
-    outcome = cached.dependency_warnings(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)
-    for w in outcome.get("warnings", []):
+    for w in cached.released_dependencies(source):
         st.warning(md(w))
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 import measures as M
 from workbench.ui import format
+from workbench.ui.context import PageContext
 from workbench.walkthrough import MEASURE_EXPLANATIONS, SMALL, steps
 from workbench.walkthrough.diversity import SHARED
 
@@ -25,7 +26,7 @@ def _highlight(row: pd.Series) -> list[str]:
     return [""] * len(row)
 
 
-def page() -> None:
+def page(ctx: PageContext) -> None:
     st.header("Walkthrough: what k-anonymity does, on ten patients")
     k = st.slider("k", 1, 10, 3, key="walk_k")
     st.caption("Green rows: in a class of at least k patients. Red rows: in a class smaller than k, or suppressed "

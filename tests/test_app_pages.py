@@ -1,0 +1,80 @@
+"""The app's boundary with its pages (``workbench/ui/main.py``): every page in the navigation is one function of one
+signature, ``page(ctx: PageContext) -> None``, served at ``/<title>``; and a ``WorkbenchError`` a page raises is
+shown as one ``st.error`` line, never a traceback."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+from streamlit.testing.v1 import AppTest
+
+from tests._app import APP, goto
+from workbench.ui.context import PageContext
+from workbench.ui.main import NEEDS_READY, PAGES, page_function, url_path
+
+
+def test_every_page_in_the_navigation_has_the_one_signature() -> None:
+    assert len(PAGES) == len(set(PAGES)) and set(NEEDS_READY) <= set(PAGES)
+    for title in PAGES:
+        fn = page_function(title)
+        signature = inspect.signature(fn)
+        hints = typing.get_type_hints(fn)
+        assert list(signature.parameters) == ["ctx"], (title, signature)
+        assert hints == {"ctx": PageContext, "return": type(None)}, (title, hints)
+
+
+def test_the_navigation_serves_every_page_at_its_url() -> None:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception
+    registered = {info["page_name"]: info["url_pathname"] for info in at._registered_pages.values()}
+    assert list(registered) == PAGES
+    # the default page (Data) is also the root; every other page at /<title in lower case>
+    assert registered == {title: "" if title == "Data" else url_path(title) for title in PAGES}
+    assert {url_path(t) for t in PAGES} == {"data", "hierarchies", "anonymize", "lattice", "compare", "measures",
+                                            "risk", "geography", "export", "history", "check", "walkthrough"}
+    goto(at, "Walkthrough").run()
+    assert not at.exception and at.header[0].value.startswith("Walkthrough")
+
+
+def test_a_workbench_error_raised_in_a_page_shows_as_one_error_line(monkeypatch) -> None:
+    import workbench.ui.walkthrough as walkthrough
+    from workbench.errors import DataError
+
+    def failing(ctx: PageContext) -> None:
+        import streamlit as st
+
+        st.header("Walkthrough")
+        raise DataError("people.csv row 3, column 'age': 'abc' is not a number\nsecond line, never shown")
+
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    monkeypatch.setattr(walkthrough, "page", failing)
+    goto(at, "Walkthrough").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["people.csv row 3, column 'age': 'abc' is not a number"]
+    assert at.header[0].value == "Walkthrough"  # what the page drew before its error stays
+
+
+def test_a_cached_call_that_fails_raises_its_first_line_and_is_not_computed_again() -> None:
+    import pytest
+
+    from workbench.errors import WorkbenchError
+    from workbench.ui.memo import dual_cache, user_error
+
+    calls: list[int] = []
+
+    @dual_cache(max_entries=4)
+    def failing(value: int, dataset_key: str | None) -> dict:
+        calls.append(value)
+        try:
+            return {"first": {}[value]}
+        except KeyError as exc:
+            raise user_error(exc) from exc
+
+    for _ in range(3):
+        with pytest.raises(WorkbenchError) as caught:
+            failing(7, dataset_key=None)
+        assert str(caught.value) == "7"  # str(KeyError(7)), as the page showed it before
+    assert calls == [7]  # kept as its failure: a rerun does not compute it again
+    assert user_error(ValueError("one\ntwo")).args == ("one",)
+    assert str(user_error(ValueError())) == "ValueError"
