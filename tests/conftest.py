@@ -53,7 +53,7 @@ SLOW_MODULES = ("test_app", "test_browser", "test_downloads", "test_notebooks", 
 
 # Tests of the library modules that run at full size (the registry, Adult, ARX's published cases) are slow too: each
 # still runs in `make test`, while the fast loop keeps the property tests against brute force on small random tables.
-# Keys are "module::test" (any parameters), values why.
+# Keys are "module::test" (any parameters), "module::" (a whole module) or "module::*[parameters]"; values say why.
 SLOW_TESTS = {
     "test_privacy::test_arx_junit_optimum": "ARX's published optima on Adult",
     "test_privacy::test_grassberger_differs_from_arx_only_by_its_early_exit": "two bnb searches on Adult",
@@ -69,12 +69,7 @@ SLOW_TESTS = {
         "test_release_is_k_anonymous_with_suppressed_rows_marked", "test_release_rows_are_shuffled",
         "test_shuffle_is_reproducible_with_the_same_seed", "test_provenance",
         "test_human_readable_run_names_node_measures_and_files")], "the registry run twice (module fixture)"),
-    "test_class_count::test_run_json_and_its_risk_count_the_classes_of_the_released_file[registry]": "registry",
-    "test_class_count::test_the_lattice_table_and_node_details_count_the_released_nodes_classes[registry]":
-        "registry",
-    "test_class_count::test_the_anonymize_risk_and_lattice_pages_count_the_classes_of_the_exported_file[registry]":
-        "registry",
-    "test_class_count::test_the_reports_facts_and_page_count_the_classes_of_the_released_file[registry]": "registry",
+    "test_class_count::*[registry]": "the registry's run, released and read back (module fixture)",
     "test_sweep::test_the_studies_grids_give_the_same_rows": "the published studies' grids",
     "test_sweep::test_ayala_riveras_grid_gives_the_same_rows": "a published study's grid",
     "test_search_bnb::test_checks_fewer_nodes_than_exhaustive_on_the_registry": "the registry's lattice",
@@ -95,8 +90,14 @@ def _slow_test(item: pytest.Item) -> bool:
     if item.path.stem.startswith(SLOW_MODULES):
         return True
     test = f"{item.path.stem}::{item.name}"
-    return any(test.startswith(key) if key.endswith(("::", "]")) else test.split("[")[0] == key
-               for key in SLOW_TESTS)
+    for key in SLOW_TESTS:
+        if "*" in key:
+            prefix, suffix = key.split("*", 1)
+            if test.startswith(prefix) and test.endswith(suffix):
+                return True
+        elif test.startswith(key) if key.endswith("::") else test.split("[")[0] == key:
+            return True
+    return False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
