@@ -14,8 +14,8 @@ from enum import StrEnum
 
 import numpy as np
 
-from measures._node import Known
-from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeClasses
+from measures._node import ColumnDomain, Known, NodeClasses
+from measures._view import Generalized, GeneralizedColumn
 from measures.aecs import aecs, aecs_bound_node, aecs_node
 from measures.classification import cm
 from measures.discernibility import dm, dm_node, dm_star, dm_star_node

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from measures._view import Generalized, NodeClasses
+from measures._node import NodeClasses
+from measures._view import Generalized
 
 
 def aecs(view: Generalized) -> float:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from measures._view import Generalized, NodeClasses
+from measures._node import NodeClasses
+from measures._view import Generalized
 
 
 def _squares(sizes: np.ndarray) -> int:

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from measures._view import Generalized, GeneralizedColumn, NodeClasses
+from measures._node import NodeClasses
+from measures._view import Generalized, GeneralizedColumn
 
 
 def _column_entropy(c: GeneralizedColumn) -> float:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from measures._view import Generalized, NodeClasses
+from measures._node import NodeClasses
+from measures._view import Generalized
 
 
 def height(view: Generalized) -> float:

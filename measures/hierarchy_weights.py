@@ -11,7 +11,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from measures._view import Generalized, NodeClasses
+from measures._node import NodeClasses
+from measures._view import Generalized
 
 
 def vinterbo(view: Generalized) -> float:

@@ -42,7 +42,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from measures._view import Generalized, GeneralizedColumn, NodeClasses
+from measures._node import NodeClasses
+from measures._view import Generalized, GeneralizedColumn
 
 TargetValue = int | str | None
 

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from measures._view import Generalized, NodeClasses
+from measures._node import NodeClasses
+from measures._view import Generalized
 
 _DIGITS = 10
 _FACTOR = 10**_DIGITS

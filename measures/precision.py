@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from measures._view import Generalized, NodeClasses
+from measures._node import NodeClasses
+from measures._view import Generalized
 
 
 def _share(h: np.ndarray | float, H: int) -> np.ndarray | float:

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests._app import goto
+from workbench.compare.optima import lattice_optima
 from workbench.ui.format import number
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -211,7 +212,6 @@ def test_the_anonymize_pages_models_hold_on_the_lattice_and_compare_pages():
     rows and optima are computed under: the optimum is the library's over every node admissible under k, ℓ and the
     limit, and its scope names the model."""
     from tests._app import ready_own_table
-    from workbench import compare
     from workbench.config import study_from_dict
 
     at = ready_own_table("diagnosis", ["flu", "asthma", "diabetes", "copd"],
@@ -224,7 +224,7 @@ def test_the_anonymize_pages_models_hold_on_the_lattice_and_compare_pages():
     study = study_from_dict({"data": {"path": "unused.csv"}, "privacy": {
         "k": k, "max_suppression": limit, "l_diversity": {"attribute": "diagnosis", "variant": "distinct", "l": 3}},
         "measures": {"compare": ["entropy"]}})
-    optimum = compare.lattice_optima(study, dataset, ["entropy"]).set_index("measure").loc["entropy"]
+    optimum = lattice_optima(study, dataset, ["entropy"]).set_index("measure").loc["entropy"]
     assert "distinct-3-diversity of diagnosis" in optimum.searched
 
     goto(at, "Lattice").run()

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests._app import APP, goto
 from workbench.ui import export as export_page
+from workbench.ui.download import download
 
 QIS = ["date", "gender", "age"]  # the teaching table's quasi-identifiers
 
@@ -26,7 +27,7 @@ QIS = ["date", "gender", "age"]  # the teaching table's quasi-identifiers
 def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     """What the Export page hands to each download button, by label (the page runs in this process)."""
     seen: dict[str, bytes] = {}
-    original = export_page.download
+    original = download
 
     def record(label: str, content: bytes, *args: Any, **kwargs: Any) -> None:
         seen[label] = content
@@ -124,7 +125,7 @@ def test_downloads_are_named_for_people_and_the_bundle_holds_every_hierarchy(tmp
 
     from tests._app import captured_downloads, people_config
     from workbench.config import load_study
-    from workbench.hierarchy import build_hierarchy
+    from workbench.hierarchy.builders import build_hierarchy
     from workbench.study import run
 
     rng = np.random.default_rng(8)

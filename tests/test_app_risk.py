@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 import workbench as wb
 from tests._app import captured_downloads, goto, ready_own_table
+from workbench.compare.ranking import risk_utility
 from workbench.samples import load_sample
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -104,7 +105,7 @@ def test_risk_against_utility_shows_the_library_points_and_front() -> None:
     shown = next(d.value for d in at.dataframe if "pareto" in d.value.columns)
     study = wb.study_from_dict({"data": {"sample": "teaching"}, "privacy": {"k": 5, "max_suppression": 0.02},
                                 "measures": {"compare": ["loss"]}})
-    expected = compare.risk_utility(compare.lattice_solutions(study, wb.load_dataset(study)), "loss", "risk_average")
+    expected = risk_utility(compare.lattice_solutions(study, wb.load_dataset(study)), "loss", "risk_average")
     from workbench.ui.format import table
 
     assert shown.reset_index(drop=True).equals(table(expected))  # the library's points, booleans as yes and no
@@ -113,7 +114,7 @@ def test_risk_against_utility_shows_the_library_points_and_front() -> None:
     at.selectbox(key="risk_ru_utility").select("dm").run()
     assert not at.exception
     shown = next(d.value for d in at.dataframe if "pareto" in d.value.columns)
-    assert list(shown.risk) == list(compare.risk_utility(compare.lattice_solutions(
+    assert list(shown.risk) == list(risk_utility(compare.lattice_solutions(
         study, wb.load_dataset(study)), "loss", "risk_highest").risk)
 
 

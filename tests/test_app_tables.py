@@ -14,8 +14,9 @@ from streamlit.testing.v1 import AppTest
 
 from tests._app import APP, captured_downloads, goto
 from tests.test_app_own_data import _hierarchies, _table
-from workbench.config import load_study, study_from_dict, to_toml
+from workbench.config import load_study, study_from_dict
 from workbench.config.bundle import read_config_bytes
+from workbench.config.text import to_toml
 
 ORDER = ["zip", "age", "sex"]  # the analyst's order; sorted it would be age, sex, zip
 

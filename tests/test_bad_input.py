@@ -26,9 +26,10 @@ import pytest
 from workbench import cli
 from workbench import study as study_mod
 from workbench.config import load_study
-from workbench.data import Dataset, read_table
+from workbench.data import Dataset
 from workbench.errors import ArgumentError, ConfigError, DataError, HierarchyError, WorkbenchError
 from workbench.hierarchy.tree import Hierarchy
+from workbench.readers import read_table
 
 WORKBENCH = Path(sys.executable).with_name("workbench")
 CFG = "<config>"  # placeholder in a case's argv for the config path

@@ -9,18 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.errors import ConfigError
-from workbench.hierarchy.builders import (
-    MISSING,
-    NOT_A_NUMBER,
-    build_hierarchy,
-    dates,
-    groupings,
-    intervals,
-    masking,
-    natural_sorted,
-    numeric_profile,
-)
+from workbench.hierarchy.builders import build_hierarchy, dates, groupings, masking
+from workbench.hierarchy.intervals import intervals
+from workbench.hierarchy.missing import MISSING
 from workbench.hierarchy.tree import Hierarchy
+from workbench.hierarchy.values import NOT_A_NUMBER, natural_sorted, numeric_profile
 
 
 def assert_sound(h: Hierarchy, values: list[str]) -> None:
@@ -490,7 +483,7 @@ def test_intervals_name_text_values_with_counts_and_place_them_as_chosen():
 def test_every_builder_labels_the_missing_value_and_says_where_it_goes():
     """Issue 18, item 10: an empty cell is "(missing)" above its leaf in every builder (never a blank label in a
     tree or table), and ``missing_placement`` says where it goes; a group the analyst picks is kept."""
-    from workbench.hierarchy.builders import missing_placement
+    from workbench.hierarchy.missing import missing_placement
 
     built = [intervals(["30", "41", ""], [10, 20]), masking(["02139", "02138", ""]),
              dates(["2008-01-15", ""], levels=["year"]), groupings(["F", "M", ""], [{"F": "*", "M": "*"}])]

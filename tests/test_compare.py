@@ -12,6 +12,17 @@ from tests.conftest import ROOT
 from workbench import compare
 from workbench.cli import main
 from workbench.compare import degradation as model_degradation
+from workbench.compare.nodes import lattice_candidates
+from workbench.compare.ranking import (
+    RISK_COLUMNS,
+    global_vs_local,
+    measure_directions,
+    normalized,
+    optimal_under,
+    pareto_front,
+    rank_agreement,
+    risk_utility,
+)
 from workbench.config import load_study
 from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
@@ -25,7 +36,7 @@ TEACHING = ROOT / "sample_configs" / "teaching.toml"
 @given(values=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=12))
 def test_pareto_front_matches_brute_force(values):
     df = pd.DataFrame(values, columns=["a", "b", "c"])
-    front = compare.pareto_front(df, ["a", "b", "c"])
+    front = pareto_front(df, ["a", "b", "c"])
     for i, row in enumerate(values):
         dominated = any(all(o[j] <= row[j] for j in range(3)) and any(o[j] < row[j] for j in range(3))
                         for o in values)
@@ -38,9 +49,9 @@ def test_k_minimal_candidates_are_the_minimal_admissible_nodes():
     ev = NodeEvaluator(ds.encoded, study.k, study.max_suppression)
     admissible = {n for n in ev.lattice.nodes() if ev.evaluate(n).k_anonymous}
     minimal = {n for n in admissible if not any(Lattice.leq(m, n) and m != n for m in admissible)}
-    assert set(compare.lattice_candidates(study, ds, "k_minimal")) == minimal
-    assert set(compare.lattice_candidates(study, ds, "all")) == admissible
-    top = compare.lattice_candidates(study, ds, "top", top_n=2)
+    assert set(lattice_candidates(study, ds, "k_minimal")) == minimal
+    assert set(lattice_candidates(study, ds, "all")) == admissible
+    top = lattice_candidates(study, ds, "top", top_n=2)
     assert len(top) == 2 and set(top) <= admissible
 
 
@@ -50,21 +61,21 @@ def test_solutions_table_contract_and_derived_tables():
     df = compare.solutions(study, ds)
     ids = list(study.compare)
     assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids,
-                                *compare.RISK_COLUMNS, "meets_rule", "rule_failures"]
+                                *RISK_COLUMNS, "meets_rule", "rule_failures"]
     assert set(df.engine) == {"lattice", "local"}
-    tau = compare.rank_agreement(df, ids)
+    tau = rank_agreement(df, ids)
     assert np.allclose(np.diag(tau), 1) and np.allclose(tau, tau.T, equal_nan=True)
     from scipy.stats import kendalltau
 
     assert tau.loc["dm", "entropy"] == pytest.approx(kendalltau(df.dm, df.entropy).statistic, nan_ok=True)
-    best = compare.optimal_under(df, ids)
+    best = optimal_under(df, ids)
     # one row per measure and solution set: k-minimal candidates, and each local release (greedy, partition, mondrian)
     assert len(best) == (1 + len(compare.COMPARED_LOCAL_ALGORITHMS)) * len(ids)
     for _, row in best.iterrows():
         assert row.value == df[(df.engine == row.engine) & (df.algorithm == row.algorithm)][row.measure].min()
         assert row.best_overall == (row.value == df[row.measure].min())
         assert row.scope == ("best of the candidates (k_minimal)" if row.engine == "lattice" else "the release")
-    norm = compare.normalized(df, ids)
+    norm = normalized(df, ids)
     for m in ids:
         assert norm[f"{m}_norm"].between(0, 1).all()
 
@@ -78,8 +89,8 @@ def test_compare_cli_writes_the_tables(tmp_path, capsys):
     for name in ("normalized.csv", "rank_agreement.csv", "optimal_under.csv", "pareto.html", "sweep.html",
                  "risk_utility.csv", "risk_utility.html"):
         assert (out / name).exists(), name
-    assert {*compare.RISK_COLUMNS} <= set(table.columns)
-    assert {*compare.RISK_COLUMNS} <= set(pd.read_csv(out / "rank_agreement.csv", index_col=0).columns)
+    assert {*RISK_COLUMNS} <= set(table.columns)
+    assert {*RISK_COLUMNS} <= set(pd.read_csv(out / "rank_agreement.csv", index_col=0).columns)
     assert main(["compare", str(TEACHING), "--k", "2,x"]) == 2
     assert "--k" in capsys.readouterr().err
 
@@ -87,10 +98,10 @@ def test_compare_cli_writes_the_tables(tmp_path, capsys):
 def test_higher_is_better_measures_are_oriented():
     df = pd.DataFrame({"engine": ["lattice", "local"], "algorithm": ["k_minimal", "greedy"],
                        "solution": ["a", "b"], "loss": [0.5, 0.2], "nmi": [0.9, 0.4]})
-    assert compare.pareto_front(df, ["loss", "nmi"]).tolist() == [True, True]  # a trade-off
-    best = compare.optimal_under(df, ["nmi"])
+    assert pareto_front(df, ["loss", "nmi"]).tolist() == [True, True]  # a trade-off
+    best = optimal_under(df, ["nmi"])
     assert best[best.best_overall].solution.tolist() == ["a"]  # the higher nmi wins
-    assert compare.normalized(df, ["nmi"]).nmi_norm.tolist() == [0.0, 1.0]
+    assert normalized(df, ["nmi"]).nmi_norm.tolist() == [0.0, 1.0]
 
 
 def test_degradation_columns_for_the_chosen_solutions(tmp_path):
@@ -168,14 +179,14 @@ def test_candidates_match_every_node_evaluated(seed, k, sup):
     study, ds = _random_study(seed, k, sup)
     if ds.n < k:
         with pytest.raises(ConfigError, match="k exceeds the number of records"):
-            compare.lattice_candidates(study, ds, "all")
+            lattice_candidates(study, ds, "all")
         return
     ev = NodeEvaluator(ds.encoded, k, sup)
     admissible = [n for n in ev.lattice.nodes() if ev.evaluate(n).k_anonymous]
     minimal = [n for n in admissible if not any(Lattice.leq(m, n) and m != n for m in admissible)]
-    assert compare.lattice_candidates(study, ds, "all") == admissible
-    assert compare.lattice_candidates(study, ds, "k_minimal") == minimal
-    top = compare.lattice_candidates(study, ds, "top", top_n=3)
+    assert lattice_candidates(study, ds, "all") == admissible
+    assert lattice_candidates(study, ds, "k_minimal") == minimal
+    top = lattice_candidates(study, ds, "top", top_n=3)
     from workbench.views.lattice import lattice_table
 
     table = lattice_table(ev, [study.objective])
@@ -201,7 +212,7 @@ def test_solution_rows_equal_an_independent_reference(seed, k, sup):
     df = compare.solutions(study, ds, "all")
     ids = list(study.compare)
     assert list(df.columns) == ["k", "engine", "algorithm", "solution", "suppressed", "suppressed_pct", *ids,
-                                *compare.RISK_COLUMNS, "meets_rule", "rule_failures"]
+                                *RISK_COLUMNS, "meets_rule", "rule_failures"]
     lattice = df[df.engine == "lattice"]
     heights = [ds.hierarchies[q].height for q in ds.quasi_identifiers]
     limit = math.floor(sup * ds.n + 1e-9)
@@ -219,7 +230,7 @@ def test_solution_rows_equal_an_independent_reference(seed, k, sup):
             if m in ids:
                 assert row[m] == pytest.approx(reference[m], rel=1e-9, abs=1e-12), (row.solution, m)
     for _, row in lattice.iterrows():  # risk after suppression, counted from the labels
-        assert [row[c] for c in compare.RISK_COLUMNS] == pytest.approx(
+        assert [row[c] for c in RISK_COLUMNS] == pytest.approx(
             reference_risk(ds, node_of(ds, row.solution), k), rel=1e-12), row.solution
     for _, row in df[df.engine == "local"].iterrows():
         assert row.suppressed == 0 and row.suppressed_pct == 0  # the local engine suppresses no record
@@ -228,7 +239,7 @@ def test_solution_rows_equal_an_independent_reference(seed, k, sup):
         for m in ids:
             assert row[m] == scores[m].value or (np.isnan(row[m]) and np.isnan(scores[m].value)), (row.solution, m)
         sizes = result.release.table()[ds.quasi_identifiers].astype(str).value_counts().to_numpy()
-        assert [row[c] for c in compare.RISK_COLUMNS] == pytest.approx(
+        assert [row[c] for c in RISK_COLUMNS] == pytest.approx(
             [1 / sizes.min(), sizes.size / ds.n, sizes[sizes < 5].sum() / ds.n], rel=1e-12)
     pd.testing.assert_frame_equal(lattice.reset_index(drop=True), compare.lattice_solutions(study, ds, "all"))
     pd.testing.assert_frame_equal(df[df.engine == "local"].reset_index(drop=True), compare.local_solutions(study, ds))
@@ -239,18 +250,18 @@ def test_risk_utility_points_and_front():
     losses; the CLI writes it beside solutions.csv, and the risk columns rank with the measures."""
     study = load_study(TEACHING)
     df = compare.solutions(study, load_dataset(study))
-    points = compare.risk_utility(df, "dm", "risk_highest")
+    points = risk_utility(df, "dm", "risk_highest")
     assert list(points.risk) == list(df.risk_highest) and list(points.utility) == list(df.dm)
     for _, p in points.iterrows():
         dominated = ((points.utility <= p.utility) & (points.risk <= p.risk)
                      & ((points.utility < p.utility) | (points.risk < p.risk))).any()
         assert p.pareto == (not dominated)
-    assert compare.measure_directions(["dm", "risk_average"]) == {"dm": "lower is better",
+    assert measure_directions(["dm", "risk_average"]) == {"dm": "lower is better",
                                                                  "risk_average": "lower is better"}
-    tau = compare.rank_agreement(df, ["dm", *compare.RISK_COLUMNS])
+    tau = rank_agreement(df, ["dm", *RISK_COLUMNS])
     assert tau.shape == (4, 4)
     with pytest.raises(ValueError, match="risk must be one of"):
-        compare.risk_utility(df, "dm", "dm")
+        risk_utility(df, "dm", "dm")
 
 
 def test_progress_reaches_one_once_per_job():
@@ -291,7 +302,7 @@ def test_global_vs_local_against_a_direct_reading(lattice, local):
                         "nmi": b} for i, (a, b) in enumerate(lattice)]
                       + [{"k": 3, "engine": "local", "algorithm": n, "solution": n, "loss": a, "nmi": b}
                          for n, (a, b) in zip(names, local, strict=True)])
-    out = compare.global_vs_local(df, "loss", ["loss", "nmi"]).set_index("measure")
+    out = global_vs_local(df, "loss", ["loss", "nmi"]).set_index("measure")
     shown = {}
     if lattice:
         best = min(range(len(lattice)), key=lambda i: (lattice[i][0], i))  # lowest loss, first listed

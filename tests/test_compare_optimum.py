@@ -20,6 +20,8 @@ import measures as M
 from tests._reference_measures import INDEPENDENT, node_of, reference_measures, reference_risk
 from tests.conftest import ROOT
 from workbench import compare
+from workbench.compare.optima import lattice_optima
+from workbench.compare.ranking import RISK_COLUMNS, optimal_under
 from workbench.config import Study, load_study
 from workbench.data import Dataset
 from workbench.lattice.evaluate import NodeEvaluator
@@ -59,10 +61,10 @@ def _brute_force(study: Study, dataset: Dataset) -> dict[str, tuple[float, list[
         if S > limit:
             continue
         cell = score_release(study, Release.from_node(dataset, node, study.k, study.max_suppression))
-        risk = dict(zip(compare.RISK_COLUMNS, reference_risk(dataset, node, study.k), strict=True))
+        risk = dict(zip(RISK_COLUMNS, reference_risk(dataset, node, study.k), strict=True))
         values[node] = independent | {m: cell[m].value for m in CELL_LEVEL} | risk
     out = {}
-    for m in [*ALL_IDS, *compare.RISK_COLUMNS]:
+    for m in [*ALL_IDS, *RISK_COLUMNS]:
         sign = -1.0 if m in M.MEASURES and M.MEASURES[m].direction == "higher is better" else 1.0
         best = min(sign * v[m] for v in values.values()) if values else math.nan
         ties = [n for n, v in values.items() if math.isclose(sign * v[m], best, rel_tol=1e-9, abs_tol=1e-12)]
@@ -79,12 +81,12 @@ def test_optima_equal_a_brute_force_over_every_node(seed, k, sup):
     if ds.n < k:
         return
     expected = _brute_force(study, ds)
-    optima = compare.lattice_optima(study, ds).set_index("measure")
+    optima = lattice_optima(study, ds).set_index("measure")
     if not expected["height"][1]:
         assert optima.empty
         return
-    assert list(optima.index) == [*ALL_IDS, *compare.RISK_COLUMNS]
-    for m in [*ALL_IDS, *compare.RISK_COLUMNS]:
+    assert list(optima.index) == [*ALL_IDS, *RISK_COLUMNS]
+    for m in [*ALL_IDS, *RISK_COLUMNS]:
         value, ties = expected[m]
         row = optima.loc[m]
         assert row.value == pytest.approx(value, rel=1e-9, abs=1e-12), (m, row.solution)
@@ -92,7 +94,7 @@ def test_optima_equal_a_brute_force_over_every_node(seed, k, sup):
         if m in ("height", "dm", "dm_star"):  # integers: the tie rule is exact, the lowest then first node
             assert node_of(ds, row.solution) == min(ties, key=lambda n: (sum(n), n)), m
     table = compare.lattice_solutions(study, ds)
-    best = compare.optimal_under(table, list(ALL_IDS), optima.reset_index())
+    best = optimal_under(table, list(ALL_IDS), optima.reset_index())
     for m in ALL_IDS:
         rows = best[best.measure == m]
         first = rows.iloc[0]
@@ -111,7 +113,7 @@ def test_registry_k5_5pct_dm_optimum_is_474388_not_the_best_k_minimal_node():
     study = load_study(ROOT / "sample_configs" / "registry.toml",
                        ["privacy.k=5", "privacy.max_suppression=0.05", f"measures.compare={json.dumps(ALL_IDS)}"])
     ds = load_dataset(study)
-    optima = compare.lattice_optima(study, ds).set_index("measure")
+    optima = lattice_optima(study, ds).set_index("measure")
     table = lattice_table(evaluator_for(study, ds))
     limit = math.floor(0.05 * ds.n + 1e-9)
     admissible = table[table.suppressed <= limit]
@@ -132,7 +134,7 @@ def test_registry_k5_5pct_dm_optimum_is_474388_not_the_best_k_minimal_node():
     for m in ("dm", "precision_nm"):
         proof = search(replace(study, algorithm="bnb", objective=m), ds)
         assert proof.proven_optimal and proof.value == pytest.approx(optima.loc[m].value, rel=1e-9), m
-    best = compare.optimal_under(compare.lattice_solutions(study, ds), ["dm"], optima.reset_index())
+    best = optimal_under(compare.lattice_solutions(study, ds), ["dm"], optima.reset_index())
     assert best.value.tolist() == [474_388, 1_812_315]
     assert best.scope.tolist() == ["every node admissible under k = 5, 5 % suppression",
                                    "best of the candidates (k_minimal)"]
@@ -157,7 +159,7 @@ def test_compare_cli_prints_and_writes_the_true_optimum(tmp_path, capsys):
 def test_k_minimal_shortcut_only_for_monotone_measures():
     """col_mi (monotone) is searched over the k-minimal nodes, pmi and nmi over every k-anonymous node."""
     study, ds = _random_study(3, 2, 0.25)
-    optima = compare.lattice_optima(study, ds).set_index("measure")
+    optima = lattice_optima(study, ds).set_index("measure")
     ev = NodeEvaluator(ds.encoded, 2, 0.25)
     admissible = [n for n in ev.lattice.nodes() if ev.evaluate(n).k_anonymous]
     minimal = [n for n in admissible if not any(Lattice.leq(m, n) and m != n for m in admissible)]

@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.data import Dataset, read_table
+from workbench.data import Dataset
 from workbench.errors import DataError, HierarchyError
 from workbench.hierarchy.tree import Hierarchy
+from workbench.readers import read_table
 
 FRAME = pd.DataFrame({"id": ["1", "2", "3", "4"], "age": ["34", "", "51", "34"], "sex": ["F", "M", "F", "F"]})
 AGE = Hierarchy.parse_arx("34;30-39;*\n51;50-59;*\n;missing;*\n", name="age.csv")
@@ -80,7 +81,8 @@ def test_callers_frame_is_never_changed():
 
 
 def test_read_table_bytes_and_profile():
-    from workbench.data import profile, read_table_bytes
+    from workbench.data import profile
+    from workbench.readers import read_table_bytes
 
     content = b"id;age;sex\n1;34;F\n2;;M\n3;51;F\n4;34;F\n"
     frame = read_table_bytes(content, "upload.csv")

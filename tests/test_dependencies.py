@@ -33,6 +33,7 @@ from workbench.risk.dependencies import (
 )
 from workbench.samples import load_sample
 from workbench.samples import registry as registry_module
+from workbench.samples.registry_tables import DISTRICTS
 
 ROLES = ("insensitive", "sensitive", "target", "identifying")
 
@@ -146,7 +147,7 @@ def test_the_registry_no_longer_releases_its_district_coordinates():
     # digits (registry.DISTRICTS), i.e. postal_code masked to 2 digits, hierarchy level 3 of 5
     leaky = Dataset.create(sample.frame, sample.roles | {"district_lat": "insensitive", "district_lon": "insensitive"},
                            sample.hierarchies)
-    districts = len(registry_module.DISTRICTS)
+    districts = len(DISTRICTS)
     assert {(d.column, d.quasi_identifier, d.level, d.distinct) for d in determinations(leaky)} == {
         ("district_lat", "postal_code", 3, districts), ("district_lon", "postal_code", 3, districts)}
     assert sample.hierarchies["postal_code"].level_labels(3)[0].endswith("***")

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests._cli import call
-from workbench.data import encoding_note, read_table_bytes
 from workbench.errors import DataError
+from workbench.readers import encoding_note, read_table_bytes
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 ROWS = [("José", "34", "Montréal"), ("Ana", "40", "Québec"), ("Zoë", "29", "Trois-Rivières"), ("Ole", "51", "Gävle")]

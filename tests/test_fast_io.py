@@ -10,7 +10,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.data import _as_text, _as_text_column, _read_text_arrow, _with_header
+from workbench.readers import _as_text, _as_text_column, _read_text_arrow, _with_header
 from workbench.release.output import _NUMBER, FORMULA_STARTS, csv_bytes, escape_formulas, mark_missing
 
 PIECES = ["\r\n", "a", "b", " ", ",", "\n", "\r", ";", "é", "1", "\t", "'", "", '"', "=", "-3"]

@@ -13,7 +13,8 @@ import pytest
 from tests._cli import call
 from workbench.data import Dataset
 from workbench.geo import scored as geography
-from workbench.geo.scored import points_from_frame
+from workbench.geo.engine import aggregate, prepare
+from workbench.geo.points import points_from_frame
 from workbench.hierarchy.builders import groupings
 from workbench.samples import province
 
@@ -122,11 +123,11 @@ def test_empty_sites_against_a_brute_force_nearest_site(seed):
     dataset = Dataset.create(data, {"region": "quasi", "sex": "quasi"},
                              {"region": groupings(data["region"], [], name="region"),
                               "sex": groupings(["F"], [], name="sex")})
-    problem = geography.prepare(dataset, "region", points_from_frame(frame.astype(str)))
+    problem = prepare(dataset, "region", points_from_frame(frame.astype(str)))
     found = 0
     for sites in range(2, 40, 2):
-        summary = geography.anonymize(problem, geography.aggregate(problem, "vbas", sites=sites), 1).summary()
-        placed = geography.aggregate(problem, "vbas", sites=sites).sites
+        summary = geography.anonymize(problem, aggregate(problem, "vbas", sites=sites), 1).summary()
+        placed = aggregate(problem, "vbas", sites=sites).sites
         nearest = np.argmin(((xy[:, None, :] - placed[None, :, :]) ** 2).sum(axis=2), axis=1)
         empty = sites - len(np.unique(nearest))
         assert (summary["sites"], summary["empty_sites"], summary["regions"]) == (sites, empty, sites - empty)

@@ -16,10 +16,11 @@ from workbench.config import load_study
 from workbench.errors import ConfigError
 from workbench.geo import scored as geography
 from workbench.geo.config import geo_spec
-from workbench.geo.engine import load_problem
+from workbench.geo.engine import aggregate, load_problem
 from workbench.release.verify import SUPPRESSED
 from workbench.samples import load_sample, region_points, registry_geo
 from workbench.samples import registry as registry_module
+from workbench.samples.registry_tables import DISTRICTS
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "sample_configs" / "registry_geo.toml"
@@ -31,7 +32,7 @@ def test_every_postal_unit_has_one_point_and_a_population():
     assert points["region"].tolist() == codes.tolist() and points["region"].is_unique
     assert set(points["region"]) == set(load_sample("registry").frame["postal_code"])  # the default data: all 216
     assert np.isfinite(points[["x", "y"]].to_numpy()).all() and not points[["x", "y"]].duplicated().any()
-    total = sum(d[2] for d in registry_module.DISTRICTS) * 1000
+    total = sum(d[2] for d in DISTRICTS) * 1000
     assert (points["population"] == np.maximum(np.rint(share * total), 1)).all()
     assert points.equals(registry_geo.unit_points())  # deterministic
     assert region_points("registry")[0] == "postal_code" and region_points("teaching") is None
@@ -42,11 +43,11 @@ def test_units_lie_around_their_district():
     projection's distances within 2 % of the great-circle distance."""
     points = registry_geo.unit_points()
     _, district, _ = registry_module._postal_units()
-    for i, (_prefix, _name, pop, rural, lat, lon) in enumerate(registry_module.DISTRICTS):
+    for i, (_prefix, _name, pop, rural, lat, lon) in enumerate(DISTRICTS):
         centre = registry_geo.project(np.array([lat]), np.array([lon]))[0]
         mean = points.loc[district == i, ["x", "y"]].to_numpy().mean(axis=0)
         assert math.dist(mean, centre) < registry_geo.district_radius(pop, rural)
-    (la1, lo1), (la2, lo2) = [(d[4], d[5]) for d in (registry_module.DISTRICTS[0], registry_module.DISTRICTS[-1])]
+    (la1, lo1), (la2, lo2) = [(d[4], d[5]) for d in (DISTRICTS[0], DISTRICTS[-1])]
     a, b = registry_geo.project(np.array([la1, la2]), np.array([lo1, lo2]))
     p1, p2, dl = map(math.radians, (la1, la2, lo2 - lo1))
     haversine = 2 * 6_371_000 * math.asin(math.sqrt(math.sin((p2 - p1) / 2) ** 2
@@ -104,7 +105,7 @@ def test_rows_cut_short_keep_only_their_units(study):
     problem = load_problem(short, geo_spec(study.raw, study.source, study.base_dir))
     units = set(load_sample("registry").frame["postal_code"].iloc[:150])
     assert set(problem.points.names) == units and len(units) < 216
-    result = geography.anonymize(problem, geography.aggregate(problem, "vbas", sites=5), 2)
+    result = geography.anonymize(problem, aggregate(problem, "vbas", sites=5), 2)
     assert result.guarantee.holds
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import mutual_info_score
 
-from measures._view import ColumnDomain, Generalized, GeneralizedColumn, NodeClasses
+from measures._node import ColumnDomain, NodeClasses
+from measures._view import Generalized, GeneralizedColumn
 from measures.hierarchy_weights import vinterbo
 from measures.information_weights import (
     col_mi,

@@ -10,7 +10,8 @@ from concurrent.futures import CancelledError
 
 import pytest
 
-from workbench.jobs import CANCELLED, DONE, Job, JobCancelledError, JobPool, current_job, default_workers, in_worker
+from workbench.jobs import JobPool, default_workers
+from workbench.jobs.job import CANCELLED, DONE, Job, JobCancelledError, current_job, in_worker
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from workbench.cli import main
 from workbench.errors import HierarchyError
 from workbench.local import greedy, greedy_overlapping, mondrian, partition
 from workbench.local.lub import LocalColumn, LocalProblem
-from workbench.local.posets import FinitePoset, RangePoset
+from workbench.local.poset_range import RangePoset
+from workbench.local.posets import FinitePoset
 from workbench.release import Release
 
 ZIP_EDGES = [("021", "*"), ("0213", "021"), ("0214", "021"), ("02138", "0213"), ("02139", "0213"),

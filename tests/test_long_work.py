@@ -11,7 +11,8 @@ import time
 import pytest
 
 from tests._app import goto, ready_own_table
-from workbench import jobs
+from workbench.jobs.job import JobCancelledError
+from workbench.ui.memo import clear
 
 
 def _registry_solutions():
@@ -68,9 +69,9 @@ def test_a_progress_callback_that_raises_stops_degradation_within_a_fold():
         with lock:
             calls.append(text)
             if len(calls) > 3:  # cancelled after the third report
-                raise jobs.JobCancelledError()
+                raise JobCancelledError()
 
-    with pytest.raises(jobs.JobCancelledError):
+    with pytest.raises(JobCancelledError):
         add_degradation(table, study, dataset, rows=rows, classifiers=("zeror", "naive_bayes"), folds=3, n_jobs=2,
                         progress=progress, prefer="threads")
     # each of the two threads stops at its first report after the cancel: far fewer than the 13 reports of a run
@@ -93,7 +94,7 @@ def _slow_degradation(monkeypatch, started: threading.Event, stopped: list[str],
                 started.set()
                 step += 1
                 time.sleep(0.02)
-        except jobs.JobCancelledError:
+        except JobCancelledError:
             stopped.append("cancelled")
             raise
         stopped.append("finished")
@@ -176,13 +177,13 @@ def test_an_anonymize_run_in_the_pool_shows_its_step_and_cancel_stops_it(monkeyp
                 progress(0.15, f"searching the lattice with {study.algorithm}")
                 started.set()
                 time.sleep(0.02)
-        except jobs.JobCancelledError:
+        except JobCancelledError:
             stopped.append("cancelled")
             raise
         raise AssertionError("the run was not cancelled")
 
     monkeypatch.setattr(cached, "run", slow_run)
-    cached.clear()  # an earlier test's teaching result would be served from the shared cache without a run
+    clear()  # an earlier test's teaching result would be served from the shared cache without a run
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox(key="dataset").select("teaching").run()
     goto(at, "Anonymize").run()
@@ -199,4 +200,4 @@ def test_an_anonymize_run_in_the_pool_shows_its_step_and_cancel_stops_it(monkeyp
         assert not at.get("progress") and not at.get("metric")  # nothing restarted, no result
     finally:
         gate.set()
-        cached.clear()
+        clear()

@@ -240,7 +240,7 @@ def test_loss_uses_interval_widths_for_builder_intervals():
     """Ages 17, 18, 25, 39 in 5-year bands (widths 5, 10): ARX's interval shares, D = 30 (the 10-wide bands from
     10 to 40), every band 5 wide: v = (4·5/30 − 4/30)/(4 − 4/30) = 16/116; with the hierarchy's rows instead
     (15-19 holds 2 of 4 rows) it would be (6/4 − 1)/(4 − 1) = 1/6."""
-    from workbench.hierarchy.builders import intervals
+    from workbench.hierarchy.intervals import intervals
 
     frame = pd.DataFrame({"age": ["17", "18", "25", "39"]})
     ds = Dataset.create(frame, {"age": "quasi"}, {"age": intervals(frame["age"], [5, 10], name="age")})
@@ -250,7 +250,7 @@ def test_loss_uses_interval_widths_for_builder_intervals():
 
 def _interval_dataset(seed: int) -> Dataset:
     rng = np.random.default_rng(seed)
-    from workbench.hierarchy.builders import intervals
+    from workbench.hierarchy.intervals import intervals
 
     frame, hierarchies = {}, {}
     for j in range(int(rng.integers(1, 3))):

@@ -19,9 +19,13 @@ import pytest
 
 from tests._cli import call
 from workbench.config import load_study
-from workbench.data import Dataset, profile, read_table
+from workbench.data import Dataset, profile
 from workbench.errors import HierarchyError
-from workbench.hierarchy import MISSING, Hierarchy, build_hierarchy, suggest_spec
+from workbench.hierarchy.builders import build_hierarchy
+from workbench.hierarchy.missing import MISSING
+from workbench.hierarchy.suggest import suggest_spec
+from workbench.hierarchy.tree import Hierarchy
+from workbench.readers import read_table
 from workbench.release import Release
 from workbench.release.output import mark_missing
 from workbench.study import load_dataset, run
@@ -225,7 +229,7 @@ def test_the_token_read_back_is_missing_and_two_paths_for_missing_values_are_ref
 
 
 def read_table_text(text: str):  # noqa: ANN201
-    from workbench.data import read_table_bytes
+    from workbench.readers import read_table_bytes
 
     return read_table_bytes(text.encode("utf-8"), "table.csv")
 

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from tests._engine_checks import assert_generalizes
 from tests._random_tables import random_dataset
 from workbench import compare
-from workbench.catalog import LOCAL_ALGORITHMS
 from workbench.config import load_study, study_from_dict
 from workbench.data import Dataset
-from workbench.local import mondrian
+from workbench.local import LOCAL_ALGORITHMS, mondrian
 from workbench.local.lub import LocalColumn, LocalProblem
-from workbench.local.posets import FinitePoset, RangePoset
+from workbench.local.poset_range import RangePoset
+from workbench.local.posets import FinitePoset
 from workbench.release import Release
 from workbench.study import load_dataset, run, search
 

@@ -12,9 +12,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests._app import APP, captured_downloads, goto
-from workbench.data import ROW_NAMES, read_table_bytes, row_names_note, suggest_roles
+from workbench.data import suggest_roles
 from workbench.errors import DataError
-from workbench.hierarchy import MISSING, build_hierarchy, suggest_spec
+from workbench.hierarchy.builders import build_hierarchy
+from workbench.hierarchy.missing import MISSING
+from workbench.hierarchy.suggest import suggest_spec
+from workbench.readers import ROW_NAMES, read_table_bytes, row_names_note
 
 TITANIC = Path(__file__).resolve().parent / "fixtures" / "public" / "titanic_survival.csv"
 QUASI = ["sex", "age", "passengerClass"]

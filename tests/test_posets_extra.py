@@ -16,8 +16,11 @@ from hypothesis import strategies as st
 from workbench.errors import HierarchyError
 from workbench.local import greedy, greedy_overlapping, partition
 from workbench.local.lub import LocalColumn, LocalProblem
-from workbench.local.posets import FinitePoset, RangePoset
-from workbench.local.posets_extra import DateOfBirthPoset, MultiValuePoset, PowerPoset, parse_date
+from workbench.local.poset_date_of_birth import DateOfBirthPoset, parse_date
+from workbench.local.poset_multivalue import MultiValuePoset
+from workbench.local.poset_power import PowerPoset
+from workbench.local.poset_range import RangePoset
+from workbench.local.posets import FinitePoset
 
 FIG8_BANDS = tuple(range(5, 55, 5))  # Figure 8: int[] rgAge = {5,10,...,50}
 ZIP_EDGES = [("021", "*"), ("0213", "021"), ("0214", "021"), ("02138", "0213"), ("02139", "0213"),

@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from workbench.ui import cached, compare_page, lattice, prefetch
+from workbench.ui import lattice, prefetch
+from workbench.ui.compare_cached import analysis, local_rows
 from workbench.ui.main import _sample_source
-from workbench.ui.memo import _SharedMemo
+from workbench.ui.memo import _SharedMemo, clear
 
 
 def test_concurrent_requests_compute_once():
@@ -59,7 +60,7 @@ def test_lru_keeps_the_newest_entries():
 
 def test_warm_up_fills_the_default_views_once(monkeypatch):
     monkeypatch.setenv("WORKBENCH_PREFETCH", "1")
-    cached.clear()
+    clear()
     source = _sample_source("teaching")
     prefetch._started.discard("teaching")
     thread = prefetch.start(source)
@@ -67,8 +68,8 @@ def test_warm_up_fills_the_default_views_once(monkeypatch):
     thread.join(timeout=120)
     assert prefetch.start(source) is None  # once per process
     assert len(lattice.lattice_overview_cached.shared.entries) == 1
-    assert len(compare_page.analysis.shared.entries) == 1
-    assert len(compare_page.local_rows.shared.entries) == 1
+    assert len(analysis.shared.entries) == 1
+    assert len(local_rows.shared.entries) == 1
     # the page's own first call is now served from the memo
     config = source.config_json(compare=[], **lattice.DEFAULTS)
     table_config = source.config_json(k=lattice.DEFAULTS["k"], compare=[])

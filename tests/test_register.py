@@ -23,7 +23,7 @@ import workbench as wb
 from tests._cli import call
 from workbench import register as R
 from workbench.register import schema as S
-from workbench.register.store import Register, close_all
+from workbench.register.store import Register, RegisterError, close_all, open_register, os_user, register_url
 from workbench.risk import attacks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def test_run_out_records_what_its_provenance_says(register_url, tmp_path):
     assert row["risk"]["highest"] == pytest.approx(float((1 / sizes).max()))
     assert row["measures"] == pytest.approx(prov["measures"])
     assert row["output"] == str((tmp_path / "out").resolve())
-    assert row["user"] == R.os_user() and row["channel"] == "cli" and row["decision"] is None
+    assert row["user"] == os_user() and row["channel"] == "cli" and row["decision"] is None
     assert row["software_version"] == prov["package"]["version"]
 
 
@@ -165,8 +165,8 @@ def test_the_boards_decisions_are_kept_and_the_newest_counts(register_url, tmp_p
     assert status == 0, err
     d = _history()[0]["decision"]
     assert (d["decision"], d["by"], d["note"], d["recorded_by"]) == ("conditions", "Chair", "cardiology only",
-                                                                     R.os_user())
-    reg = R.open_register()
+                                                                     os_user())
+    reg = open_register()
     assert [x["decision"] for x in reg.release(1)["decisions"]] == ["approved", "conditions"]
 
 
@@ -200,7 +200,7 @@ def test_the_migrated_schema_is_the_codes(register_url):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    reg = R.open_register()
+    reg = open_register()
     with reg.engine.connect() as conn:
         diffs = compare_metadata(MigrationContext.configure(conn), S.metadata)
         assert diffs == []
@@ -240,7 +240,7 @@ def test_concurrent_writers_lose_nothing(register_url):
             ids = [r.get(timeout=120) for r in pending]
     flat = [i for chunk in ids for i in chunk]
     assert len(set(flat)) == len(flat) == PROCESSES * EACH
-    rows = R.open_register().releases()
+    rows = open_register().releases()
     assert sorted(r["id"] for r in rows) == sorted(flat)
     assert {(r["user_name"], r["records"]) for r in rows} == {(f"w{p}", i) for p in range(PROCESSES)
                                                               for i in range(EACH)}
@@ -253,20 +253,20 @@ def test_the_default_register_is_a_file_in_the_users_data_directory(monkeypatch,
     monkeypatch.delenv("WORKBENCH_REGISTER")
     monkeypatch.delenv("WORKBENCH_CONFIG", raising=False)
     folder = Path(platformdirs.user_data_dir("k-anonymity-workbench", appauthor=False))
-    assert R.register_url() == f"sqlite:///{folder / 'register.sqlite'}"
+    assert register_url() == f"sqlite:///{folder / 'register.sqlite'}"
     server = tmp_path / "server.toml"
     server.write_text('[data]\nsample = "teaching"\n[register]\nurl = "sqlite:////srv/team.sqlite"\n')
     monkeypatch.setenv("WORKBENCH_CONFIG", str(server))
-    assert R.register_url() == "sqlite:////srv/team.sqlite"
+    assert register_url() == "sqlite:////srv/team.sqlite"
     monkeypatch.setenv("WORKBENCH_REGISTER", "sqlite:////elsewhere.sqlite")  # the environment wins
-    assert R.register_url() == "sqlite:////elsewhere.sqlite"
+    assert register_url() == "sqlite:////elsewhere.sqlite"
 
 
 def test_the_tests_never_use_the_users_register():
     import platformdirs
 
     folder = platformdirs.user_data_dir("k-anonymity-workbench", appauthor=False)
-    assert folder not in R.register_url() and R.register_url().startswith("sqlite:///")
+    assert folder not in register_url() and register_url().startswith("sqlite:///")
 
 
 # ----------------------------------------------------------------------------------------------- earlier releases
@@ -396,7 +396,7 @@ def test_the_registry_sample_second_release_singles_out_18813():
 def test_saved_projects_belong_to_their_owner(register_url):
     """A project is listed and reopened for its owner only; saving again under a name adds a version, and the newest
     is the one listed; the table is kept only when given."""
-    reg = R.open_register()
+    reg = open_register()
     study = {"config": {"data": {"sample": "teaching"}, "privacy": {"k": 3}}, "hierarchies": {"age": "a;b"}}
     first = reg.save_project("ana", "teaching k3", "sample:teaching", None, study)
     second = reg.save_project("ana", "teaching k3", "sample:teaching", None, study | {"note": "v2"})
@@ -406,9 +406,9 @@ def test_saved_projects_belong_to_their_owner(register_url):
     assert listed["id"] == second > first and not listed["has_data"]
     assert reg.project(second, "ana")["study"] == study | {"note": "v2"}
     assert reg.project(other, "ben")["data"] == table and reg.projects("ben")[0]["has_data"]
-    with pytest.raises(R.RegisterError, match="no saved project"):
+    with pytest.raises(RegisterError, match="no saved project"):
         reg.project(other, "ana")
-    with pytest.raises(R.RegisterError, match="needs a name"):
+    with pytest.raises(RegisterError, match="needs a name"):
         reg.save_project("ana", " ", "d", None, study)
 
 

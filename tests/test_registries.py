@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import measures as M
-from workbench import compare, config, objective, study
+from workbench import config, objective, study
 from workbench.cli import _parser
+from workbench.compare.nodes import CANDIDATE_SETS, EXACT_NODE_MEASURES
 from workbench.config import AttributeSpec, study_from_dict
 from workbench.errors import ConfigError
 from workbench.lattice.search import ALGORITHMS
@@ -32,7 +33,7 @@ def test_config_allowed_values_are_the_registries():
     assert set(config.MEASURE_IDS) == {*M.MEASURES, config.DEGRADATION}
     assert set(config.LOCAL_OBJECTIVES) == {"vinterbo", "col_mi", "pmi"}
     assert objective.INTEGER_MEASURES == ("height", "dm", "dm_star")
-    assert compare.EXACT_NODE_MEASURES == ("height", "dm", "dm_star", "aecs")
+    assert EXACT_NODE_MEASURES == ("height", "dm", "dm_star", "aecs")
 
 
 @pytest.mark.parametrize("algorithm", list(ALGORITHMS))
@@ -86,7 +87,7 @@ def test_measure_flags_hold_on_a_lattice():
 def test_cli_choices_are_the_comparison_candidate_sets():
     args = _parser().parse_args(["compare", "x.toml", "--candidates", "top"])
     assert args.candidates == "top"
-    for candidates in compare.CANDIDATE_SETS:
+    for candidates in CANDIDATE_SETS:
         assert _parser().parse_args(["compare", "x.toml", "--candidates", candidates]).candidates == candidates
 
 

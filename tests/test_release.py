@@ -123,7 +123,8 @@ def test_every_written_release_passes_reverification(tmp_path_factory, seed, k, 
 def test_export_bytes_and_config_toml_round_trip(tmp_path):
     import io
 
-    from workbench.config import load_study, study_from_dict, to_toml
+    from workbench.config import load_study, study_from_dict
+    from workbench.config.text import to_toml
     from workbench.study import run
 
     raw = {"data": {"sample": "teaching"}, "privacy": {"k": 3}, "engine": {"algorithm": "flash"},
@@ -161,7 +162,8 @@ def test_missing_values_are_exported_as_an_explicit_token_that_pandas_keeps():
     released attributes), so ``pandas.read_csv`` with its defaults keeps it as a value and a group-by counts it."""
     import io
 
-    from workbench.hierarchy.builders import MISSING, intervals
+    from workbench.hierarchy.intervals import intervals
+    from workbench.hierarchy.missing import MISSING
 
     ages = ["30", "", "41", "", "35", "47", "", "33"]
     frame = pd.DataFrame({"age": ages, "note": ["x", "", "y", "x", "", "y", "x", "y"]})

@@ -18,8 +18,9 @@ from tests._app import goto
 from tests._cli import call
 from tests._server import CHROMIUM, FLAGS
 from workbench import compare, risk
+from workbench.compare.ranking import pareto_front
 from workbench.release.export import provenance_record
-from workbench.report import SECTIONS
+from workbench.report.render import SECTIONS
 from workbench.views.display import esc, fmt, percent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,7 +117,7 @@ def test_the_alternatives_are_the_comparisons(teaching):
     alternatives = report.facts.alternatives
     ids = [m for m in study.compare if m != "degradation"]
     pd.testing.assert_frame_equal(alternatives["table"].drop(columns=["chosen", "pareto"]), table)
-    assert list(alternatives["table"].pareto) == list(compare.pareto_front(table, ids))
+    assert list(alternatives["table"].pareto) == list(pareto_front(table, ids))
     chosen = alternatives["table"][alternatives["table"].chosen]
     assert list(chosen.solution) == [",".join(f"{q}={v}" for q, v in result.release.transformation.items())]
     section = _section(report.html, "alternatives")
@@ -212,7 +213,7 @@ def test_rich_display_shows_the_librarys_figures(teaching, shown):
     assert c_html.count("<svg") == 1 and "<script" not in c_html
     for solution, value in zip(c.table.solution, c.table[c.measures[0]], strict=True):
         assert f"<td>{solution}</td>" in c_html and fmt(value) in c_html
-    assert list(c.marked().pareto) == list(compare.pareto_front(c.table, c.measures))
+    assert list(c.marked().pareto) == list(pareto_front(c.table, c.measures))
     assert c.chosen is not None and bool(c.marked().chosen[c.chosen])
 
 

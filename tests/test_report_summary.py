@@ -17,8 +17,9 @@ import pytest
 
 import workbench as wb
 from tests._app import APP, goto
-from workbench.report import SECTIONS, build_summary
+from workbench.report import build_summary
 from workbench.report.facts import gather_summary
+from workbench.report.render import SECTIONS
 from workbench.report.summary import AS_PROPOSED, DO_NOT_RELEASE, OPTIONS, RISK_FIGURES, WITH_CONDITIONS, recommend
 from workbench.risk.attack_checks import ATTACKS, AttackFinding, attack_findings, attack_table
 from workbench.views.display import esc, fmt, percent

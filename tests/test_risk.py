@@ -32,6 +32,19 @@ from workbench import risk as R
 from workbench.data import Dataset
 from workbench.release import Release
 from workbench.release.verify import SUPPRESSED
+from workbench.risk.histogram import Histogram
+from workbench.risk.results import RiskResult
+from workbench.risk.uniqueness import (
+    pitman_equations,
+    pitman_start,
+    pitman_uniques,
+    population_uniques,
+    snb_classes,
+    snb_equations,
+    snb_uniques,
+    solve_2d,
+    zayatz_uniques,
+)
 from workbench.samples import load_sample
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +109,7 @@ def random_release(seed: int, offset: int) -> tuple[Dataset, tuple[int, ...], Re
     return dataset, node, Release.from_node(dataset, node, int(rng.integers(1, 4)), 1.0)
 
 
-def assert_matches(result: R.RiskResult, ref: dict[str, float], journalist: bool = False,
+def assert_matches(result: RiskResult, ref: dict[str, float], journalist: bool = False,
                    classes: int | None = None, suppressed: int = 0) -> None:
     """``classes`` and ``suppressed``: the release's, when the rows hold suppressed records (default: the rows'
     groups are its classes, nothing suppressed)."""
@@ -228,14 +241,14 @@ def test_teaching_table_of_el_emam_2009_by_hand() -> None:
 
 # ---------------------------------------------------------------------------------------------- ARX's values
 @pytest.fixture(scope="module")
-def adult9() -> R.Histogram:
+def adult9() -> Histogram:
     sample = load_sample("adult9")
     qis = [a for a, role in sample.roles.items() if role == "quasi"]
     assert len(qis) == 9 and len(sample.frame) == 30162
-    return R.Histogram.of(sample.frame.groupby(qis).size().to_numpy())
+    return Histogram.of(sample.frame.groupby(qis).size().to_numpy())
 
 
-def test_arx_average_risk_and_sample_uniqueness_of_adult(adult9: R.Histogram) -> None:
+def test_arx_average_risk_and_sample_uniqueness_of_adult(adult9: Histogram) -> None:
     """TestRiskMetrics.testAverageRisk2 / testHighestIndividualRisk2 (before anonymization) and the sample
     uniqueness of testDecisionRule2 (its population uniqueness at sampling fraction 1)."""
     r = R.risk_from_histogram(adult9)
@@ -250,11 +263,11 @@ def test_arx_average_risk_and_sample_uniqueness_of_adult(adult9: R.Histogram) ->
     (0.01, 0.1446083531167384, "pitman"),
     (1.0, 0.5142895033485844, "snb"),  # SNB = Zayatz = sample uniques at fraction 1; ARX takes SNB on a tie
 ])
-def test_arx_dankar_decision_rule_on_adult(adult9: R.Histogram, fraction: float, expected: float, model: str) -> None:
+def test_arx_dankar_decision_rule_on_adult(adult9: Histogram, fraction: float, expected: float, model: str) -> None:
     """TestRiskMetrics.testDecisionRule2: ARXPopulationModel.create(n, fraction) (population round(n/fraction))
     and getFractionOfUniqueTuplesDankar(). ARX compares four digits; these agree to 1e-9."""
     population = round(adult9.records / fraction)
-    pop = R.population_uniques(adult9, population)
+    pop = population_uniques(adult9, population)
     assert pop.dankar == pytest.approx(expected, rel=1e-9)
     assert pop.dankar_model == model
     assert pop.sampling_fraction == pytest.approx(adult9.records / population)
@@ -281,12 +294,12 @@ def zayatz_exact(hist: dict[int, int], population: int) -> float:
     ({1: 3, 2: 1}, 20), ({1: 5, 2: 3, 4: 1}, 60), ({1: 10, 3: 2, 7: 1}, 1000), ({1: 1}, 5), ({1: 4, 2: 2}, 8),
 ])
 def test_zayatz_equals_the_formula_with_exact_integers(hist: dict[int, int], population: int) -> None:
-    got = R.zayatz_uniques(R.Histogram.from_mapping(hist), population)
+    got = zayatz_uniques(Histogram.from_mapping(hist), population)
     assert got == pytest.approx(zayatz_exact(hist, population), rel=1e-10)
 
 
 # ---------------------------------------------------------------------------------------------- Pitman
-def pitman_closed(hist: R.Histogram) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+def pitman_closed(hist: Histogram) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """ARX ModelPitman.getMasterFunctionClosed: the likelihood equations and their derivatives with digamma and
     trigamma (here exact, from scipy.special) instead of sums."""
     u, n = float(hist.classes), float(hist.records)
@@ -336,24 +349,24 @@ def pitman_estimate(t: float, a: float, population: float) -> float:
     {1: 200, 2: 30, 3: 10, 5: 4, 9: 1},
 ])
 def test_pitman_agrees_with_arx_newton_raphson_on_the_closed_form_equations(hist: dict[int, int]) -> None:
-    h = R.Histogram.from_mapping(hist)
-    start = R.pitman_start(h)
+    h = Histogram.from_mapping(hist)
+    start = pitman_start(h)
     root = newton_raphson(pitman_closed(h), start)
     assert root is not None
     population = 20 * h.records
     expected = pitman_estimate(root[0], root[1], population)
-    assert R.pitman_uniques(h, population) == pytest.approx(expected, rel=1e-5)
+    assert pitman_uniques(h, population) == pytest.approx(expected, rel=1e-5)
 
 
-def test_pitman_root_on_adult_solves_the_closed_form_equations(adult9: R.Histogram) -> None:
+def test_pitman_root_on_adult_solves_the_closed_form_equations(adult9: Histogram) -> None:
     """ARX's Newton-Raphson on the closed forms (transcribed above, with scipy's exact ψ and ψ') from ARX's start
     finds a root that solves the sums too; ``pitman_uniques`` (ARX's approximations of ψ and ψ') finds the same."""
-    fun, _ = R.pitman_equations(adult9)
-    root = newton_raphson(pitman_closed(adult9), R.pitman_start(adult9))
+    fun, _ = pitman_equations(adult9)
+    root = newton_raphson(pitman_closed(adult9), pitman_start(adult9))
     assert root is not None and root[0] >= 0
     assert np.all(np.abs(fun(root)) <= 1e-6)
     population = 10 * adult9.records
-    assert R.pitman_uniques(adult9, population) == pytest.approx(pitman_estimate(*root, population), rel=1e-9)
+    assert pitman_uniques(adult9, population) == pytest.approx(pitman_estimate(*root, population), rel=1e-9)
 
 
 # ---------------------------------------------------------------------------------------------- SNB
@@ -363,18 +376,18 @@ def test_snb_at_sampling_fraction_one_estimates_the_sample_uniques(hist: dict[in
     estimate K beta^alpha is c1, the number of sample uniques, whatever K is. K = u at f = 1, and the second
     equation becomes alpha (1 - beta) = c2/c1, so a root exists iff c1/u < exp(-c2/c1), the supremum of
     (1 - c2/(c1 alpha))^alpha: true for these three, false for {1: 7, 2: 1} (7/8 > exp(-1/7)), which has none."""
-    h = R.Histogram.from_mapping(hist)
-    assert R.snb_uniques(h, h.records) == pytest.approx(hist[1], rel=1e-6)
+    h = Histogram.from_mapping(hist)
+    assert snb_uniques(h, h.records) == pytest.approx(hist[1], rel=1e-6)
     c1, c2, u = hist[1], hist.get(2, 0), sum(hist.values())
     assert c1 / u < math.exp(-c2 / c1)
-    assert math.isnan(R.snb_uniques(R.Histogram.from_mapping({1: 7, 2: 1}), 9))
+    assert math.isnan(snb_uniques(Histogram.from_mapping({1: 7, 2: 1}), 9))
 
 
 def test_snb_solution_satisfies_the_published_equations() -> None:
     """The SNB root found for a small table solves Chen & Keller-McNulty's equations as ARX writes them,
     evaluated here independently, with Shlosser's K as ARX computes it."""
     hist = {1: 10, 2: 5, 3: 2, 5: 1}
-    h = R.Histogram.from_mapping(hist)
+    h = Histogram.from_mapping(hist)
     n, population = h.records, 39  # 31 records, f = 0.79
     f = n / population
     var1 = sum(s * f * f * (1 - f * f) ** (s - 1) * c for s, c in hist.items())
@@ -382,31 +395,31 @@ def test_snb_solution_satisfies_the_published_equations() -> None:
     var3 = sum((1 - f) ** s * c for s, c in hist.items())
     var4 = sum(s * f * (1 - f) ** (s - 1) * c for s, c in hist.items())
     k = sum(hist.values()) + hist[1] * (var1 / var2) * (var3 / var4) ** 2
-    assert R.snb_classes(h, f) == pytest.approx(k, rel=1e-12)
-    fun = R.snb_equations(k, f, 10.0, 5.0)
-    root = R.solve_2d(fun, (1.0, 1.0))
+    assert snb_classes(h, f) == pytest.approx(k, rel=1e-12)
+    fun = snb_equations(k, f, 10.0, 5.0)
+    root = solve_2d(fun, (1.0, 1.0))
     assert root is not None
     a, b = root
     d = (1 - f) * (1 - b)
     g1 = k * f * (b / (1 - d)) ** a * (a * d / (1 - d) + 1) - 10
     g2 = k * a * b**a * f * f * (1 - b) / 2 * (1 - d) ** (a + 2) * (2 - (1 - a) * d) - 5
     assert abs(g1) <= 1e-6 and abs(g2) <= 1e-6
-    assert R.snb_uniques(h, population) == pytest.approx(k * b**a, rel=1e-9)
+    assert snb_uniques(h, population) == pytest.approx(k * b**a, rel=1e-9)
 
 
 # ---------------------------------------------------------------------------------------------- Dankar's rule
 def test_no_sample_uniques_means_no_population_uniques() -> None:
-    pop = R.population_uniques(R.Histogram.from_mapping({2: 3, 5: 1}), 1000)
+    pop = population_uniques(Histogram.from_mapping({2: 3, 5: 1}), 1000)
     assert (pop.pitman, pop.zayatz, pop.snb, pop.dankar, pop.dankar_model) == (0.0, 0.0, 0.0, 0.0, "none")
 
 
 def test_dankar_takes_pitman_at_small_fractions_and_the_smaller_of_zayatz_and_snb_above() -> None:
-    h = R.Histogram.from_mapping({1: 100, 2: 40, 3: 20, 4: 10, 6: 5})
-    small = R.population_uniques(h, 20 * h.records)  # fraction 0.05
+    h = Histogram.from_mapping({1: 100, 2: 40, 3: 20, 4: 10, 6: 5})
+    small = population_uniques(h, 20 * h.records)  # fraction 0.05
     assert small.dankar_model == "pitman" and small.dankar == small.pitman
-    large = R.population_uniques(h, 2 * h.records)  # fraction 0.5: SNB has no root here
+    large = population_uniques(h, 2 * h.records)  # fraction 0.5: SNB has no root here
     assert large.snb is None and large.dankar_model == "zayatz" and large.dankar == large.zayatz
-    both = R.population_uniques(R.Histogram.from_mapping({1: 10, 2: 5, 3: 2, 5: 1}), 39)  # SNB solved here
+    both = population_uniques(Histogram.from_mapping({1: 10, 2: 5, 3: 2, 5: 1}), 39)  # SNB solved here
     assert both.snb is not None and both.zayatz is not None
     assert both.dankar == min(both.snb, both.zayatz)
     assert both.dankar_model == ("snb" if both.snb <= both.zayatz else "zayatz")
@@ -414,12 +427,12 @@ def test_dankar_takes_pitman_at_small_fractions_and_the_smaller_of_zayatz_and_sn
 
 def test_population_smaller_than_the_sample_is_refused() -> None:
     with pytest.raises(ValueError, match="smaller than"):
-        R.population_uniques(R.Histogram.from_mapping({1: 3}), 2)
+        population_uniques(Histogram.from_mapping({1: 3}), 2)
 
 
 def test_threshold_outside_zero_one_is_refused() -> None:
     with pytest.raises(ValueError, match=r"\(0, 1\]"):
-        R.prosecutor_risk(R.Histogram.from_mapping({1: 3}), 0.0)
+        R.prosecutor_risk(Histogram.from_mapping({1: 3}), 0.0)
 
 
 def test_to_dict_has_the_contract_keys_and_nulls() -> None:

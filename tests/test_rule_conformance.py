@@ -31,7 +31,9 @@ import measures as M
 from tests._cli import call
 from tests._random_tables import random_hierarchy
 from workbench import compare
-from workbench.config import BACKENDS, load_study
+from workbench.compare.optima import lattice_optima
+from workbench.config import load_study
+from workbench.config.checks import BACKENDS
 from workbench.config.privacy import PRIVACY_MODELS
 from workbench.lattice.search import ALGORITHMS
 from workbench.local import LOCAL_ALGORITHMS
@@ -329,7 +331,7 @@ def test_comparison_optimum_is_exhaustive_searchs_under_the_whole_rule(tmp_path:
         study = load_study(_config(folder, data, model, "lattice-exhaustive"))
         ds = load_dataset(study)
         ids = [m for m in M.LATTICE_MEASURES]
-        optima = compare.lattice_optima(study, ds, ids).set_index("measure")
+        optima = lattice_optima(study, ds, ids).set_index("measure")
         for m in ids:
             reference = search(replace(study, objective=m), ds, "exhaustive")
             if reference.optimum is None:
@@ -373,7 +375,7 @@ def test_one_release_reports_the_same_figures_everywhere(tmp_path: Path, model: 
     assert [(d["description"], d["holds"]) for d in facts.privacy["models"]] == \
         [(d["description"], d["holds"]) for d in summary["privacy_models"].values()]
     chosen = facts.alternatives["optimal_under"]
-    optima = compare.lattice_optima(study, result.dataset, ["loss", "dm"]).set_index("measure")
+    optima = lattice_optima(study, result.dataset, ["loss", "dm"]).set_index("measure")
     for m in ("loss", "dm"):
         row = chosen[(chosen.measure == m) & (chosen.algorithm == "optimum")].iloc[0]
         assert (row.solution, row.value) == (optima.loc[m].solution, optima.loc[m].value)

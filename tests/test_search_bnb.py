@@ -13,7 +13,8 @@ from tests._random_tables import random_dataset
 from tests._reference_measures import reference_measures
 from tests.conftest import ROOT
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits, tie_key
+from workbench.lattice.search import ALGORITHMS
+from workbench.lattice.search.result import NO_LIMITS, Limits, tie_key
 from workbench.lattice.space import Lattice
 from workbench.lattice.tagging import TaggedLattice
 from workbench.lattice.trace import PRUNED

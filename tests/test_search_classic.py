@@ -12,7 +12,8 @@ from tests.conftest import ROOT
 from workbench.data import Dataset
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, Limits, Objective
+from workbench.lattice.search import ALGORITHMS
+from workbench.lattice.search.result import Limits, Objective
 from workbench.lattice.tagging import TaggedLattice
 from workbench.objective import NodeScorer
 

@@ -16,7 +16,8 @@ import pytest
 import measures as M
 from tests._random_tables import random_dataset
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits
+from workbench.lattice.search import ALGORITHMS
+from workbench.lattice.search.result import NO_LIMITS, Limits
 from workbench.lattice.tagging import TaggedLattice
 from workbench.lattice.trace import CHECK, PREDICTED
 from workbench.objective import NodeScorer

@@ -16,10 +16,12 @@ from tests._cli import call
 from tests._random_tables import random_dataset
 from workbench import policy
 from workbench.config import study_from_dict
-from workbench.hierarchy import build_hierarchy, suggest_spec
+from workbench.hierarchy.builders import build_hierarchy
+from workbench.hierarchy.suggest import suggest_spec
 from workbench.lattice import undecided
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, Limits, result
+from workbench.lattice.search import ALGORITHMS, result
+from workbench.lattice.search.result import Limits
 from workbench.lattice.tagging import TaggedLattice
 from workbench.objective import NodeScorer
 from workbench.samples import load_sample, survey

@@ -18,7 +18,8 @@ from tests._random_tables import random_dataset
 from tests._wide_tables import lattice_nodes, wide_dataset
 from tests.conftest import ROOT
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits, lightning
+from workbench.lattice.search import ALGORITHMS, lightning
+from workbench.lattice.search.result import NO_LIMITS, Limits
 from workbench.lattice.tagging import TaggedLattice
 from workbench.objective import NodeScorer
 

@@ -11,11 +11,12 @@ from tests._random_tables import random_dataset
 from tests.conftest import ROOT
 from workbench.lattice import undecided
 from workbench.lattice.evaluate import NodeEvaluation, NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, NO_LIMITS, Limits, Objective, flash, ola
+from workbench.lattice.search import ALGORITHMS, flash, ola
+from workbench.lattice.search.result import NO_LIMITS, Limits, Objective
 from workbench.lattice.space import Lattice, Node, nodes_between
 from workbench.lattice.tagging import TaggedLattice
 from workbench.objective import NodeScorer
-from workbench.privacy import Admissibility
+from workbench.privacy.base import Admissibility
 
 SEARCHES = {"ola": ola.search, "flash": flash.search}
 

@@ -18,12 +18,13 @@ import workbench as wb
 from tests._cli import call
 from tests.test_user_measures import FAILING
 from workbench import compare
-from workbench.config import load_study, plugins
+from workbench.config import load_study
 from workbench.config.checks import local_cpus
 from workbench.data import Dataset
 from workbench.errors import ConfigError, MeasureError
 from workbench.jobs import parallel
 from workbench.study import load_dataset
+from workbench.user_measure import collecting_failures
 
 ROOT = Path(__file__).resolve().parents[1]
 TEACHING = ROOT / "sample_configs" / "teaching.toml"
@@ -114,17 +115,17 @@ def test_user_measures_reach_the_worker_processes_and_their_failures_come_back(t
         wb.measure(id="mine")(_sum_of_heights)  # registered here, as in a notebook: shipped by value
         study = load_study(config)
         dataset = load_dataset(study)
-        with plugins.collecting_failures() as failures:
+        with collecting_failures() as failures:
             expected = compare.sweep(study, dataset, [2, 3], max_suppressions=[0.0, 0.2])
         assert len(failures) >= 2 and expected.fragile.isna().any() and expected.mine.notna().all()
-        with plugins.collecting_failures() as got:
+        with collecting_failures() as got:
             table = compare.sweep(study, dataset, [2, 3], max_suppressions=[0.0, 0.2], jobs=2, backend="loky")
         pd.testing.assert_frame_equal(table, expected)
         assert got == failures
         with pytest.raises(MeasureError, match="fragile"):
             compare.sweep(study, dataset, [2, 3], jobs=2)  # outside collecting_failures: the worker's error
         wb.measure(id="mine", replace=True)(_twice_the_sum)  # the workers held the old one: replaced
-        with plugins.collecting_failures():
+        with collecting_failures():
             again = compare.sweep(study, dataset, [2, 3], max_suppressions=[0.0, 0.2], jobs=2, backend="loky")
         np.testing.assert_array_equal(again.mine.to_numpy(), 2 * expected.mine.to_numpy())
 

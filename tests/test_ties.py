@@ -15,8 +15,9 @@ import measures as M
 from tests._random_tables import random_dataset, random_hierarchy
 from workbench.data import Dataset
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, Objective, best_of
+from workbench.lattice.search import ALGORITHMS
 from workbench.lattice.search.bnb import PRUNE_RTOL, prunable
+from workbench.lattice.search.result import Objective, best_of
 from workbench.lattice.tagging import TaggedLattice
 from workbench.objective import INTEGER_MEASURES, NodeScorer
 

@@ -22,9 +22,10 @@ from streamlit.testing.v1 import AppTest
 import workbench as wb
 from tests._app import APP, goto
 from workbench.config import study_from_dict
-from workbench.data import Dataset, base_name, read_table_bytes, upload_name
+from workbench.data import Dataset
 from workbench.errors import DataError
-from workbench.hierarchy import build_hierarchy
+from workbench.hierarchy.builders import build_hierarchy
+from workbench.readers import base_name, read_table_bytes, upload_name
 from workbench.release.export import DATA_FILE, UPLOADED_BYTES, input_record
 
 CLIENT_NAMES = ["/srv/x/other.csv", "..\\..\\x.csv", "/etc/passwd.csv", "C:\\Users\\ana\\data.csv",

@@ -19,9 +19,11 @@ import measures as M
 import workbench as wb
 import workbench.config as config_module
 from workbench import compare
+from workbench.compare.optima import lattice_optima
 from workbench.config import load_study, plugins, study_from_dict
 from workbench.errors import ConfigError, MeasureError
 from workbench.study import load_dataset, run, search
+from workbench.user_measure import collecting_failures
 
 ROOT = Path(__file__).resolve().parents[1]
 TEACHING = ROOT / "sample_configs" / "teaching.toml"
@@ -92,7 +94,7 @@ def test_a_user_measure_equal_to_a_built_in_scores_every_candidate_alike_and_fin
             assert result.proven_optimal
             if reference.value is not None:
                 assert math.isclose(result.value, reference.value, rel_tol=1e-12)
-    optima = compare.lattice_optima(study, dataset).set_index("measure")
+    optima = lattice_optima(study, dataset).set_index("measure")
     for mine, built_in in pairs.items():
         assert optima.solution[mine] == optima.solution[built_in]
 
@@ -236,7 +238,7 @@ def test_a_failing_measure_names_file_measure_and_node_and_the_comparison_keeps_
         assert "returned nan on node date=1,gender=1,age=2" in err
         assert "greedy" in out and "partition" in out and "height" in out
         study = load_study(config)
-        with plugins.collecting_failures() as failures:
+        with collecting_failures() as failures:
             table = compare.solutions(study, load_dataset(study))
         assert table.height.notna().all() and table.fragile.isna().sum() == len(failures) >= 2
         lattice = table[table.engine == "lattice"].set_index("solution").fragile

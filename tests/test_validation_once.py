@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workbench.hierarchy import Hierarchy
+from workbench.hierarchy.tree import Hierarchy
 from workbench.ui import cached
 
 

@@ -17,8 +17,8 @@ from tests._app import goto
 from tests.test_app import APP
 from workbench.samples import load_sample
 from workbench.ui.format import table
-from workbench.walkthrough import SHARED, steps
-from workbench.walkthrough.diversity import SecretCounts, diversity_text, homogeneity_text
+from workbench.walkthrough import steps
+from workbench.walkthrough.diversity import SHARED, SecretCounts, diversity_text, homogeneity_text
 
 KNOWN = ["gender", "age"]
 N = 10

@@ -32,18 +32,13 @@ if TYPE_CHECKING:
     from workbench.compare.alternatives import Comparison, comparison
     from workbench.compare.degradation import add_degradation
     from workbench.config import Study, load_server_measures, load_study, study_from_dict
-    from workbench.config.plugins import (
-        measure,
-        registered_within,
-        unregister_measure,
-        user_measures,
-    )
     from workbench.experiments.el_emam_2009 import el_emam_comparison
     from workbench.release import Release
     from workbench.report import Report, build_report
     from workbench.risk import risk_of_node, risk_of_release
     from workbench.samples import load_sample
     from workbench.study import RunResult, compare_algorithms, load_dataset, run
+    from workbench.user_measure import measure, registered_within, unregister_measure, user_measures
     from workbench.views.display import progress_bar
     from workbench.views.exploration import Exploration, explore
     from workbench.views.lattice import lattice_overview

@@ -47,7 +47,9 @@ from workbench.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity,
 from workbench.privacy.t_closeness import EqualDistanceTCloseness, OrderedDistanceTCloseness
 from workbench.readers import read_table
 from workbench.release.verify import SUPPRESSED
-from workbench.risk import DEFAULT_THRESHOLD, Histogram, RiskSummary, prosecutor_risk, record_risks, sample_uniques
+from workbench.risk import DEFAULT_THRESHOLD, prosecutor_risk, record_risks, sample_uniques
+from workbench.risk.histogram import Histogram
+from workbench.risk.results import RiskSummary
 
 __all__ = ["CheckResult", "SensitiveCheck", "check_file", "check_table"]
 

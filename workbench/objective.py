@@ -15,17 +15,17 @@ import numpy as np
 import measures as M
 from measures.information_weights import column_weights, pmi_node_costs
 from workbench.config import Study
-from workbench.config.plugins import at
 from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.grouping import group_rows
 from workbench.lattice.evaluate import FrequencySet, NodeEvaluator
-from workbench.lattice.search import Objective
+from workbench.lattice.search.result import Objective
 from workbench.lattice.space import Node
 from workbench.local.lub import Poset
 from workbench.local.posets import FinitePoset
 from workbench.local.setup import Weigh
 from workbench.release import Release, generalized_column
+from workbench.user_measure import at
 
 
 def target_codes(study: Study, dataset: Dataset) -> np.ndarray | None:

@@ -14,11 +14,12 @@ import pandas as pd
 
 import measures as M
 from workbench.config import Study
-from workbench.data import Dataset, read_data_file
+from workbench.data import Dataset
 from workbench.errors import ConfigError, DataError
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, Limits, SearchResult
+from workbench.lattice.search import ALGORITHMS
+from workbench.lattice.search.result import Limits, SearchResult
 from workbench.lattice.tagging import TaggedLattice
 from workbench.local import LOCAL_ALGORITHMS, MODEL_ENFORCING, POSETS
 from workbench.local.lub import LocalColumn, LocalProblem, LocalResult
@@ -35,6 +36,7 @@ from workbench.policy import (
 )
 from workbench.privacy.build import admissibility_for
 from workbench.privacy.delta_presence import research_subset
+from workbench.readers import read_data_file
 from workbench.release import Release
 from workbench.release.verify import Guarantee
 

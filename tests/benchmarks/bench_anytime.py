@@ -40,7 +40,8 @@ def one(qis: int, algorithm: str, budget: float, records: int, seed: int) -> dic
     """One search in this process: its figures as a dict."""
     from tests._wide_tables import wide_dataset
     from workbench.lattice.evaluate import NodeEvaluator
-    from workbench.lattice.search import ALGORITHMS, Limits
+    from workbench.lattice.search import ALGORITHMS
+    from workbench.lattice.search.result import Limits
     from workbench.lattice.tagging import TaggedLattice, container_bytes
     from workbench.objective import NodeScorer
 

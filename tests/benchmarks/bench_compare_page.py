@@ -29,8 +29,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests._app import goto  # noqa: E402
 from workbench import compare  # noqa: E402
+from workbench.compare.nodes import lattice_candidates
 from workbench.config import study_from_dict  # noqa: E402
 from workbench.study import load_dataset  # noqa: E402
+from workbench.ui.memo import clear
 from workbench.ui.source import Source  # noqa: E402
 
 
@@ -49,9 +51,8 @@ def app_interactions(runs: int) -> None:
 
     from streamlit.testing.v1 import AppTest
 
-    from workbench.ui import cached
 
-    cached.clear()
+    clear()
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=600).run()
     at.selectbox(key="dataset").select("registry").run()
     start = time.perf_counter()
@@ -108,7 +109,7 @@ def main() -> None:
 
     stages: dict[str, tuple[str, Callable[[], object]]] = {
         "load": ("load the dataset", lambda: load_dataset(study)),
-        "candidates": ("k-minimal candidates", lambda: compare.lattice_candidates(study, dataset, "k_minimal")),
+        "candidates": ("k-minimal candidates", lambda: lattice_candidates(study, dataset, "k_minimal")),
         "lattice": ("lattice rows (solutions, no local)", lambda: compare.solutions(study, dataset,
                                                                                    local_algorithms=())),
         "local": ("local rows (greedy + partition)", local_rows),

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from workbench.config import study_from_dict  # noqa: E402
-from workbench.lattice.search import ALGORITHMS, Limits  # noqa: E402
+from workbench.lattice.search import ALGORITHMS
+from workbench.lattice.search.result import Limits
 from workbench.lattice.tagging import TaggedLattice  # noqa: E402
 from workbench.objective import NodeScorer  # noqa: E402
 from workbench.policy import lattice_size  # noqa: E402

@@ -126,9 +126,9 @@ def phases(config: Path, overrides: list[str], out: Path) -> list[tuple[str, flo
     from workbench import study as study_mod
     from workbench.cli import _write_release
     from workbench.config import load_study
-    from workbench.data import read_table
     from workbench.objective import score_release
     from workbench.privacy.build import admissibility_for
+    from workbench.readers import read_table
     from workbench.release import Release
     from workbench.risk.dependencies import dependency_warnings
 

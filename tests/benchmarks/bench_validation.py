@@ -27,7 +27,7 @@ import pandas as pd  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tests._app import APP, goto, people_config  # noqa: E402
-from workbench.hierarchy import Hierarchy  # noqa: E402
+from workbench.hierarchy.tree import Hierarchy
 from workbench.ui import cached, upload  # noqa: E402
 
 CONFIG = people_config("""[attributes.zip]

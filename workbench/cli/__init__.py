@@ -64,7 +64,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     mea.add_argument("--json", action="store_true", help="print one JSON object per node, one per line")
     lean = command in _LEAN
     if not lean:
-        from workbench.compare import CANDIDATE_SETS
+        from workbench.compare.nodes import CANDIDATE_SETS
 
         cmp_ = sub.add_parser("compare", help="score every candidate solution of both engines by every measure")
         cmp_.add_argument("config", type=Path)
@@ -225,7 +225,7 @@ def _run_scaled(study: Study, args: argparse.Namespace) -> int:
         raise WorkbenchError(f"--trace is not available with engine.backend {study.backend!r}")
     register = None
     if args.out and not args.no_register:  # opened first: a release the register cannot take is not written
-        from workbench.register import open_register
+        from workbench.register.store import open_register
 
         register = open_register()
     try:
@@ -296,7 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
             register = checked = None
             if args.out and not args.no_register:  # checked against the earlier releases of this data first
-                from workbench.register import check_release, open_register
+                from workbench.register import check_release
+                from workbench.register.store import open_register
 
                 register = open_register()
                 checked = check_release(result, study.raw, register)

@@ -9,6 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.cli.wording import out_refusal
+from workbench.compare.optima import lattice_optima
+from workbench.compare.ranking import (
+    RISK_COLUMNS,
+    normalized,
+    optimal_under,
+    pareto_front,
+    rank_agreement,
+    risk_utility,
+)
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -22,9 +31,9 @@ def compare_command(study: Study, args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from workbench import compare
-    from workbench.config.plugins import collecting_failures
     from workbench.errors import ConfigError
     from workbench.study import load_dataset
+    from workbench.user_measure import collecting_failures
 
     try:
         ks = [int(k) for k in args.k.split(",")] if args.k else [study.k]
@@ -71,7 +80,6 @@ def _report(study: Study, args: argparse.Namespace, dataset: Dataset, table: pd.
             sups: list[float] | None) -> int:
     from dataclasses import replace
 
-    from workbench import compare
     from workbench.compare import degradation as model_degradation
     from workbench.config.checks import local_cpus
 
@@ -88,9 +96,9 @@ def _report(study: Study, args: argparse.Namespace, dataset: Dataset, table: pd.
         last = last[last.max_suppression == last_sup]
     last = last.reset_index(drop=True)
     # each measure's optimum over every k-anonymous node, not only over the candidates listed above
-    ranked = [*ids, *compare.RISK_COLUMNS]  # the risk columns rank and bound the front too (lower is better)
-    optima = compare.lattice_optima(replace(study, k=last_k, max_suppression=last_sup), dataset, ranked)
-    chosen = compare.optimal_under(last, ranked, optima)
+    ranked = [*ids, *RISK_COLUMNS]  # the risk columns rank and bound the front too (lower is better)
+    optima = lattice_optima(replace(study, k=last_k, max_suppression=last_sup), dataset, ranked)
+    chosen = optimal_under(last, ranked, optima)
     print(f"\noptimal under each measure (k = {last_k}, max_suppression = {last_sup:g}); scope: the set each row "
           "is the best of")
     print(chosen.to_string(index=False, float_format=lambda v: f"{v:.10g}"))
@@ -105,23 +113,22 @@ def _write_out(out: Path, force: bool, table: pd.DataFrame, last: pd.DataFrame, 
     """The tables (CSV, through ``workbench.release.output.table_csv``: formula-like cells neutralized) and the charts
     (HTML) as the folder ``out``, whole or not at all (``workbench.release.output.write_folder``; ``force`` replaces an
     earlier one)."""
-    from workbench import compare
     from workbench.errors import OutputError
     from workbench.release.output import table_csv, write_folder
     from workbench.ui import charts
     from workbench.ui.risk_utility import risk_utility_chart
 
-    front = compare.pareto_front(last, ranked)
-    agreement = compare.rank_agreement(last, ranked)
+    front = pareto_front(last, ranked)
+    agreement = rank_agreement(last, ranked)
     files = {"solutions.csv": table_csv(table),
-             "normalized.csv": table_csv(compare.normalized(last, ranked).assign(pareto=front)),
+             "normalized.csv": table_csv(normalized(last, ranked).assign(pareto=front)),
              "rank_agreement.csv": table_csv(agreement, index=True),
              "optimal_under.csv": table_csv(chosen)}
     if len(ids) >= 2:
-        pareto = charts.pareto_chart(last, ids[0], ids[1], compare.pareto_front(last, ids))
+        pareto = charts.pareto_chart(last, ids[0], ids[1], pareto_front(last, ids))
         files["pareto.html"] = pareto.to_html().encode("utf-8")
     if ids:
-        points = compare.risk_utility(last, ids[0])
+        points = risk_utility(last, ids[0])
         files["risk_utility.csv"] = table_csv(points)
         files["risk_utility.html"] = risk_utility_chart(points, ids[0]).to_html().encode("utf-8")
     files["rank_agreement.html"] = charts.rank_heatmap(agreement).to_html().encode("utf-8")

@@ -28,7 +28,8 @@ def _line(r: dict[str, object]) -> str:
 
 def history_command(args: argparse.Namespace) -> int:
     """Print the register's releases."""
-    from workbench.register import history, open_register, shown_url
+    from workbench.register import history
+    from workbench.register.store import open_register, shown_url
 
     reg = open_register()
     rows = history(args.data, reg)

@@ -59,7 +59,6 @@ from workbench.compare.ranking import (  # noqa: F401  (re-exported, as above)
     risk_utility,
 )
 from workbench.config import LOCAL_OBJECTIVES, Study
-from workbench.config.plugins import at
 from workbench.data import Dataset
 from workbench.local import LOCAL_ALGORITHMS
 from workbench.local.setup import local_setup
@@ -71,6 +70,7 @@ from workbench.release import Release
 from workbench.release.verify import rule_verdict
 from workbench.risk.solutions import node_risk, release_risk
 from workbench.study import Progress, evaluator_for, local_release
+from workbench.user_measure import at
 
 _node_view = node_view  # the name the tests have compared against the release's view
 COMPARED_LOCAL_ALGORITHMS = ("greedy", "partition", "mondrian")  # the local releases a comparison lists by default

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from workbench import compare
+from workbench.compare.optima import lattice_optima
+from workbench.compare.ranking import normalized, optimal_under, pareto_front, rank_agreement
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.study import Progress, RunResult, load_dataset
@@ -31,20 +33,20 @@ class Comparison:
     @cached_property
     def front(self) -> np.ndarray:
         """Mask of the rows no other row dominates (``compare.pareto_front``)."""
-        return compare.pareto_front(self.table, self.measures)
+        return pareto_front(self.table, self.measures)
 
     def normalized(self) -> pd.DataFrame:
         """Every measure rescaled to [0, 1] over the rows, 0 = the best (``compare.normalized``)."""
-        return compare.normalized(self.table, self.measures)
+        return normalized(self.table, self.measures)
 
     def rank_agreement(self) -> pd.DataFrame:
         """Kendall τ between the measures' rankings of the rows (``compare.rank_agreement``)."""
-        return compare.rank_agreement(self.table, self.measures)
+        return rank_agreement(self.table, self.measures)
 
     def optimal_under(self) -> pd.DataFrame:
         """Per measure the solution it would choose: over every k-anonymous node, among the lattice candidates,
         and each local release (``compare.optimal_under``)."""
-        return compare.optimal_under(self.table, self.measures, self.optima)
+        return optimal_under(self.table, self.measures, self.optima)
 
     def marked(self) -> pd.DataFrame:
         """The table with a ``chosen`` and a ``pareto`` column."""
@@ -93,7 +95,7 @@ def comparison(study: Study, dataset: Dataset | None = None, result: RunResult |
     dataset = dataset or (result.dataset if result is not None else load_dataset(study))
     ids = [m for m in study.compare if m != "degradation"]
     table = compare.solutions(study, dataset, candidates, progress=progress)
-    optima = compare.lattice_optima(study, dataset, ids)
+    optima = lattice_optima(study, dataset, ids)
     chosen = None
     if result is not None:
         table, chosen = _chosen_row(table, result, ids)

@@ -10,7 +10,6 @@ import numpy as np
 
 import measures as M
 from workbench.config import Study
-from workbench.config.plugins import at
 from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
@@ -18,6 +17,7 @@ from workbench.lattice.space import Node
 from workbench.objective import NodeScorer, target_codes
 from workbench.release import generalized_column
 from workbench.study import Progress, evaluator_for
+from workbench.user_measure import at
 from workbench.views.lattice import lattice_table
 
 CANDIDATE_SETS = ("k_minimal", "all", "top")

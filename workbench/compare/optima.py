@@ -16,7 +16,7 @@ from workbench.compare.ranking import RISK_COLUMNS
 from workbench.config import Study
 from workbench.data import Dataset
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import best_of
+from workbench.lattice.search.result import best_of
 from workbench.lattice.space import Node
 from workbench.objective import check_measures
 from workbench.risk.solutions import node_risk

@@ -9,7 +9,8 @@ import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from workbench.config import Study, study_from_dict, to_toml
+from workbench.config import Study, study_from_dict
+from workbench.config.text import to_toml
 from workbench.errors import ConfigError
 from workbench.release.output import safe_name
 

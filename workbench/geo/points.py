@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from workbench.data import read_table
 from workbench.errors import DataError
+from workbench.readers import read_table
 
 REQUIRED = ("region", "x", "y")
 POPULATION = "population"

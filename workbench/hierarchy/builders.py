@@ -17,14 +17,12 @@ from datetime import date, datetime
 
 from workbench.errors import ConfigError
 from workbench.hierarchy.intervals import intervals
-from workbench.hierarchy.missing import missing_placement, token_as_empty
+from workbench.hierarchy.missing import MISSING, R_MISSING, missing_placement, token_as_empty
 from workbench.hierarchy.tree import Hierarchy
 from workbench.hierarchy.values import (
     DATE_LEVELS,
-    MISSING,
     NON_NUMERIC,
     NOT_A_NUMBER,
-    R_MISSING,
     ROOT,
     SHOWN,
     NumericProfile,

@@ -8,9 +8,9 @@ from dataclasses import replace
 from decimal import Decimal, localcontext
 
 from workbench.errors import ConfigError
+from workbench.hierarchy.missing import MISSING
 from workbench.hierarchy.tree import Hierarchy, IntervalShares
 from workbench.hierarchy.values import (
-    MISSING,
     NON_NUMERIC,
     NOT_A_NUMBER,
     ROOT,

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import measures as M
-from workbench.config import plugins
 from workbench.config.checks import local_cpus
 from workbench.errors import ConfigError
+from workbench.user_measure import collected_failures, collecting_failures
 
 if TYPE_CHECKING:
     from workbench.config import Study
@@ -89,7 +89,7 @@ def _call(fn: Callable[..., T], unit: tuple[Any, ...], context: _Context) -> tup
             M.register(measure)  # replaces a stale one a reused worker holds from an earlier sweep
     if not context.collecting:
         return fn(*unit), []
-    with plugins.collecting_failures() as failures:
+    with collecting_failures() as failures:
         result = fn(*unit)
     return result, list(failures)
 
@@ -150,7 +150,7 @@ def parallel_map(fn: Callable[..., T], units: Sequence[tuple[Any, ...]], study: 
         return out
     from joblib import Parallel, delayed, parallel_config
 
-    collected = plugins.collected_failures()
+    collected = collected_failures()
     context = _Context(os.getpid(), collected is not None,
                        None if study.sweep_backend == "threading" else _user_measures())
     results: list[T] = []

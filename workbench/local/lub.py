@@ -15,7 +15,8 @@ from functools import cached_property
 
 import numpy as np
 
-from workbench.local.posets import FinitePoset, RangePoset
+from workbench.local.poset_range import RangePoset
+from workbench.local.posets import FinitePoset
 
 Poset = FinitePoset | RangePoset
 

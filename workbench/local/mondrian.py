@@ -42,7 +42,8 @@ import numpy as np
 from workbench.grouping import distinct_rows
 from workbench.local.greedy import _materialize
 from workbench.local.lub import LocalProblem, LocalResult
-from workbench.local.posets import FinitePoset, RangePoset
+from workbench.local.poset_range import RangePoset
+from workbench.local.posets import FinitePoset
 from workbench.privacy.base import ClassView, Extra, PrivacyModel
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.config import PrivacyModelSpec, Study
-from workbench.config.privacy import SENSITIVE_MODELS, attributes_of
+from workbench.config import Study
+from workbench.config.privacy import SENSITIVE_MODELS, PrivacyModelSpec, attributes_of
 from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.privacy.alpha_k import AlphaK

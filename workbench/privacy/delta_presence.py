@@ -21,10 +21,11 @@ import numpy as np
 import pandas as pd
 
 from workbench.config import Study
-from workbench.data import Dataset, Population, read_table
+from workbench.data import Dataset, Population
 from workbench.errors import ConfigError
 from workbench.grouping import KEY_LIMIT, group_rows
 from workbench.privacy.base import ClassView, PrivacyModel
+from workbench.readers import read_table
 
 
 def match_subset(population: pd.DataFrame, subset: pd.DataFrame, name: str) -> np.ndarray:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.privacy.base import PrivacyModel
-from workbench.risk import Histogram
+from workbench.risk.histogram import Histogram
 from workbench.risk.uniqueness import ITERATIONS_PER_TRY, estimated_uniques
 
 MODELS = ("average", "sample_uniqueness", "population_uniqueness")

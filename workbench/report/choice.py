@@ -52,7 +52,7 @@ def _name(table: pd.DataFrame, i: int) -> str:
 
 def _failing(table: pd.DataFrame) -> list[str]:
     """Each row that does not meet the rule: its name, what it fails and the risk its release carries."""
-    from workbench.compare import meets_rule
+    from workbench.compare.ranking import meets_rule
 
     out = []
     for i in table.index[~meets_rule(table)]:
@@ -65,7 +65,7 @@ def _failing(table: pd.DataFrame) -> list[str]:
 def dominated_by(table: pd.DataFrame, ids: list[str], row: int) -> list[str]:
     """The rows of ``table`` that meet the rule and are at least as good as ``row`` under every measure and better
     under one (each measure in its own direction), named ``engine algorithm solution``."""
-    from workbench.compare import as_loss, meets_rule
+    from workbench.compare.ranking import as_loss, meets_rule
 
     loss = pd.DataFrame({m: as_loss(table, m) for m in ids})
     mine = loss.loc[row]

@@ -230,7 +230,7 @@ def top_alternatives(table: pd.DataFrame, objective: str, rows: int = TOP_ALTERN
     """The index labels of the rows the printed report shows: the ``rows`` alternatives that meet the rule with the
     least ``objective`` (those that do not after them; the table's order when the objective is not a column), and
     the chosen release's row wherever it ranks, in that order."""
-    from workbench.compare import as_loss, meets_rule
+    from workbench.compare.ranking import as_loss, meets_rule
 
     failing = ~meets_rule(table)
     loss = as_loss(table, objective) if objective in table.columns else pd.Series(range(len(table)), table.index)

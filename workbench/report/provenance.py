@@ -8,7 +8,7 @@ import importlib.metadata
 import shlex
 from typing import Any
 
-from workbench.config import to_toml
+from workbench.config.text import to_toml
 from workbench.study import RunResult
 
 PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "altair", "vl-convert-python")

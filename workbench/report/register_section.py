@@ -21,7 +21,9 @@ def register_facts(result: Any, recorded: int | None = None) -> dict[str, Any]:
     """The register's figures for the run's release: ``url``, ``history`` (the releases of the same data, oldest
     first, ``register.history_row``), ``recorded`` (this release's id, if recorded) and ``checks`` (this release
     against every earlier one, ``EarlierCheck.to_dict()``); ``{"error": ...}`` when the register cannot be read."""
-    from workbench.register import check_release, data_identity, history, open_register, shown_url
+    from workbench.register import check_release, history
+    from workbench.register.entries import data_identity
+    from workbench.register.store import open_register, shown_url
 
     try:
         reg = open_register()

@@ -56,7 +56,7 @@ class AttackChecks:
 
 def second_node(study: Study, dataset: Dataset, release: Release) -> Node | None:
     """The first k-minimal node (lattice order) other than the release's, under the study's privacy model."""
-    from workbench.compare import lattice_candidates
+    from workbench.compare.nodes import lattice_candidates
 
     own = tuple(release.transformation[q] for q in dataset.quasi_identifiers) if release.transformation else None
     return next((n for n in lattice_candidates(study, dataset, "k_minimal") if n != own), None)

@@ -10,7 +10,8 @@ from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.space import Node
 from workbench.release import Release
 from workbench.release.verify import SUPPRESSED
-from workbench.risk import Histogram, prosecutor_risk, release_class_sizes
+from workbench.risk import prosecutor_risk, release_class_sizes
+from workbench.risk.histogram import Histogram
 
 
 def risk_columns(class_sizes: np.ndarray) -> dict[str, float]:

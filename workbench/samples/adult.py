@@ -14,8 +14,8 @@ from importlib import resources
 
 import pandas as pd
 
-from workbench.data import read_table_bytes
 from workbench.hierarchy.tree import Hierarchy
+from workbench.readers import read_table_bytes
 
 QUASI_IDENTIFIERS = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass",
                      "salary-class")

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workbench.hierarchy.builders import dates, groupings, intervals, masking
+from workbench.hierarchy.builders import dates, groupings, masking
+from workbench.hierarchy.intervals import intervals
 from workbench.hierarchy.tree import Hierarchy
 from workbench.samples.registry_tables import (  # noqa: F401  (the tables, importable from here too)
     CHAPTERS,

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.samples import registry
+from workbench.samples.registry_tables import DISTRICTS
 
 ATTRIBUTE = "postal_code"  # the registry's fine geographic quasi-identifier
 EARTH_RADIUS = 6_371_000.0  # metres
@@ -54,9 +55,9 @@ def district_radius(population_thousands: float, rural: bool) -> float:
 def _points() -> pd.DataFrame:
     codes, district, share = registry._postal_units()
     rng = np.random.default_rng(list(_POINTS_SEED))
-    centroids = project(np.array([d[4] for d in registry.DISTRICTS]), np.array([d[5] for d in registry.DISTRICTS]))
+    centroids = project(np.array([d[4] for d in DISTRICTS]), np.array([d[5] for d in DISTRICTS]))
     xy = np.empty((len(codes), 2))
-    for i, (prefix, _name, pop, rural, *_rest) in enumerate(registry.DISTRICTS):
+    for i, (prefix, _name, pop, rural, *_rest) in enumerate(DISTRICTS):
         radius = district_radius(pop, rural)
         here = np.flatnonzero(district == i)
         sectors = np.array([c[len(prefix)] for c in codes[here]])
@@ -65,7 +66,7 @@ def _points() -> pd.DataFrame:
             centre = centroids[i] + r * np.array([np.cos(angle), np.sin(angle)])
             units = here[sectors == sector]
             xy[units] = rng.normal(centre, 0.25 * radius, size=(len(units), 2))
-    total = sum(d[2] for d in registry.DISTRICTS) * 1000
+    total = sum(d[2] for d in DISTRICTS) * 1000
     population = np.maximum(np.rint(share * total), 1).astype(np.int64)
     return pd.DataFrame({"region": codes.astype(str), "x": xy[:, 0].round(0), "y": xy[:, 1].round(0),
                          "population": population})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workbench.hierarchy.builders import intervals
+from workbench.hierarchy.intervals import intervals
 from workbench.hierarchy.tree import Hierarchy
 
 DESCRIPTION = (

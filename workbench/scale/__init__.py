@@ -30,16 +30,18 @@ import pandas as pd
 
 import measures as M
 from workbench.config import Study
-from workbench.data import Dataset, _as_text_column
+from workbench.data import Dataset
 from workbench.errors import ConfigError, VerificationError
 from workbench.grouping import group_rows
 from workbench.hierarchy.missing import missing_texts
 from workbench.hierarchy.tree import Hierarchy
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import ALGORITHMS, Limits
+from workbench.lattice.search import ALGORITHMS
+from workbench.lattice.search.result import Limits
 from workbench.lattice.tagging import TaggedLattice
 from workbench.objective import NodeScorer, check_measures
 from workbench.privacy.base import Admissibility
+from workbench.readers import _as_text_column
 from workbench.release.output import FORMULA_STARTS, MISSING_TOKEN, _formula_like, staged_folder
 from workbench.release.verify import SUPPRESSED, Guarantee
 from workbench.scale import backends
@@ -63,7 +65,8 @@ class ScaledRun:
 
     def summary(self) -> dict[str, object]:
         """The JSON object of ``workbench run --json``, with the keys the in-memory run has."""
-        from workbench.risk import Histogram, risk_from_histogram
+        from workbench.risk import risk_from_histogram
+        from workbench.risk.histogram import Histogram
 
         sizes = self.class_sizes.tolist() + ([self.suppressed] if self.suppressed else [])
         transformation = dict(zip(self.quasi_identifiers, self.node, strict=True)) if self.node else None

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.config import Study
-from workbench.data import _as_text_column
+from workbench.readers import _as_text_column
 from workbench.release.output import MISSING_TOKEN, escape_formulas
 from workbench.scale import backends
 

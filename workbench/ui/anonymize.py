@@ -10,19 +10,18 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
-from workbench.catalog import ALGORITHMS
-from workbench.config import (
+from workbench.config import LOCAL_ALGORITHMS, LOCAL_OBJECTIVES
+from workbench.config.privacy import (
     BETA_VARIANTS,
     DEFAULT_POPULATION_ESTIMATOR,
     ENTROPY_ESTIMATORS,
     K_MAP_ESTIMATORS,
     L_VARIANTS,
-    LOCAL_ALGORITHMS,
-    LOCAL_OBJECTIVES,
     POPULATION_ESTIMATORS,
     RISK_MODELS,
     T_VARIANTS,
 )
+from workbench.lattice.search import ALGORITHMS
 from workbench.policy import (
     PRUNING_SEARCHES,
     needs_monotone_waiver,
@@ -31,6 +30,7 @@ from workbench.policy import (
     suppression_share,
 )
 from workbench.release.guarantees import suppression_note, suppression_warning
+from workbench.release.output import MISSING_TOKEN
 from workbench.samples import RESEARCH_SUBSETS
 from workbench.ui import format, guarantee, long_work, state
 from workbench.ui.cached import lattice_size, privacy_check, run_config, run_result
@@ -349,5 +349,5 @@ def page(source: Source) -> None:
                        delta_arrow="off", help=f"{s['formula']}; exactly {s['value']!r}")
     st.subheader("Released rows (first 25; shuffled on export)")
     format.show(result["preview"])
-    st.caption(f"A missing value (an empty cell) reads {format.MISSING_TOKEN}, as in the exported file; a suppressed "
+    st.caption(f"A missing value (an empty cell) reads {MISSING_TOKEN}, as in the exported file; a suppressed "
                "record reads * in every quasi-identifier.")

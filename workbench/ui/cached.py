@@ -26,7 +26,7 @@ from workbench import policy
 from workbench.config import Study, study_from_dict
 from workbench.data import Dataset
 from workbench.errors import DataError, WorkbenchError
-from workbench.hierarchy import Hierarchy
+from workbench.hierarchy.tree import Hierarchy
 from workbench.risk.dependencies import dependency_warnings as find_dependency_warnings
 from workbench.study import Progress, run
 from workbench.ui import state_upload as S
@@ -193,8 +193,8 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
     a zip bundle of the config with every quasi-identifier's hierarchy as a file (``bundle_with_hierarchies``)."""
-    from workbench.config import in_attribute_order, to_toml
     from workbench.config.bundle import bundle_with_hierarchies
+    from workbench.config.text import in_attribute_order, to_toml
 
     raw = json.loads(config_json)
     outcome = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
@@ -223,7 +223,7 @@ def decision_summary(config_json: str, register_version: int, dataset_key: str |
     ``{"summary": workbench.report.Summary}`` (``report.build_summary``, the same figures the report shows), or
     ``{"error": message}``. The run itself is ``run_result``'s, shared with the Anonymize page. ``register_version``
     (the register's newest release id) is part of the key only: a release recorded since is checked against."""
-    from workbench.config import in_attribute_order
+    from workbench.config.text import in_attribute_order
     from workbench.report import build_summary
 
     raw = json.loads(config_json)
@@ -291,7 +291,7 @@ def privacy_check(config_json: str, dataset_key: str | None) -> dict[str, Any]:
 def register_digests(source: Source) -> list[str]:
     """The digests the register knows the source's data by (``register.data_identity``: its bytes' SHA-256 and its
     values'), for the History page's list of its releases."""
-    from workbench.register import data_identity
+    from workbench.register.entries import data_identity
 
     identity = data_identity(dataset_for(source.config_json(k=2, compare=[]), source.dataset_key))
     return list(dict.fromkeys([identity["data_sha256"], identity["content_sha256"]]))

@@ -15,10 +15,11 @@ import pandas as pd
 import streamlit as st
 
 from workbench.audit import CheckResult, check_table
-from workbench.data import read_table_bytes, suggest_roles
+from workbench.data import suggest_roles
 from workbench.errors import WorkbenchError
+from workbench.readers import read_table_bytes
 from workbench.release.output import safe_name
-from workbench.report import build_check_report
+from workbench.report.check_section import build_check_report
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import format, state, upload
 from workbench.ui.charts import record_risk_chart

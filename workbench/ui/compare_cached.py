@@ -10,9 +10,12 @@ from typing import Any
 
 import pandas as pd
 
+from workbench.compare.optima import lattice_optima
+from workbench.compare.ranking import as_loss, global_vs_local, normalized, optimal_under, pareto_front, rank_agreement
 from workbench.errors import WorkbenchError
 from workbench.study import Progress
-from workbench.ui.cached import dual_cache, error_result, study_and_dataset
+from workbench.ui.cached import study_and_dataset
+from workbench.ui.memo import dual_cache, error_result
 
 
 @dual_cache(max_entries=32, heavy=True)
@@ -51,7 +54,7 @@ def optima(config_json: str, dataset_key: str | None) -> dict[str, Any]:
 
     try:
         study, dataset = study_and_dataset(config_json, dataset_key)
-        table = compare.lattice_optima(study, dataset)
+        table = lattice_optima(study, dataset)
         return {"optima": table, "rows": compare.optimum_solutions(study, dataset, table)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
@@ -79,13 +82,13 @@ def analysis(config_json: str, local_json: str | None, candidates: str, dataset_
     table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     ids = [c for c in table.columns if c not in ("k", "engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS,
                                                  *compare.RULE_COLUMNS)]
-    norm = compare.normalized(table, ids)
-    pareto = compare.pareto_front(table, ids)
+    norm = normalized(table, ids)
+    pareto = pareto_front(table, ids)
     normalized = norm[["engine", "algorithm", "solution", *compare.SUPPRESSION_COLUMNS, "meets_rule"]].assign(
         **{m: norm[f"{m}_norm"] for m in ids}, pareto=pareto)
     return {"table": table, "ids": ids, "normalized": normalized, "pareto": pareto,
-            "optimal": compare.optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
-            "optimum_rows": best["rows"], "tau": compare.rank_agreement(table, ids)}
+            "optimal": optimal_under(table, ids, best["optima"]) if len(table) else pd.DataFrame(),
+            "optimum_rows": best["rows"], "tau": rank_agreement(table, ids)}
 
 
 @dual_cache(max_entries=32)
@@ -93,15 +96,14 @@ def side_by_side(config_json: str, local_json: str | None, candidates: str, obje
                  dataset_key: str | None) -> dict[str, Any]:
     """The best lattice solution under ``objective`` over every k-anonymous node (not only the candidates)
     next to each local release, every measure; normalized over the candidates and the optima."""
-    from workbench import compare
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
     if "error" in data:
         return data
     table = pd.concat([data["optimum_rows"], data["table"]], ignore_index=True)  # optima first: they win ties
     lattice = table[table.engine == "lattice"]
-    best = compare.as_loss(lattice, objective).idxmin() if len(lattice) else None
-    return {"table": compare.global_vs_local(table, objective, data["ids"]),
+    best = as_loss(lattice, objective).idxmin() if len(lattice) else None
+    return {"table": global_vs_local(table, objective, data["ids"]),
             "lattice_solution": str(lattice.solution[best]) if best is not None else None,
             "lattice_suppressed": (int(lattice.suppressed[best]), float(lattice.suppressed_pct[best]))
             if best is not None else None}
@@ -111,12 +113,11 @@ def side_by_side(config_json: str, local_json: str | None, candidates: str, obje
 def pareto_of(config_json: str, local_json: str | None, candidates: str, x: str, y: str,
               dataset_key: str | None) -> dict[str, Any]:
     """The Pareto front of the solutions under two measures (under every measure when x == y)."""
-    from workbench import compare
 
     data = analysis(config_json, local_json, candidates, dataset_key=dataset_key)
     if "error" in data:
         return {"front": None}
-    return {"front": compare.pareto_front(data["table"], [x, y]) if x != y else data["pareto"]}
+    return {"front": pareto_front(data["table"], [x, y]) if x != y else data["pareto"]}
 
 
 @dual_cache(max_entries=8, heavy=True)

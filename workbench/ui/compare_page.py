@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.catalog import CLASSIFIERS
+from measures.degradation import CLASSIFIERS
 from workbench.policy import suppression_share
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import local_engine_hint, too_large_for_tables

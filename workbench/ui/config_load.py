@@ -12,9 +12,9 @@ import streamlit as st
 import measures as M
 from workbench.config import LOCAL_OBJECTIVES, Study
 from workbench.config.bundle import read_config_bytes
-from workbench.data import base_name, upload_name
 from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
+from workbench.readers import base_name, upload_name
 from workbench.ui import state, upload
 from workbench.ui import state_upload as S
 from workbench.ui.format import md

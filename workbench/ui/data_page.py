@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from workbench.hierarchy import count_missing
+from workbench.hierarchy.missing import count_missing
 from workbench.samples import load_sample
 from workbench.ui import cached, config_load, format, upload
 from workbench.ui.source import Source

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.report import Summary
+from workbench.report.summary import Summary
 from workbench.ui import format
 from workbench.ui.format import md
 

@@ -36,10 +36,13 @@ def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str
     click. Returns the reason instead when the register cannot take it (the page then offers no download)."""
     import dataclasses
 
-    from workbench.config import in_attribute_order, study_from_dict
-    from workbench.register import open_register, record_release
-    from workbench.ui.cached import error_result, run_result
+    from workbench.config import study_from_dict
+    from workbench.config.text import in_attribute_order
+    from workbench.register import record_release
+    from workbench.register.store import open_register
+    from workbench.ui.cached import run_result
     from workbench.ui.identity import current_user
+    from workbench.ui.memo import error_result
 
     outcome = long_work.announced("Preparing the release's record in the register", run_result,
                                   json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
@@ -88,7 +91,7 @@ def suppressed_records(last: dict[str, Any]) -> str:
 def register_version() -> int:
     """The register's newest release id (0 when it is empty or cannot be read): the decision summary is computed
     again once another release has been recorded."""
-    from workbench.register import open_register
+    from workbench.register.store import open_register
 
     try:
         return open_register().last_id()

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from measures.geography import GEO_MEASURES
 from workbench.errors import WorkbenchError
-from workbench.geo import scored as geography
+from workbench.geo.config import METHOD_LABELS
 from workbench.ui import format, geography_data, state
 from workbench.ui.format import md
 
@@ -101,7 +102,7 @@ def page(source: object = None) -> None:
             column.error(md(str(exc).splitlines()[0]))
             continue
         with column:
-            st.subheader(geography.METHOD_LABELS[method])
+            st.subheader(METHOD_LABELS[method])
             st.write(md(summary["guarantee"]))
             metrics = st.columns(3)
             asked = f"of {summary['sites']} sites asked for" if summary["sites"] is not None else None
@@ -113,12 +114,12 @@ def page(source: object = None) -> None:
             for warning in summary.get("warnings", []):
                 st.warning(md(warning))
             st.altair_chart(_map(regions, cells), width="content")
-            measures = geography.GEO_MEASURES
+            measures = GEO_MEASURES
             format.show(pd.DataFrame([{"measure": measures[m].name, "value": v, "formula": measures[m].formula,
                                        "source": measures[m].source} for m, v in summary["measures"].items()]))
     st.subheader("VBAS: suppression against compactness as the number of sites grows")
     table = geography_data.sweep(data, k)
     st.altair_chart(_sweep_chart(table), width="content")
-    format.show(table, labels={m: g.name for m, g in geography.GEO_MEASURES.items()})
+    format.show(table, labels={m: g.name for m, g in GEO_MEASURES.items()})
     st.info("From a shell: `workbench geo CONFIG --json` runs the same engine (sample_configs/province_geo.toml, "
             "sample_configs/registry_geo.toml; for your data, a `[geo]` table with `points`).")

@@ -18,10 +18,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.data import base_name, read_table_bytes, upload_name
 from workbench.errors import WorkbenchError
 from workbench.geo import scored as geography
+from workbench.geo.engine import GeoProblem, aggregate, embedded_points, problem_from_frame
+from workbench.geo.points import points_from_frame
 from workbench.policy import suppression_share
+from workbench.readers import base_name, read_table_bytes, upload_name
 from workbench.samples import GEO_POINTS, load_sample
 from workbench.ui import state, upload
 from workbench.ui.format import md
@@ -42,7 +44,7 @@ class GeoData:
     """The data the page works on. ``key``: what its results are cached under; ``shared``: an embedded sample with
     its own points (cached for every session); ``tag``: widget keys of settings whose range depends on the data."""
 
-    problem: geography.GeoProblem
+    problem: GeoProblem
     label: str
     key: tuple
     shared: bool
@@ -55,15 +57,15 @@ def _sample_frame(name: str) -> pd.DataFrame:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _shared_problem(name: str, column: str, others: tuple[str, ...]) -> geography.GeoProblem:
-    points = geography.embedded_points(name, column)
-    return geography.problem_from_frame(_sample_frame(name), column, others, points, source=f"sample:{name}",
+def _shared_problem(name: str, column: str, others: tuple[str, ...]) -> GeoProblem:
+    points = embedded_points(name, column)
+    return problem_from_frame(_sample_frame(name), column, others, points, source=f"sample:{name}",
                                         partial_points=True)
 
 
-def _compute(problem: geography.GeoProblem, method: str, value: float, k: int, limit_percent: float) -> Result:
+def _compute(problem: GeoProblem, method: str, value: float, k: int, limit_percent: float) -> Result:
     """One method's summary (with its warnings), region table and (VBAS) Voronoi cells."""
-    aggregation = geography.aggregate(problem, method, **({"sites": int(value)} if method == "vbas"
+    aggregation = aggregate(problem, method, **({"sites": int(value)} if method == "vbas"
                                                           else {"cutoff": float(value)}))
     result = geography.anonymize(problem, aggregation, k)
     setting = f"The suppression limit of {limit_percent:g} % set on the other pages"
@@ -138,7 +140,7 @@ def _uploaded_points() -> tuple[str, str, Any] | None:
         stored = state.GEO_POINTS.get()
         if stored is None or stored[1] != sha or stored[0] != name:
             try:
-                parsed: Any = geography.points_from_frame(read_table_bytes(content, upload_name(file.name)), name)
+                parsed: Any = points_from_frame(read_table_bytes(content, upload_name(file.name)), name)
             except WorkbenchError as exc:
                 parsed = str(exc).splitlines()[0]
             state.GEO_POINTS.set((name, sha, parsed))
@@ -194,7 +196,7 @@ def choose() -> GeoData | None:
     stored = state.GEO_PROBLEM.get()
     if stored is None or stored[0] != key:
         try:
-            made: Any = geography.problem_from_frame(frame, column, others, parsed, source=name)
+            made: Any = problem_from_frame(frame, column, others, parsed, source=name)
         except WorkbenchError as exc:
             made = str(exc).splitlines()[0]
         stored = (key, made)

@@ -9,20 +9,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.data import base_name
 from workbench.errors import WorkbenchError
-from workbench.hierarchy import (
-    BUILDER_KINDS,
-    DATE_LEVELS,
-    MISSING,
-    NOT_A_NUMBER,
-    Hierarchy,
-    groupings_from_table,
-    missing_cells,
-    missing_placement,
-    numeric_profile,
-    suggest_spec,
-)
+from workbench.hierarchy.builders import BUILDER_KINDS, groupings_from_table
+from workbench.hierarchy.missing import MISSING, missing_cells, missing_placement
+from workbench.hierarchy.suggest import suggest_spec
+from workbench.hierarchy.tree import Hierarchy
+from workbench.hierarchy.values import DATE_LEVELS, NOT_A_NUMBER, numeric_profile
+from workbench.readers import base_name
 from workbench.release.output import dataset_stem, safe_name
 from workbench.samples import load_sample
 from workbench.ui import state, upload

@@ -9,7 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from workbench.errors import WorkbenchError
-from workbench.register import DECISIONS, decide, history, open_register, shown_url
+from workbench.register import decide, history
+from workbench.register.schema import DECISIONS
+from workbench.register.store import open_register, shown_url
 from workbench.ui.cached import register_digests
 from workbench.ui.format import md
 from workbench.ui.identity import current_user

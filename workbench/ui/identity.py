@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.errors import WorkbenchError
-from workbench.register import server_settings
+from workbench.register.store import server_settings
 
 ANONYMOUS = "anonymous session"
 

@@ -12,14 +12,16 @@ from typing import Any
 import streamlit as st
 
 import measures as M
-from workbench.catalog import ALGORITHMS
 from workbench.errors import WorkbenchError
+from workbench.lattice.search import ALGORITHMS
 from workbench.policy import MAX_LATTICE_NODES, needs_monotone_waiver, non_monotone_warning, suppression_share
 from workbench.release.guarantees import suppression_note, suppression_warning
+from workbench.release.output import MISSING_TOKEN
 from workbench.ui import format, lattice_marks, long_work, state
-from workbench.ui.cached import dual_cache, error_result, study_and_dataset, too_large_for_tables
+from workbench.ui.cached import study_and_dataset, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
 from workbench.ui.format import md
+from workbench.ui.memo import dual_cache, error_result
 from workbench.ui.node_charts import (
     class_size_histogram,
     contribution_chart,
@@ -363,7 +365,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
             st.write(f"{d.suppressed:,} of {d.n:,} records are in classes smaller than k = {d.k}; the first "
                      f"{len(d.suppressed_sample)} with their original values:")
             format.show(d.suppressed_sample, hide_index=False)
-            st.caption(f"A missing value (an empty cell) reads {format.MISSING_TOKEN}.")
+            st.caption(f"A missing value (an empty cell) reads {MISSING_TOKEN}.")
         else:
             st.write("No record is suppressed at this node.")
     with contributions:

@@ -20,9 +20,10 @@ import measures as M
 from workbench.errors import WorkbenchError
 from workbench.ui import format, long_work, state
 from workbench.ui.anonymize import chosen_models
-from workbench.ui.cached import dual_cache, error_result, privacy_check, study_and_dataset
+from workbench.ui.cached import privacy_check, study_and_dataset
 from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart, measure_name
 from workbench.ui.measures_page import exploration
+from workbench.ui.memo import dual_cache, error_result
 from workbench.ui.source import Source
 from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY
 

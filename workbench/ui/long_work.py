@@ -20,6 +20,7 @@ from typing import Any
 import streamlit as st
 
 from workbench import jobs
+from workbench.jobs.job import Job, JobCancelledError
 from workbench.ui import state
 from workbench.ui.memo import queue_message
 
@@ -28,7 +29,7 @@ REFRESH_SECONDS = 1.0  # the panel's refresh
 CANCELLED: dict[str, Any] = {"cancelled": True}
 
 
-def status_text(job: jobs.Job, doing: str) -> tuple[float, str]:
+def status_text(job: Job, doing: str) -> tuple[float, str]:
     """The bar of ``job``: its place in the queue while it waits, else the fraction done, what it is doing and for
     how long it has run."""
     waiting = queue_message(job.ahead)
@@ -44,7 +45,7 @@ def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | N
     """The result of the heavy cached ``call(*args)``, once it is ready; ``CANCELLED`` when the analyst cancelled it
     (the page then forgets its request, or the next run would start it again); None while it runs, with the panel
     drawn in its place. ``name``: the page's name for this work (widget keys); ``doing``: what the bar says."""
-    followed: dict[str, jobs.Job] = state.FOLLOWED.setdefault({})
+    followed: dict[str, Job] = state.FOLLOWED.setdefault({})
     cancelled: set[str] = state.CANCELLED.setdefault(set())
     if state.cancel_button(name).get() or name in cancelled:  # a Cancel of the last run
         cancelled.discard(name)
@@ -55,7 +56,7 @@ def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | N
     if isinstance(started, dict):
         followed.pop(name, None)
         return started
-    job: jobs.Job = started
+    job: Job = started
     if followed.get(name) is not job:  # just started: wait here a little, short work shows at once
         followed[name] = job
         _wait_here(job, name, doing)
@@ -63,13 +64,13 @@ def follow(call: Callable[..., dict[str, Any]], *args: Any, dataset_key: str | N
         followed.pop(name, None)
         try:
             return job.result()
-        except jobs.JobCancelledError:
+        except JobCancelledError:
             return CANCELLED
     _panel(call, args, dataset_key, job, name, doing)
     return None
 
 
-def _wait_here(job: jobs.Job, name: str, doing: str) -> None:
+def _wait_here(job: Job, name: str, doing: str) -> None:
     slot = st.empty()
     with slot.container():
         bar = st.progress(0.0, text=status_text(job, doing)[1])
@@ -81,7 +82,7 @@ def _wait_here(job: jobs.Job, name: str, doing: str) -> None:
     slot.empty()
 
 
-def _panel(call: Callable[..., dict[str, Any]], args: tuple, dataset_key: str | None, job: jobs.Job, name: str,
+def _panel(call: Callable[..., dict[str, Any]], args: tuple, dataset_key: str | None, job: Job, name: str,
            doing: str) -> None:
     @st.fragment(run_every=REFRESH_SECONDS)
     def panel() -> None:

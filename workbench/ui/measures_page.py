@@ -17,10 +17,11 @@ from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.study import Progress
 from workbench.ui import format, long_work, state
-from workbench.ui.cached import dual_cache, error_result, study_and_dataset
+from workbench.ui.cached import study_and_dataset
 from workbench.ui.charts import rank_heatmap
 from workbench.ui.format import md
 from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
+from workbench.ui.memo import dual_cache, error_result
 from workbench.ui.source import Source
 
 

@@ -23,6 +23,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from workbench import jobs
+from workbench.jobs.job import Job, JobCancelledError, current_job, in_worker
 from workbench.study import Progress
 from workbench.ui import sessions, state
 
@@ -88,7 +89,7 @@ class _SharedMemo:
                 if running is None:
                     self.pending[key] = threading.Event()
                     break
-            if jobs.in_worker():  # a worker never waits for another computation: it may be waiting for this worker
+            if in_worker():  # a worker never waits for another computation: it may be waiting for this worker
                 return self.put(key, compute())
             running.wait()  # computed elsewhere: take its result (or compute if it failed)
         try:
@@ -178,7 +179,7 @@ def queue_message(ahead: int | None) -> str | None:
     return f"Waiting for a worker: {ahead} job{'s' if ahead != 1 else ''} ahead"
 
 
-def _wait_showing_position(job: jobs.Job, progress: Progress | None = None) -> Any:
+def _wait_showing_position(job: Job, progress: Progress | None = None) -> Any:
     """Wait for ``job``, showing its place in the queue (and, given ``progress``, telling it what the running job
     reports); every half second the wait sends a small update, so a rerun (the analyst changed a setting) stops
     waiting at once, leaving the job queued for the next run."""
@@ -199,7 +200,7 @@ def _wait_showing_position(job: jobs.Job, progress: Progress | None = None) -> A
     return job.result()
 
 
-def _submit(work: Callable[[], dict[str, Any]], key: tuple) -> jobs.Job | dict[str, Any]:
+def _submit(work: Callable[[], dict[str, Any]], key: tuple) -> Job | dict[str, Any]:
     """Queue ``work`` in the worker pool under ``key`` for this session, with this session's Streamlit context
     (so it may read the session's dataset); an error result when the pool cannot start."""
     ctx = get_script_run_ctx(suppress_warning=True)
@@ -230,7 +231,7 @@ def _in_pool(work: Callable[[], dict[str, Any]], key: tuple, progress: Progress 
             return job
         try:
             return _wait_showing_position(job, progress)
-        except jobs.JobCancelledError:
+        except JobCancelledError:
             raise
         except CancelledError:  # another request replaced it before this run was interrupted: ask again
             continue
@@ -259,7 +260,7 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
         def in_job(args: tuple, dataset_key: str | None, keep: Callable[[dict[str, Any]], dict[str, Any]]
                    ) -> Callable[[], dict[str, Any]]:
             def work() -> dict[str, Any]:  # keeps its result itself, whether or not anyone still waits for it
-                job = jobs.current_job()
+                job = current_job()
                 extra = {"_progress": job.report} if reports and job is not None else {}
                 return keep(fn(*args, dataset_key, **extra))
 
@@ -301,7 +302,7 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
                 return hit
             return _keep_in_session(memo, key, fn(*args, dataset_key, **extra), per_session)
 
-        def start(*args: Any, dataset_key: str | None = None) -> dict[str, Any] | jobs.Job:
+        def start(*args: Any, dataset_key: str | None = None) -> dict[str, Any] | Job:
             hit, work, pool_key = heavy_parts(args, dataset_key)
             return hit if hit is not None else _submit(work, pool_key)
 

@@ -15,12 +15,14 @@ from workbench.ui.format import md
 def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     """A button that builds the report of the last run's release (with the Export page's seed) and a download
     button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
-    from workbench.config import in_attribute_order, study_from_dict
+    from workbench.config import study_from_dict
+    from workbench.config.text import in_attribute_order
     from workbench.errors import WorkbenchError
     from workbench.release.output import release_file_stem
     from workbench.report import build_report
-    from workbench.ui.cached import error_result, run_result
+    from workbench.ui.cached import run_result
     from workbench.ui.download import download
+    from workbench.ui.memo import error_result
 
     st.subheader("Report for a review board")
     st.caption("One HTML file that opens offline: the data and its roles, the hierarchies, the privacy model, the "

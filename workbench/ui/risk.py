@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.config import POPULATION_ESTIMATORS
+from workbench.config.privacy import POPULATION_ESTIMATORS
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import format, long_work, state
 from workbench.ui.cached import risk_figures

@@ -8,8 +8,10 @@ from typing import Any
 
 import pandas as pd
 
+from workbench.compare.ranking import risk_utility
 from workbench.errors import WorkbenchError
-from workbench.ui.cached import dual_cache, error_result, study_and_dataset
+from workbench.ui.cached import study_and_dataset
+from workbench.ui.memo import dual_cache, error_result
 
 
 @dual_cache(max_entries=16, heavy=True)
@@ -25,7 +27,7 @@ def risk_utility_points(config_json: str, utility: str, risk: str, with_local: b
         if with_local:
             parts.append(compare.local_solutions(study, dataset))
         table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-        return {"points": compare.risk_utility(table, utility, risk)}
+        return {"points": risk_utility(table, utility, risk)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         return error_result(exc)
 

@@ -8,7 +8,7 @@ import json
 
 import streamlit as st
 
-from workbench.compare import RISK_COLUMNS
+from workbench.compare.ranking import RISK_COLUMNS
 from workbench.release.output import dataset_stem
 from workbench.risk.attack_checks import attack_table, row_order_finding
 from workbench.ui import format, long_work, state

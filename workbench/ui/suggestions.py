@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.hierarchy import numeric_profile, suggest_spec
+from workbench.hierarchy.suggest import suggest_spec
+from workbench.hierarchy.values import numeric_profile
 from workbench.ui.format import md
 
 

@@ -13,18 +13,12 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config.bundle import hierarchy_paths
-from workbench.data import (
-    Dataset,
-    base_name,
-    encoding_note,
-    profile,
-    read_table_bytes,
-    row_names_note,
-    suggest_roles,
-    upload_name,
-)
+from workbench.data import Dataset, profile, suggest_roles
 from workbench.errors import WorkbenchError
-from workbench.hierarchy import Hierarchy, build_hierarchy, suggest_spec
+from workbench.hierarchy.builders import build_hierarchy
+from workbench.hierarchy.suggest import suggest_spec
+from workbench.hierarchy.tree import Hierarchy
+from workbench.readers import base_name, encoding_note, read_table_bytes, row_names_note, upload_name
 from workbench.ui import cached, format
 from workbench.ui import state_upload as S
 from workbench.ui.cached import register_dataset

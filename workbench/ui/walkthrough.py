@@ -8,7 +8,8 @@ import streamlit as st
 
 import measures as M
 from workbench.ui import format
-from workbench.walkthrough import MEASURE_EXPLANATIONS, SHARED, SMALL, steps
+from workbench.walkthrough import MEASURE_EXPLANATIONS, SMALL, steps
+from workbench.walkthrough.diversity import SHARED
 
 RED, GREEN = "background-color: #f8d7da", "background-color: #d4edda"
 

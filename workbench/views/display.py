@@ -23,7 +23,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from workbench.compare.alternatives import Comparison
     from workbench.release import Release
-    from workbench.risk import RiskResult
+    from workbench.risk.results import RiskResult
     from workbench.study import Progress, RunResult
 
 STYLE = ("<style>.wb-rich table{border-collapse:collapse;margin:4px 0 10px 0;font-size:13px}"

@@ -22,14 +22,14 @@ import pandas as pd
 
 import measures as M
 from workbench.config import Study
-from workbench.config.plugins import at
 from workbench.data import Dataset
 from workbench.errors import ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import best_of
+from workbench.lattice.search.result import best_of
 from workbench.lattice.space import Node
 from workbench.objective import check_measures, node_cells, target_codes
 from workbench.study import Progress, evaluator_for, load_dataset
+from workbench.user_measure import at
 from workbench.views.lattice import lattice_table
 
 MAX_NODES = 50_000  # above it (lattice nodes) the nodes are sampled: every node costs about 1 ms

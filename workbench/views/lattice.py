@@ -14,7 +14,7 @@ from workbench.config import Study
 from workbench.data import Dataset
 from workbench.errors import ArgumentError, ConfigError
 from workbench.lattice.evaluate import NodeEvaluator
-from workbench.lattice.search import SearchResult, best_of
+from workbench.lattice.search.result import SearchResult, best_of
 from workbench.lattice.space import Node
 from workbench.objective import NodeScorer, _lattice_measure, node_cells
 from workbench.privacy.base import limit_of
