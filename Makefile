@@ -22,12 +22,12 @@ run: $(STAMP)
 # tests/_pg_cluster.py runs the suite beside a throwaway PostgreSQL when one is installed (the register's tests).
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python tests/_pg_cluster.py -- $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
+	$(BIN)/python tests/_pg_cluster.py -- $(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=25
 
 # The library's unit and property tests: no app, browser, notebook, published study or scale test (tests/conftest.py).
 test-fast: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

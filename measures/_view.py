@@ -10,10 +10,31 @@ set plus per-column marginals.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
+
+def tuple_codes(columns: list[np.ndarray], n: int) -> np.ndarray:
+    """One code per record for the tuple of the given per-record code arrays (0 for no columns): the rank of the
+    record's tuple among the distinct tuples in lexicographic order, as ``np.unique(..., axis=0)`` numbers them."""
+    if not columns:
+        return np.zeros(n, dtype=np.int64)
+    if len(columns) == 1:
+        return np.asarray(columns[0], dtype=np.int64)
+    arrays = [np.asarray(c, dtype=np.int64).reshape(-1) for c in columns]
+    lows = [int(a.min()) if a.size else 0 for a in arrays]
+    radices = [int(a.max()) - low + 1 if a.size else 1 for a, low in zip(arrays, lows, strict=True)]
+    if math.prod(radices) < 2**62:  # a mixed-radix key per tuple: the same codes, sorted the same way,
+        key = np.zeros(n, dtype=np.int64)  # as the unique rows, 10-20 times faster
+        for a, low, radix in zip(arrays, lows, radices, strict=True):
+            key *= radix
+            key += a - low
+        return np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    _, inverse = np.unique(np.stack(arrays, axis=1), axis=0, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64)
 
 
 def _frozen(a: np.ndarray, dtype: type | None = None) -> np.ndarray:
@@ -133,9 +154,9 @@ class Generalized:
         """Equivalence class index of each row over the released quasi-identifiers (all rows)."""
         if not self.columns or self.n == 0:
             return np.zeros(self.n, dtype=np.int64)
-        stacked = np.stack([c.released for c in self.columns], axis=1)
-        _, inverse = np.unique(stacked, axis=0, return_inverse=True)
-        return inverse.reshape(-1)
+        if len(self.columns) == 1:  # dense ranks, as for several columns
+            return np.unique(self.columns[0].released, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        return tuple_codes([c.released for c in self.columns], self.n)
 
     def class_sizes(self, rows: np.ndarray | None = None) -> np.ndarray:
         """Sizes of the classes formed by ``rows`` (a boolean mask; all rows when None)."""

@@ -46,32 +46,13 @@ import math
 
 import numpy as np
 
-from measures._view import Generalized, GeneralizedColumn
+from measures._view import Generalized, GeneralizedColumn, tuple_codes
 from measures.information_weights import mutual_information
 
 SUPPRESSED_POLICIES = ("as_root", "drop")
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-def _labels(columns: list[np.ndarray], n: int) -> np.ndarray:
-    """One code per record for the tuple of the given per-record code arrays (0 for no columns)."""
-    if not columns:
-        return np.zeros(n, dtype=np.int64)
-    if len(columns) == 1:
-        return np.asarray(columns[0], dtype=np.int64)
-    arrays = [np.asarray(c, dtype=np.int64).reshape(-1) for c in columns]
-    lows = [int(a.min()) if a.size else 0 for a in arrays]
-    radices = [int(a.max()) - low + 1 if a.size else 1 for a, low in zip(arrays, lows, strict=True)]
-    if math.prod(radices) < 2**62:  # a mixed-radix key per tuple: the same codes, sorted the same way,
-        key = np.zeros(n, dtype=np.int64)  # as the unique rows, 10-20 times faster
-        for a, low, radix in zip(arrays, lows, radices, strict=True):
-            key *= radix
-            key += a - low
-        return np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
-    _, inverse = np.unique(np.stack(arrays, axis=1), axis=0, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64)
-
-
 def _root_code(col: GeneralizedColumn, kept: np.ndarray) -> int:
     """The code of column ``col``'s root value: that of a kept cell at ``height == max_height`` (max_height > 0),
     else a fresh code no cell uses."""
@@ -142,7 +123,7 @@ def nmi(view: Generalized, target_codes: np.ndarray, joint: bool = True, adjuste
     if not joint and view.r > 0:
         return float(nmi_columns(view, target_codes, adjusted, suppressed).mean())
     originals, releaseds, c = _sides(view, target_codes, suppressed)
-    return _ratio(_labels(releaseds, c.size), _labels(originals, c.size), c, adjusted)
+    return _ratio(tuple_codes(releaseds, c.size), tuple_codes(originals, c.size), c, adjusted)
 
 
 def plugin_mi_bias(x_codes: np.ndarray, target_codes: np.ndarray) -> float:
@@ -160,4 +141,4 @@ def plugin_mi_bias(x_codes: np.ndarray, target_codes: np.ndarray) -> float:
 def joint_codes(view: Generalized, released: bool = True) -> np.ndarray:
     """One code per record for its tuple of released (or original) quasi-identifier codes (no suppression
     policy applied): the X of the joint nmi, e.g. for ``plugin_mi_bias``."""
-    return _labels([col.released if released else col.original for col in view.columns], view.n)
+    return tuple_codes([col.released if released else col.original for col in view.columns], view.n)

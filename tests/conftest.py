@@ -51,9 +51,58 @@ SLOW_MODULES = ("test_app", "test_browser", "test_downloads", "test_notebooks", 
                 "test_local_studies")
 
 
+# Tests of the library modules that run at full size (the registry, Adult, ARX's published cases) are slow too: each
+# still runs in `make test`, while the fast loop keeps the property tests against brute force on small random tables.
+# Keys are "module::test" (any parameters), "module::" (a whole module) or "module::*[parameters]"; values say why.
+SLOW_TESTS = {
+    "test_privacy::test_arx_junit_optimum": "ARX's published optima on Adult",
+    "test_privacy::test_grassberger_differs_from_arx_only_by_its_early_exit": "two bnb searches on Adult",
+    "test_privacy_models::test_arx_junit_optimum": "ARX's published optima on Adult",
+    "test_delta_presence::test_arx_junit_optimum": "ARX's published optima on Adult",
+    "test_compare_optimum::test_registry_k5_5pct_dm_optimum_is_474388_not_the_best_k_minimal_node":
+        "every registry node, cell level",
+    "test_compare_optimum::test_compare_cli_prints_and_writes_the_true_optimum": "the registry's comparison",
+    "test_compare_optimum::test_lattice_overview_on_the_registry_ola_and_flash_with_dm": "the registry's lattice",
+    **dict.fromkeys([f"test_cli::{name}" for name in (
+        "test_run_json_prints_one_object_with_the_contract_keys", "test_out_writes_release_and_provenance",
+        "test_release_keeps_column_order_without_identifying_columns",
+        "test_release_is_k_anonymous_with_suppressed_rows_marked", "test_release_rows_are_shuffled",
+        "test_shuffle_is_reproducible_with_the_same_seed", "test_provenance",
+        "test_human_readable_run_names_node_measures_and_files")], "the registry run twice (module fixture)"),
+    "test_class_count::*[registry]": "the registry's run, released and read back (module fixture)",
+    "test_sweep::test_the_studies_grids_give_the_same_rows": "the published studies' grids",
+    "test_sweep::test_ayala_riveras_grid_gives_the_same_rows": "a published study's grid",
+    "test_search_bnb::test_checks_fewer_nodes_than_exhaustive_on_the_registry": "the registry's lattice",
+    "test_search_bnb::test_prunes_on_adult": "Adult",
+    "test_risk_population::test_workbench_risk_of_a_research_subset_measures_journalist_risk_against_its_population":
+        "a population table",
+    "test_explore::test_a_user_measure_declared_monotone_that_is_not_is_flagged": "the registry, twice",
+    "test_explore::test_on_the_registry_at_k5_with_5_percent_dm_and_loss_break_monotonicity_and_monotone_ones_do_not":
+        "the registry",
+    "test_report_summary::test_the_registry_warns_that_a_second_release_singles_out_people":
+        "the registry's run and a second release (module fixture)",
+    "test_report_summary::test_the_remedy_a_release_that_generalizes_both_is_checked": "the same registry fixture",
+    "test_report_summary::test_l_diversity_and_t_closeness_are_said_in_words": "Adult's runs under l and t",
+}
+
+
+def _slow_test(item: pytest.Item) -> bool:
+    if item.path.stem.startswith(SLOW_MODULES):
+        return True
+    test = f"{item.path.stem}::{item.name}"
+    for key in SLOW_TESTS:
+        if "*" in key:
+            prefix, suffix = key.split("*", 1)
+            if test.startswith(prefix) and test.endswith(suffix):
+                return True
+        elif test.startswith(key) if key.endswith("::") else test.split("[")[0] == key:
+            return True
+    return False
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.stem.startswith(SLOW_MODULES):
+        if _slow_test(item):
             item.add_marker(pytest.mark.slow)
 
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import measures as M
-from measures.information import _labels
+from measures._view import tuple_codes
 from workbench.data import Dataset
 from workbench.grouping import class_sizes, distinct_rows, group_rows, row_keys
 from workbench.hierarchy.tree import Hierarchy
@@ -205,7 +205,7 @@ def test_measures_group_wide_views_like_a_dict_count(seed):
                                         np.ones(1000, dtype=np.int64)) for j in range(r))
     view = M.Generalized(columns, np.zeros(n, dtype=bool), 2)
     classes = view.class_of_row.tolist()
-    labels = _labels([codes[:, j] for j in range(r)], n).tolist()
+    labels = tuple_codes([codes[:, j] for j in range(r)], n).tolist()
     for a in range(n):
         for b in range(n):
             assert (classes[a] == classes[b]) == (tuples[a] == tuples[b])

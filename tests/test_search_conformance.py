@@ -7,6 +7,7 @@ it holds (LIGHTNING, when it exhausts its queue: tests/test_search_lightning.py)
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -41,7 +42,10 @@ def _run(algorithm: str, ds, k: int, sup: float, measure: str, limits: Limits = 
     return ALGORITHMS[algorithm].search(space, objective, limits), ev
 
 
-def _optimal(ds, k, sup, measure):
+@functools.cache
+def _exhaustive(seed: int, measure: str):
+    """Exhaustive search's result on case ``seed``: computed once per worker, shared by every algorithm's test."""
+    ds, k, sup = _case(seed)
     return _run("exhaustive", ds, k, sup, measure)[0]
 
 
@@ -66,7 +70,7 @@ def test_optimal_algorithms_match_exhaustive(algorithm):
     for seed in range(CASES):
         ds, k, sup = _case(seed)
         for measure in objectives:
-            reference = _optimal(ds, k, sup, measure)
+            reference = _exhaustive(seed, measure)
             result, _ = _run(algorithm, ds, k, sup, measure)
             context = (algorithm, seed, k, sup, measure, ds.encoded and [c.height for c in ds.encoded])
             if reference.optimum is None:
@@ -92,7 +96,7 @@ def test_heuristics_return_admissible_nodes(algorithm):
             continue
         assert result.optimum is not None, (algorithm, seed)
         _assert_admissible(result, ds, k, sup)
-        reference = _optimal(ds, k, sup, MONOTONE[seed % len(MONOTONE)])
+        reference = _exhaustive(seed, MONOTONE[seed % len(MONOTONE)])
         assert result.value >= reference.value - 1e-9
         if result.proven_optimal:  # only an anytime heuristic that searched its whole space (LIGHTNING) proves
             assert ALGORITHMS[algorithm].anytime and result.optimum == reference.optimum, (algorithm, seed)
