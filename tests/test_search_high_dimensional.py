@@ -84,7 +84,9 @@ def test_time_limit_is_honoured_with_the_scoring(algorithm, survey12):
     start = time.perf_counter()
     found = search(study, ds)
     elapsed = time.perf_counter() - start  # with building the evaluator (the bottom frequency set) and the objective
-    assert found.seconds <= 2.0 * 1.05 + 0.1 and elapsed <= 2.0 + 1.0, (found.seconds, elapsed)
+    # honoured, not ignored (a search once scored for 100 s past its limit); how closely, on a quiet machine, is
+    # printed by tests/benchmarks/bench_anytime.py: a loaded CI machine stretches the last step by tenths of a second
+    assert found.seconds <= 2.0 + 0.5 and elapsed <= 2.0 + 2.0, (found.seconds, elapsed)
     said = ("time limit of 2 s reached", "time budget of 2 s used")  # LIGHTNING's budget is its own
     assert not found.proven_optimal and any(s in found.note for s in said)
     if algorithm not in ("bnb", "lightning"):  # the share of the lattice decided: Flash and OLA
