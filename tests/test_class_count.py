@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests._app import APP, captured_downloads, goto
+from tests._app import APP, captured_downloads, goto, people_config
 from tests._cli import call
 from workbench import cli
 from workbench.config import Study, load_study
@@ -36,20 +36,12 @@ from workbench.views.node_details import node_details
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = ROOT / "sample_configs" / "registry.toml"
 
-PEOPLE_CONFIG = """[data]
-path = "people.csv"
-[attributes.age]
-role = "quasi"
-builder = { kind = "intervals", widths = [5, 10, 20, 40] }
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-[attributes.visits]
+PEOPLE_CONFIG = people_config("""[attributes.visits]
 role = "insensitive"
 [privacy]
 k = 3
 max_suppression = 0.1
-"""
+""")
 
 
 def people_csv() -> bytes:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests._app import people_config
 from tests._cli import call
 from workbench.config import study_from_dict
 from workbench.errors import ConfigError
@@ -92,15 +93,7 @@ def _people(seed: int = 3, n: int = 60) -> pd.DataFrame:
                          "diagnosis": rng.choice(VALUES, n)})
 
 
-CONFIG = """[data]
-path = "people.csv"
-[attributes.age]
-role = "quasi"
-builder = { kind = "intervals", widths = [5, 10, 20, 40] }
-[attributes.sex]
-role = "quasi"
-builder = { kind = "groupings", levels = [{ F = "*", M = "*" }] }
-[attributes.diagnosis]
+CONFIG = people_config("""[attributes.diagnosis]
 role = "sensitive"
 [privacy]
 k = 2
@@ -113,7 +106,7 @@ algorithm = "exhaustive"
 objective = "entropy"
 [measures]
 compare = ["entropy", "dm"]
-"""
+""")
 
 
 @pytest.fixture()
