@@ -108,7 +108,7 @@ DESCRIPTION = "no sensitive value makes up more than α of a class; k is the rul
 
 KIND = kind.PrivacyModelKind(
     id="alpha_k", label="(α, k)-anonymity", description=DESCRIPTION,
-    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+    keys={"attribute": kind.SENSITIVE_ATTRIBUTES,
           "alpha": kind.ConfigKey((int, float), doc="α, in (0, 1]"),
           "k": kind.ConfigKey((int,), doc="its own k, at least 1 (default: privacy.k)"),
           "values": kind.ConfigKey((list,), doc="the sensitive values bounded (default: every value)")},

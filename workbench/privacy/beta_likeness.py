@@ -106,7 +106,7 @@ DESCRIPTION = ("no sensitive value's share in a class exceeds its share in the t
 
 KIND = kind.PrivacyModelKind(
     id="beta_likeness", label="β-likeness", description=DESCRIPTION,
-    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+    keys={"attribute": kind.SENSITIVE_ATTRIBUTES,
           "variant": kind.ConfigKey((str,), VARIANTS, "basic"),
           "beta": kind.ConfigKey((int, float), doc="β, a positive number")},
     check=check, build=each_attribute(build_one), short=_short, sensitive_key="attribute",

@@ -85,7 +85,7 @@ DESCRIPTION = ("every sensitive value's share in a class is within a factor 2^δ
 
 KIND = kind.PrivacyModelKind(
     id="delta_disclosure", label="δ-disclosure privacy", description=DESCRIPTION,
-    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+    keys={"attribute": kind.SENSITIVE_ATTRIBUTES,
           "delta": kind.ConfigKey((int, float), doc="δ, a positive number")},
     check=check, build=each_attribute(build_one), short=_short, sensitive_key="attribute",
     citation="Brickell & Shmatikov, KDD 2008",

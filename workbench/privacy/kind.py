@@ -53,6 +53,11 @@ class ConfigKey:
     doc: str = ""
 
 
+SENSITIVE_ATTRIBUTES = ConfigKey((str, list), doc="the sensitive attribute, or a list of them")
+"""The ``attribute`` key of every model on sensitive attributes (``sensitive_key``): one name, or a list, each
+checked."""
+
+
 @dataclass(frozen=True)
 class BuildContext:
     """What a builder gets besides the spec: the dataset, the study's k (for a model with a k of its own that

@@ -224,7 +224,7 @@ DESCRIPTION = ("every class holds at least ℓ well-represented values of the se
 
 KIND = kind.PrivacyModelKind(
     id="l_diversity", label="ℓ-diversity", description=DESCRIPTION,
-    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+    keys={"attribute": kind.SENSITIVE_ATTRIBUTES,
           "variant": kind.ConfigKey((str,), VARIANTS, "distinct"),
           "l": kind.ConfigKey((int, float), doc="ℓ, at least 1 (a whole number but for entropy)"),
           "c": kind.ConfigKey((int, float), doc="c of recursive (c, ℓ)-diversity, positive"),

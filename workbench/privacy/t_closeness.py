@@ -194,7 +194,7 @@ DESCRIPTION = ("each class's distribution of the sensitive attribute is within t
 
 KIND = kind.PrivacyModelKind(
     id="t_closeness", label="t-closeness", description=DESCRIPTION,
-    keys={"attribute": kind.ConfigKey((str, list), doc="the sensitive attribute, or a list of them"),
+    keys={"attribute": kind.SENSITIVE_ATTRIBUTES,
           "variant": kind.ConfigKey((str,), VARIANTS, "equal", "the ground distance"),
           "t": kind.ConfigKey((int, float), doc="t, in (0, 1]")},
     check=check, build=each_attribute(build_one), short=_short, sensitive_key="attribute",
