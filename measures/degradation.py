@@ -64,17 +64,19 @@ def _majority(y_tr: np.ndarray, K: int) -> int:
     return int(np.argmax(np.bincount(y_tr, minlength=K)))
 
 
-def _one_hot(X_tr, X_te, miss_tr, miss_te) -> tuple[np.ndarray, np.ndarray]:
+def _one_hot(X_tr, X_te, miss_tr, miss_te):
+    """One-hot encodings of the training and held-out rows as sparse CSR matrices (a table with a thousand distinct
+    values would otherwise hold a dense float matrix a thousand columns wide); a missing record's row is all zeros."""
+    from scipy import sparse
     from sklearn.preprocessing import OneHotEncoder
 
-    enc = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
+    enc = OneHotEncoder(handle_unknown="ignore", sparse_output=True, dtype=np.float64)
     enc.fit(X_tr[~miss_tr] if (~miss_tr).any() else X_tr)
     with warnings.catch_warnings():  # unknown categories are the policy, not a surprise
         warnings.simplefilter("ignore", UserWarning)
         A, B = enc.transform(X_tr), enc.transform(X_te)
-    A[miss_tr] = 0.0
-    B[miss_te] = 0.0
-    return A, B
+    keep_tr, keep_te = sparse.diags((~miss_tr).astype(np.float64)), sparse.diags((~miss_te).astype(np.float64))
+    return (keep_tr @ A).tocsr(), (keep_te @ B).tocsr()
 
 
 def _sklearn(make: Callable[[int], object]) -> FitPredict:

@@ -83,6 +83,17 @@ SLOW_TESTS = {
         "the registry's run and a second release (module fixture)",
     "test_report_summary::test_the_remedy_a_release_that_generalizes_both_is_checked": "the same registry fixture",
     "test_report_summary::test_l_diversity_and_t_closeness_are_said_in_words": "Adult's runs under l and t",
+    **dict.fromkeys([f"test_degradation::{name}" for name in (
+        "test_shape_reproducible_and_progress", "test_identical_release_has_no_degradation",
+        "test_everything_generalized_away_is_zeror", "test_suppressed_cells_are_missing_whatever_they_hold",
+        "test_all_suppressed_predicts_the_prior")], "every classifier trained on five folds of two tables"),
+    "test_report_pdf::": "the report laid out as PDF pages (WeasyPrint) and read back",
+    "test_report::test_the_command_writes_html_and_pdf_whole_and_refuses_to_overwrite": "the report's PDF, twice",
+    "test_dependencies::test_the_guard_is_fast_on_300000_records": "300,000 records",
+    "test_cli_search::test_run_accepts_every_algorithm_and_writes_its_trace": "the registry searched by every search",
+    "test_mondrian::test_on_adult_at_k10_mondrian_beats_the_best_full_domain_node_on_loss_within_seconds": "Adult",
+    "test_local_privacy::test_mondrian_on_adult_with_other_variants": "Adult under each variant",
+    "test_local::test_col_mi_weights_option_reaches_measure_and_engine": "the registry's local run, twice",
 }
 
 
@@ -100,9 +111,54 @@ def _slow_test(item: pytest.Item) -> bool:
     return False
 
 
+# A test that starts the app (AppTest), a browser or an app server is slow wherever it is: found by the names its
+# source, its module's helpers or its fixtures use.
+APP_DRIVERS = ("AppTest", "app_server", "sync_playwright", "ready_own_table", "captured_downloads")
+
+
+def _app_helpers(module: object) -> set[str]:
+    """Names of ``module``'s functions (fixtures included) that drive the app, directly or through each other."""
+    import inspect
+
+    sources = {}
+    for name, value in vars(module).items():
+        function = getattr(value, "__wrapped__", value)  # a fixture's function
+        if inspect.isfunction(function) and function.__module__ == module.__name__:
+            try:
+                sources[name] = inspect.getsource(function)
+            except OSError:
+                continue
+    drivers: set[str] = set()
+    markers = set(APP_DRIVERS)
+    while True:
+        found = {name for name, text in sources.items() if name not in drivers and any(m in text for m in markers)}
+        if not found:
+            return drivers
+        drivers |= found
+        markers |= {f"{name}(" for name in found} | {f"{name}," for name in found} | {f"{name})" for name in found}
+
+
+def _drives_the_app(item: pytest.Item, helpers: dict[str, set[str]]) -> bool:
+    module = getattr(item, "module", None)
+    if module is None:
+        return False
+    if module.__name__ not in helpers:
+        helpers[module.__name__] = _app_helpers(module)
+    mine = helpers[module.__name__]
+    name = getattr(item, "originalname", item.name)
+    return name in mine or any(fixture in mine for fixture in getattr(item, "fixturenames", ()))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast loop (``-m "not slow"``) draws fewer random examples per property test (``tests/_examples.py``)."""
+    if (config.getoption("markexpr", "") or "").strip() == "not slow":
+        os.environ["WORKBENCH_FAST_TESTS"] = "1"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    helpers: dict[str, set[str]] = {}
     for item in items:
-        if _slow_test(item):
+        if _slow_test(item) or _drives_the_app(item, helpers):
             item.add_marker(pytest.mark.slow)
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from workbench.lattice.antichain import DOWN, UP, AntichainStore, minimal_nodes
 from workbench.lattice.space import Lattice
 
@@ -32,7 +33,7 @@ def test_empty_and_zero_width():
         AntichainStore(2, "sideways")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(heights=st.lists(st.integers(0, 3), min_size=1, max_size=4), direction=st.sampled_from([UP, DOWN]),
        data=st.data())
 def test_store_matches_brute_force(heights, direction, data):
@@ -53,7 +54,7 @@ def test_store_matches_brute_force(heights, direction, data):
             assert not below(a, b)  # an antichain
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(heights=st.lists(st.integers(0, 3), min_size=1, max_size=4), data=st.data())
 def test_minimal_nodes_match_brute_force(heights, data):
     nodes = list(Lattice(tuple(heights)).nodes())

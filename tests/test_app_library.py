@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from tests._random_tables import random_dataset, random_node
 from workbench import cli
 from workbench.config import study_from_dict
@@ -60,7 +61,7 @@ def test_groupings_from_table_builds_the_tree_it_describes():
     assert build_hierarchy(flat, ["F", "M"], "sex").height == 1
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 10_000))
 def test_value_mappings_reproduce_the_released_table(seed):
     """Every (original, released) pair of the release, counted: joined back onto the data they give the

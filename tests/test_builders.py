@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from workbench.errors import ConfigError
 from workbench.hierarchy.builders import build_hierarchy, dates, groupings, masking
 from workbench.hierarchy.intervals import intervals
@@ -130,7 +131,7 @@ def test_builders_reject_empty_value_sets():
         intervals([], [5])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.integers(-200, 200), min_size=1, max_size=40),
     st.lists(st.integers(1, 4), min_size=1, max_size=4),
@@ -160,7 +161,7 @@ def _neg(label: str) -> tuple[int, int]:
     return -int(lo), int(hi)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.decimals(-1000, 1000, places=2, allow_nan=False), min_size=1, max_size=30))
 def test_intervals_property_decimal_data(decimals):
     values = [str(d) for d in decimals]
@@ -203,7 +204,7 @@ def test_masking_bad_char(char):
         masking(["12"], char=char)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.integers(1, 8).flatmap(lambda n: st.lists(st.text("0123456789ab", min_size=n, max_size=n), min_size=1))
 )
@@ -265,7 +266,7 @@ def test_dates_unparseable_values_name_values_and_format():
     assert "2 value(s)" in message
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     st.lists(st.dates(dt.date(1900, 1, 1), dt.date(2100, 12, 31)), min_size=1, max_size=40),
     st.sampled_from([["week", "year", "decade"], ["month", "quarter", "year"], ["quarter", "decade"], []]),
@@ -325,7 +326,7 @@ def test_groupings_bad_levels(levels):
         groupings(["a"], levels)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     st.lists(st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=6), min_size=1)
 )

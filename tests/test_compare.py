@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from tests.conftest import ROOT
 from workbench import compare
 from workbench.cli import main
@@ -32,7 +33,7 @@ from workbench.study import load_dataset
 TEACHING = ROOT / "sample_configs" / "teaching.toml"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(values=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=12))
 def test_pareto_front_matches_brute_force(values):
     df = pd.DataFrame(values, columns=["a", "b", "c"])
@@ -171,7 +172,7 @@ def _random_study(seed: int, k: int, sup: float, max_rows: int = 40):
     return study, dataset
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), sup=st.sampled_from([0.0, 0.05, 0.2, 0.6]))
 def test_candidates_match_every_node_evaluated(seed, k, sup):
     """Top-down tagging finds exactly the k-anonymous nodes a full scan finds (in lattice order); k above the
@@ -194,7 +195,7 @@ def test_candidates_match_every_node_evaluated(seed, k, sup):
     assert top == [tuple(int(v) for v in row) for row in best[ds.quasi_identifiers].to_numpy()]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), sup=st.sampled_from([0.0, 0.1, 0.5]))
 def test_solution_rows_equal_an_independent_reference(seed, k, sup):
     """The lattice rows (every admissible node) hold the measures of docs/measures.md computed independently on the
@@ -272,7 +273,7 @@ def test_progress_reaches_one_once_per_job():
     assert len(seen) == len(df) and seen[-1] == 1.0 and seen == sorted(seen)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(columns=st.lists(st.lists(st.integers(-3, 40), min_size=0, max_size=30), min_size=2, max_size=4))
 def test_joint_codes_equal_the_unique_rows(columns):
     """nmi's tuple codes (a mixed-radix key) are the inverse of the unique rows (the definition)."""
@@ -292,7 +293,7 @@ def test_joint_codes_equal_the_unique_rows(columns):
         assert view.class_of_row.tolist() == list(expected)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lattice=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=0, max_size=6),
        local=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=2))
 def test_global_vs_local_against_a_direct_reading(lattice, local):
@@ -339,7 +340,7 @@ def test_degradation_summary_reshapes_the_chosen_rows():
         assert r.solution == df.loc[r.row, "solution"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), sup=st.sampled_from([0.0, 0.1, 0.5]))
 def test_node_view_is_the_releases_view(seed, k, sup):
     """The lattice rows' view of a node equals Release.from_node(...).view() array for array."""

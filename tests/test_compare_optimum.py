@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import measures as M
+from tests._examples import examples
 from tests._reference_measures import INDEPENDENT, node_of, reference_measures, reference_risk
 from tests.conftest import ROOT
 from workbench import compare
@@ -72,7 +73,7 @@ def _brute_force(study: Study, dataset: Dataset) -> dict[str, tuple[float, list[
     return out
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), sup=st.sampled_from([0.0, 0.1, 0.25, 0.5]))
 def test_optima_equal_a_brute_force_over_every_node(seed, k, sup):
     """For every measure id, ``lattice_optima`` reports the best value over all admissible nodes (not over
@@ -171,7 +172,7 @@ def test_k_minimal_shortcut_only_for_monotone_measures():
 
 
 # ------------------------------------------------------------------ the Lattice page's optimum
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), sup=st.sampled_from([0.1, 0.25, 0.5]),
        objective=st.sampled_from(["dm", "loss", "aecs", "precision_nm", "entropy_nm", "entropy"]))
 def test_lattice_overview_marks_the_optimum_over_every_node_whatever_the_search(seed, k, sup, objective):

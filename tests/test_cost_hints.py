@@ -36,12 +36,13 @@ def test_the_estimate_follows_the_table():
 
 
 def test_the_estimate_is_the_right_size():
-    """The estimate against a run on this machine: within a factor of 10 (the machine may be busy)."""
+    """The estimate against a run on this machine: within a factor of 10, in CPU seconds of this process (a busy
+    machine stretches the wall-clock time, not the work)."""
     study = load_study("sample_configs/registry.toml", ["data.rows=4000", "privacy.k=5"])
     ds = load_dataset(study)
-    start = time.perf_counter()
+    start = time.process_time()
     compare.local_solutions(study, ds, compare.COMPARED_LOCAL_ALGORITHMS)
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     estimate = policy.local_engine_seconds(policy.distinct_records(ds))
     assert estimate / 10 <= seconds <= estimate * 10 + 1, (estimate, seconds)
 

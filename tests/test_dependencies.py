@@ -18,6 +18,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from tests._random_tables import random_hierarchy
 from workbench import cli
 from workbench.data import Dataset
@@ -108,7 +109,7 @@ def _planted(seed: int) -> tuple[Dataset, set[tuple[str, str, int, int]]]:
             _brute_force(table, roles | {"row": "insensitive"}, paths, heights))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_determinations_match_brute_force_on_planted_dependencies(seed):
     ds, expected = _planted(seed)
@@ -330,7 +331,7 @@ def _as_tuple(r: Relation) -> tuple:
     return r.kind, r.columns, r.quasi_identifier, r.level, r.distinct, r.rows, r.coefficients, r.constant
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_combined_determinations_match_brute_force(seed):
     ds, labels, threshold = _with_formulas_and_pairs(seed)

@@ -10,6 +10,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from workbench.readers import _as_text, _as_text_column, _read_text_arrow, _with_header
 from workbench.release.output import _NUMBER, FORMULA_STARTS, csv_bytes, escape_formulas, mark_missing
 
@@ -24,7 +25,7 @@ def _pandas(text: str) -> pd.DataFrame | Exception:
         return exc
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.sampled_from(["h1,h2\n", "h1,h2,h3\r\n", "a\n", "x,\n"]), st.lists(st.sampled_from(PIECES), max_size=60))
 def test_arrow_reader_reads_what_pandas_reads(header, pieces):
     text = header + "".join(pieces)
@@ -46,7 +47,7 @@ def test_arrow_reader_takes_a_plain_table():
 cells = st.one_of(st.none(), st.lists(st.sampled_from(PIECES), max_size=4).map("".join))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(cells, cells, cells), min_size=1, max_size=30), st.booleans(), st.integers(1, 7))
 def test_csv_bytes_equal_to_csv(rows, categorical, block):
     frame = pd.DataFrame(rows, columns=["a b", "=c", 'd"'], dtype=object)
@@ -55,7 +56,7 @@ def test_csv_bytes_equal_to_csv(rows, categorical, block):
     assert csv_bytes(frame, block=block) == frame.to_csv(index=False).encode("utf-8")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(cells, min_size=1, max_size=30), st.booleans())
 def test_missing_and_formulas_per_distinct_value_equal_cell_by_cell(values, categorical):
     column = pd.Series(values, dtype=object)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import measures as M
 from measures._view import tuple_codes
+from tests._examples import examples
 from workbench.data import Dataset
 from workbench.grouping import class_sizes, distinct_rows, group_rows, row_keys
 from workbench.hierarchy.tree import Hierarchy
@@ -37,7 +38,7 @@ def _random_codes(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     return rows[rng.integers(0, base, size=n)], cards
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), give_cards=st.booleans(), weighted=st.booleans())
 def test_grouping_matches_a_dict_count_for_any_key_space(seed, give_cards, weighted):
     rng = np.random.default_rng(seed)
@@ -189,7 +190,7 @@ def test_seven_quasi_identifiers_on_1200_rows():
 
 
 # ------------------------------------------------------------------ measures keep their own grouping
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_measures_group_wide_views_like_a_dict_count(seed):
     """measures/ may not import workbench: its own grouping (Generalized.class_of_row, the tuple labels of

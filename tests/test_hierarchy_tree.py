@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from tests._random_tables import random_hierarchy
 from tests.conftest import ADULT
 from workbench.errors import HierarchyError
@@ -23,7 +24,7 @@ def test_empty_value_is_an_ordinary_row():
     assert h.values == ["", "a"] and h.validate(["", "a"]).ok
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), leaves=st.integers(1, 8), height=st.integers(0, 4))
 def test_arx_round_trip(seed, leaves, height):
     import numpy as np
@@ -85,7 +86,7 @@ def test_adult_hierarchies_are_valid():
         assert Hierarchy.parse_arx(Hierarchy.read_arx(path).to_arx()).rows == Hierarchy.read_arx(path).rows
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), leaves=st.integers(1, 30), height=st.integers(0, 4),
        max_leaves=st.integers(1, 12))
 def test_tree_layout_draws_each_node_once_under_its_parent(seed, leaves, height, max_leaves):

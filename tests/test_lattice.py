@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import measures as M
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS
@@ -57,7 +58,7 @@ def _brute_force_classes(ds, node):
     return Counter(keys)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 8), sup=st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.3]))
 def test_evaluation_matches_brute_force(seed, k, sup):
     ds = random_dataset(seed, max_rows=25)
@@ -71,7 +72,7 @@ def test_evaluation_matches_brute_force(seed, k, sup):
         assert e.k_anonymous == (suppressed <= math.floor(sup * ds.n + 1e-9))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6))
 def test_rolled_up_frequency_set_equals_direct(seed, k):
     ds = random_dataset(seed)
@@ -98,7 +99,7 @@ def test_rollup_refuses_a_source_above():
             ev.rollup(ev.direct(top), ev.lattice.bottom)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 8))
 def test_monotonicity_up_the_lattice(seed, k):
     """Suppression never increases going up (Samarati 2001); Prec, DM*, entropy never decrease
@@ -116,7 +117,7 @@ def test_monotonicity_up_the_lattice(seed, k):
                 assert f(there) >= f(here) - 1e-9, (mid, node, succ)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 8), sup=st.sampled_from([0.0, 0.05, 0.1, 0.5]),
        objective=st.sampled_from(sorted(M.LATTICE_MEASURES)))
 def test_exhaustive_returns_the_brute_force_optimum(seed, k, sup, objective):

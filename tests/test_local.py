@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import measures as M
 from tests._engine_checks import assert_generalizes
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from tests.conftest import ROOT
 from workbench.cli import main
@@ -110,7 +111,7 @@ def _covered_counts(problem: LocalProblem, columns, released_rows: np.ndarray, l
     return np.array(counts)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 6), algorithm=st.sampled_from(sorted(ALGORITHMS)),
        use_range=st.booleans())
 def test_local_releases_keep_their_guarantee(seed, k, algorithm, use_range):
@@ -253,7 +254,7 @@ def test_col_mi_weights_option_reaches_measure_and_engine(capsys):
     assert "col_mi_weights" in capsys.readouterr().err
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 10_000), st.booleans())
 def test_lub_table_is_the_least_cost_common_ancestor_by_brute_force(seed, monotone):
     """On random DAG posets with one top, under the Vinterbo cost or arbitrary (PMI-like) node costs: each
@@ -278,7 +279,7 @@ def test_lub_table_is_the_least_cost_common_ancestor_by_brute_force(seed, monoto
             assert table[v, w] == (v if v == w else min(common, key=lambda a: (c[a], a)))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 10_000), max_cells=st.sampled_from([1, 50, 4_000_000]))
 def test_group_lubs_are_each_groups_lub(seed, max_cells):
     """All groups at once (chunked down to one group per step with a tiny ``max_cells``) equal one
@@ -381,7 +382,7 @@ def _disjoint_greedy_brute_force(ds, k: int, range_first: bool) -> tuple[list[Co
     return clusters, labels
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), use_range=st.booleans(),
        min_batch=st.sampled_from([256, 1]))
 def test_greedy_equals_a_brute_force_of_its_definition(seed, k, use_range, min_batch):

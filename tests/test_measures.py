@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import measures as M
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from tests.conftest import CONFORMANCE
 from workbench.data import Dataset
@@ -188,7 +189,7 @@ def _adult_scorer(ds: Dataset) -> NodeScorer:
 
 
 # ------------------------------------------------------------------------------------ fast path == cells
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6))
 def test_fast_path_equals_cell_level_on_every_node(seed, k):
     ds = random_dataset(seed)
@@ -201,7 +202,7 @@ def test_fast_path_equals_cell_level_on_every_node(seed, k):
             assert m.node(fast_view) == pytest.approx(m.cell(view), rel=1e-9, abs=1e-9), (mid, node)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_measures_invariant_to_row_order(seed):
     ds = random_dataset(seed)
@@ -213,7 +214,7 @@ def test_measures_invariant_to_row_order(seed):
         assert a[mid] == pytest.approx(b[mid], rel=1e-12, abs=1e-12), mid
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5))
 def test_attribute_values_aggregate_to_the_measure(seed, k):
     """Per-attribute values (``attribute_values``, printed as ``attribute_measures``) combine to the scalar by
@@ -263,7 +264,7 @@ def _interval_dataset(seed: int) -> Dataset:
     return Dataset.create(pd.DataFrame(frame), {q: "quasi" for q in hierarchies}, hierarchies)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 4))
 def test_loss_with_interval_shares_fast_path_and_bound(seed, k):
     """With interval shares too: the fast path equals the cell-level loss on every node, and ARX's lower bound
@@ -283,7 +284,7 @@ def test_loss_with_interval_shares_fast_path_and_bound(seed, k):
                 assert bound <= loss[other] + 1e-12, (node, other)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_local_release_of_a_full_domain_node_has_the_node_s_loss(seed):
     """A local release over tree posets (from the hierarchies) that releases every record at one lattice node's

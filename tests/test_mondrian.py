@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests._engine_checks import assert_generalizes
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from workbench import compare
 from workbench.config import load_study, study_from_dict
@@ -80,7 +81,7 @@ def _allowable_cut_exists(problem: LocalProblem, part: np.ndarray, k: int) -> bo
     return False
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 6), with_numeric=st.booleans())
 def test_every_partition_holds_k_records_and_no_allowable_cut_is_left(seed, k, with_numeric):
     ds = random_dataset(seed, max_rows=60, max_qis=3)

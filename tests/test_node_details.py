@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import measures as M
+from tests._examples import examples
 from workbench.config import Study
 from workbench.errors import ConfigError
 from workbench.lattice.space import Lattice
@@ -76,7 +77,7 @@ def _brute_column(ds, j: int, node, k: int) -> dict[str, float]:
     }
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6))
 def test_contributions_sum_to_the_cell_level_measure(seed, k):
     ds = random_dataset(seed)
@@ -92,7 +93,7 @@ def test_contributions_sum_to_the_cell_level_measure(seed, k):
         assert i in details.not_decomposable and i not in set(details.contributions.measure)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6))
 def test_each_attribute_contribution_matches_brute_force(seed, k):
     ds = random_dataset(seed, max_rows=30)
@@ -112,7 +113,7 @@ def test_each_attribute_contribution_matches_brute_force(seed, k):
                 assert math.isclose(table.loc[(i, name), "contribution"], value, rel_tol=1e-9, abs_tol=1e-9), (i, name)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), sup=st.sampled_from([0.0, 0.1, 0.5]))
 def test_class_sizes_and_suppressed_records_match_brute_force(seed, k, sup):
     ds = random_dataset(seed)
@@ -150,7 +151,7 @@ def test_details_agree_with_the_lattice_table():
             assert math.isclose(d.measures[i], row[i], rel_tol=1e-9, abs_tol=1e-9), i
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5))
 def test_diff_against_brute_force(seed, k):
     ds = random_dataset(seed)

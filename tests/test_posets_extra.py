@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from workbench.errors import HierarchyError
 from workbench.local import greedy, greedy_overlapping, partition
 from workbench.local.lub import LocalColumn, LocalProblem
@@ -248,7 +249,7 @@ def check_describe(poset, states: np.ndarray) -> None:
 
 @pytest.mark.parametrize("kind", ["tree", "matrix", "range", "range_max_diff"])
 @given(seed=st.integers(0, 10_000))
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 def test_describe_of_finite_and_range_posets(kind, seed):
     rng = np.random.default_rng(seed)
     if kind == "matrix":
@@ -354,7 +355,7 @@ def _covers_by_brute_force(p: MultiValuePoset, released: list[list[int]], origin
     return False
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data())
 def test_multivalue_cover_matching_equals_brute_force(data):
     """``MultiValuePoset._covers`` (a maximum bipartite matching) decides what trying every injection does."""

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from workbench.data import Dataset
 from workbench.errors import ConfigError, VerificationError
@@ -96,7 +97,7 @@ def _registry_parts():
     return s.frame, s.roles, s.hierarchies
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), sup=st.sampled_from([0.0, 0.1, 0.3, 1.0]))
 def test_every_written_release_passes_reverification(tmp_path_factory, seed, k, sup):
     ds = random_dataset(seed)

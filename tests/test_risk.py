@@ -27,6 +27,7 @@ import pytest
 from scipy import special
 
 from tests._cli import call
+from tests._examples import examples
 from tests._random_tables import random_dataset, random_node
 from workbench import risk as R
 from workbench.data import Dataset
@@ -525,7 +526,7 @@ def test_record_risks_of_no_records_is_empty() -> None:
 
 
 # ---------------------------------------------------------------------------------------------- unique combinations
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(examples(8)))
 def test_unique_combinations_equal_a_brute_force(seed: int) -> None:
     """For every combination of quasi-identifiers: the records alone on it and those unique on it but on none of
     its proper subsets, counted row by row; every combination with few quasi-identifiers, up to 3 with more."""

@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from tests._reference_measures import reference_measures
 from tests.conftest import ROOT
@@ -76,7 +77,7 @@ def test_optimum_equals_a_brute_force_over_every_admissible_node():
     although the search prunes: a bound that is not a lower bound, or a prune on a tie, fails this. Every node's
     reference is computed once per table and serves the four measures."""
     pruned = dict.fromkeys(BRUTE_FORCE_MEASURES, 0)
-    for seed in range(25):
+    for seed in range(examples(25)):
         ds, k, sup = _case(seed)
         limit = math.floor(sup * ds.n + 1e-9)
         references = {}

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from tests.conftest import ROOT
 from workbench.data import Dataset
@@ -98,7 +99,7 @@ def test_datafly_seeded_tie_break_is_reproducible():
 
 # ---------------------------------------------------------------------------------------------- Samarati
 def test_samarati_returns_the_best_node_of_the_lowest_feasible_height():
-    for seed in range(100):
+    for seed in range(examples(100)):
         ds, k, sup = _case(seed)
         truth = _brute_force(ds, k, sup)
         measure = MEASURES[seed % len(MEASURES)]
@@ -127,7 +128,7 @@ def _recording(objective: Objective, seen: list) -> Objective:
 
 def test_incognito_finds_exactly_the_k_anonymous_nodes():
     pruned_somewhere = False
-    for seed in range(100):
+    for seed in range(examples(100)):
         ds, k, sup = _case(seed)
         truth = _brute_force(ds, k, sup)
         space, ev = _space(ds, k, sup)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import measures as M
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from workbench.lattice.evaluate import NodeEvaluator
 from workbench.lattice.search import ALGORITHMS
@@ -24,7 +25,7 @@ from workbench.objective import NodeScorer
 
 MONOTONE = [i for i, m in M.LATTICE_MEASURES.items() if m.monotone]
 NON_MONOTONE = [i for i, m in M.LATTICE_MEASURES.items() if not m.monotone]
-CASES = 200
+CASES = examples(200)
 
 
 def _case(seed: int):

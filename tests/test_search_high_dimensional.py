@@ -13,6 +13,7 @@ import pytest
 
 import measures as M
 from tests._cli import call
+from tests._examples import examples
 from tests._random_tables import random_dataset
 from workbench import policy
 from workbench.config import study_from_dict
@@ -46,7 +47,7 @@ def test_pruned_flash_finds_exhaustive_optimum_for_every_measure(dense, monkeypa
     if not dense:  # the sparse path, for lattices too large for the dense grid of undecided nodes
         monkeypatch.setattr(undecided, "DENSE_LIMIT", 0)
     pruned = 0
-    for seed in range(60 if dense else 25):
+    for seed in range(examples(60) if dense else examples(25)):
         ds, k, sup = _case(seed)
         for measure in M.LATTICE_MEASURES:
             reference = _run("exhaustive", ds, k, sup, measure, Limits())

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import measures as M
+from tests._examples import examples
 from tests._random_tables import random_dataset, random_hierarchy
 from workbench.data import Dataset
 from workbench.lattice.evaluate import NodeEvaluator
@@ -31,7 +32,7 @@ def test_integers_that_differ_at_ten_to_the_twelve_are_not_a_tie():
 nodes = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(items=st.dictionaries(nodes, st.integers(0, 2**53), min_size=1, max_size=20),
        offset=st.integers(0, 2**53 - 2**40))
 def test_best_of_is_the_exact_minimum_then_height_then_lexicographic(items, offset):
@@ -53,7 +54,7 @@ def _duplicated(seed: int) -> Dataset:
                           {c: hierarchy for c in names}, source="duplicated")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 4), sup=st.sampled_from([0.0, 0.1, 0.3]))
 def test_nodes_equal_up_to_the_attribute_order_tie_exactly(seed, k, sup):
     """Every fast path gives bit-identical values to the permutations of a node (they summed the attributes'
@@ -83,7 +84,7 @@ def test_the_rule_for_pruning():
     assert set(INTEGER_MEASURES) == {"height", "dm", "dm_star"}
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), sup=st.sampled_from([0.0, 0.1, 0.3]))
 def test_bnb_keeps_ties_when_the_bound_carries_rounding_noise(seed, k, sup):
     """Every node ties (value 1.0) and the bound is one ulp above the value (as a bound computed by another

@@ -5,12 +5,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._examples import examples
 from workbench.lattice import undecided
 from workbench.lattice.space import Lattice
 from workbench.lattice.undecided import ANONYMOUS, NOT_ANONYMOUS, UNDECIDED, UndecidedNodes
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(heights=st.lists(st.integers(0, 3), min_size=1, max_size=4), data=st.data())
 def test_grid_matches_the_brute_force_closure(heights, data):
     lattice = Lattice(tuple(heights))
