@@ -171,6 +171,29 @@ def test_the_registry_warns_that_a_second_release_singles_out_people(registry):
     assert list(attack_table(facts.attacks["checks"]).result)[-1] == matching.result
 
 
+def test_each_attack_has_one_result_in_the_summary_and_the_attacks_section(registry):
+    """One count, one name: the attacks section (and the Risk page, which shows the same table) states each attack's
+    result in the summary's words. The registry's two files written with one seed pair the same record on a row by
+    chance, and that row's joined group is below k: both places say it singles out no one (the pair does not tell
+    the attacker which row it is), neither calls it re-identified; the rencontres probability is computed here."""
+    from workbench.risk.attack_checks import CHANCE_LEVEL
+
+    c = registry[2].attacks["checks"]
+    summary = [a.result for a in registry[2].summary.attacks]
+    table = list(registry[2].attacks["table"].result)
+    assert [t[:len(s)] for t, s in zip(table, summary, strict=True)] == summary
+    same = c["unsorted_matching_same_seed"]
+    assert same["linked"] >= 1 and same["reidentified"] >= 1  # the case that read "1 re-identified" before
+    j = same["linked"]
+    assert same["rows"] == registry[1].release.n > 1000  # so the rows two independent shuffles pair by chance
+    # are Poisson(1): P(at least j) = 1 − Σ_{i<j} e^−1 / i!
+    chance = 1 - sum(math.exp(-1) / math.factorial(i) for i in range(j))
+    assert chance >= CHANCE_LEVEL
+    for text in (table[1], summary[1]):
+        assert text.startswith("singles out no one") and "re-identified" not in text
+    assert not any("re-identified" in t for t in table)
+
+
 def test_the_remedy_a_release_that_generalizes_both_is_checked(registry):
     """The remedy's node generalizes both releases, and joined with this release it singles out whom the attack
     says (here no one)."""
