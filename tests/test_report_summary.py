@@ -231,6 +231,21 @@ def test_l_diversity_and_t_closeness_are_said_in_words():
         assert -(shares * shares.map(math.log2)).sum() >= math.log2(3) - 1e-9
 
 
+def test_k_1_is_not_promised_as_a_crowd():
+    """At k = 1 the teaching table's release leaves a record alone in its group (counted from the released file), so
+    neither the first page nor the privacy-model section may say a person 'cannot tell which one is theirs'."""
+    study = wb.load_study(CONFIGS / "teaching.toml", ["privacy.k=1"])
+    result = wb.run(study)
+    frame = _released_file(result)
+    qis = result.dataset.quasi_identifiers
+    assert (frame.groupby(qis)[qis[0]].transform("size") == 1).any()  # someone is alone: the crowd promise is false
+    report = wb.build_report(study, result)
+    k_words = report.facts.summary.guarantee[0].words
+    assert "k = 1 asks nothing" in k_words and "cannot tell which one" not in k_words
+    assert "cannot tell which one" not in _section(report.html, "privacy-model")
+    assert all("at least 1 records" not in c.what for c in report.facts.summary.released)
+
+
 def _finding(n: int | None, remedy: str = "release once") -> AttackFinding:
     return AttackFinding("an attack", n is not None, n, 10 if n is not None else None,
                          "not checked: too large" if n is None else f"singles out {n} of 10 people", "it joins",
