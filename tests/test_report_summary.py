@@ -315,3 +315,10 @@ def test_the_export_page_shows_the_summary(teaching):
     assert list(released["what the release does"]) == [c.what for c in expected.released]
     risk = next(f for f in frames if list(f.columns) == ["figure", "input", "release"])
     assert list(risk.figure) == list(RISK_FIGURES) and list(risk.release) == [r.after for r in expected.risk]
+    withheld = [f for f in frames if "what the release does" in f.columns and f is not released]
+    assert len(withheld) == 1 and list(withheld[0]["column"]) == [c.name for c in expected.withheld]
+    unescaped = markdown.replace("\\", "")  # md() escapes Markdown's characters (the * of a suppressed value)
+    for g in expected.guarantee:  # the guarantee in words, and the decision record's options
+        assert f"**{g.name}**" in unescaped and g.words in unescaped
+    for o in OPTIONS:
+        assert f"**{o.name}**" in unescaped and o.means in unescaped
