@@ -140,7 +140,7 @@ def test_attacks_section_before_and_after_a_run() -> None:
     """Before a run: the input's values rarer than k (the library's report) with the tables without them; after a
     run: the attacks on its release as ``check_attacks`` computes them."""
     from workbench.risk import attacks
-    from workbench.risk.attack_checks import check_attacks
+    from workbench.risk.attack_checks import check_attacks, shares_row_order
 
     with captured_downloads() as seen:  # the tables without the rare values: produced on click
         at = _risk_page("teaching")
@@ -164,8 +164,12 @@ def test_attacks_section_before_and_after_a_run() -> None:
     table = next(d.value for d in at.dataframe if "attack" in d.value.columns)
     comp = checks["complementary_release"]
     assert comp is not None and len(table) == 4
-    assert table.result[0].startswith(f"{comp['below_k']:,} of {comp['records']:,} records")
-    assert str(checks["unsorted_matching_same_seed"]["reidentified"]) in table.result[1]
+    assert table.result[0].startswith(f"singles out {comp['unique']:,} of {comp['records']:,} people"
+                                      if comp["unique"] else "singles out no one")
+    assert f"({comp['below_k']:,} in joined groups below {comp['k']})" in table.result[0]
+    same = checks["unsorted_matching_same_seed"]  # the report's words: a pairing by chance singles out no one
+    assert f"({same['linked']:,} row" in table.result[1]
+    assert table.result[1].startswith("singles out no one") == (not shares_row_order(same))
     # the caption under the table says what its figures show, counted here from the writer's own row order
     from workbench.privacy.build import admissibility_for
     from workbench.release import Release

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -334,6 +335,23 @@ def test_cli_report_page_escapes_the_table(tmp_path):
     assert "Content-Security-Policy" in page and "workbench check" in page
     status, _, err = call("check", path, "--quasi", "<b>age</b>", "--report", tmp_path / "out")
     assert status == 2 and "--report" in err  # a folder holding a page is replaced only with --force
+
+
+def test_cli_report_page_is_replaced_with_force_and_the_refusal_names_it(tmp_path):
+    """A second ``--report`` into the same folder is refused in one line naming the command line's own option
+    (``--force``, not the Python API's ``force=True``); with ``--force`` the page is replaced by the new table's."""
+    first = _file(tmp_path, pd.DataFrame({"age": ["30", "30", "40", "40"], "s": ["a", "b", "a", "b"]}), "first.csv")
+    second = _file(tmp_path, pd.DataFrame({"age": ["50", "50", "50"], "s": ["c", "c", "d"]}), "second.csv")
+    out = tmp_path / "out"
+    assert call("check", first, "--quasi", "age", "--report", out)[0] == 0
+    status, _, err = call("check", second, "--quasi", "age", "--report", out)
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert f"--report {out} already holds" in err and "give --force" in err and "force=True" not in err
+    assert "second.csv" not in (out / "check.html").read_text(encoding="utf-8")  # refused: the first page is kept
+    status, stdout, err = call("check", second, "--quasi", "age", "--report", out, "--force")
+    assert status == 0, err
+    assert "second.csv" in (out / "check.html").read_text(encoding="utf-8") and sorted(os.listdir(out)) == [
+        "check.html"]
 
 
 @pytest.mark.parametrize(("argv", "named"), [

@@ -171,6 +171,29 @@ def test_the_registry_warns_that_a_second_release_singles_out_people(registry):
     assert list(attack_table(facts.attacks["checks"]).result)[-1] == matching.result
 
 
+def test_each_attack_has_one_result_in_the_summary_and_the_attacks_section(registry):
+    """One count, one name: the attacks section (and the Risk page, which shows the same table) states each attack's
+    result in the summary's words. The registry's two files written with one seed pair the same record on a row by
+    chance, and that row's joined group is below k: both places say it singles out no one (the pair does not tell
+    the attacker which row it is), neither calls it re-identified; the rencontres probability is computed here."""
+    from workbench.risk.attack_checks import CHANCE_LEVEL
+
+    c = registry[2].attacks["checks"]
+    summary = [a.result for a in registry[2].summary.attacks]
+    table = list(registry[2].attacks["table"].result)
+    assert [t[:len(s)] for t, s in zip(table, summary, strict=True)] == summary
+    same = c["unsorted_matching_same_seed"]
+    assert same["linked"] >= 1 and same["reidentified"] >= 1  # the case that read "1 re-identified" before
+    j = same["linked"]
+    assert same["rows"] == registry[1].release.n > 1000  # so the rows two independent shuffles pair by chance
+    # are Poisson(1): P(at least j) = 1 − Σ_{i<j} e^−1 / i!
+    chance = 1 - sum(math.exp(-1) / math.factorial(i) for i in range(j))
+    assert chance >= CHANCE_LEVEL
+    for text in (table[1], summary[1]):
+        assert text.startswith("singles out no one") and "re-identified" not in text
+    assert not any("re-identified" in t for t in table)
+
+
 def test_the_remedy_a_release_that_generalizes_both_is_checked(registry):
     """The remedy's node generalizes both releases, and joined with this release it singles out whom the attack
     says (here no one)."""
@@ -206,6 +229,21 @@ def test_l_diversity_and_t_closeness_are_said_in_words():
     for _, group in kept.groupby(qis):
         shares = group.occupation.value_counts(normalize=True)
         assert -(shares * shares.map(math.log2)).sum() >= math.log2(3) - 1e-9
+
+
+def test_k_1_is_not_promised_as_a_crowd():
+    """At k = 1 the teaching table's release leaves a record alone in its group (counted from the released file), so
+    neither the first page nor the privacy-model section may say a person 'cannot tell which one is theirs'."""
+    study = wb.load_study(CONFIGS / "teaching.toml", ["privacy.k=1"])
+    result = wb.run(study)
+    frame = _released_file(result)
+    qis = result.dataset.quasi_identifiers
+    assert (frame.groupby(qis)[qis[0]].transform("size") == 1).any()  # someone is alone: the crowd promise is false
+    report = wb.build_report(study, result)
+    k_words = report.facts.summary.guarantee[0].words
+    assert "k = 1 asks nothing" in k_words and "cannot tell which one" not in k_words
+    assert "cannot tell which one" not in _section(report.html, "privacy-model")
+    assert all("at least 1 records" not in c.what for c in report.facts.summary.released)
 
 
 def _finding(n: int | None, remedy: str = "release once") -> AttackFinding:
@@ -277,3 +315,10 @@ def test_the_export_page_shows_the_summary(teaching):
     assert list(released["what the release does"]) == [c.what for c in expected.released]
     risk = next(f for f in frames if list(f.columns) == ["figure", "input", "release"])
     assert list(risk.figure) == list(RISK_FIGURES) and list(risk.release) == [r.after for r in expected.risk]
+    withheld = [f for f in frames if "what the release does" in f.columns and f is not released]
+    assert len(withheld) == 1 and list(withheld[0]["column"]) == [c.name for c in expected.withheld]
+    unescaped = markdown.replace("\\", "")  # md() escapes Markdown's characters (the * of a suppressed value)
+    for g in expected.guarantee:  # the guarantee in words, and the decision record's options
+        assert f"**{g.name}**" in unescaped and g.words in unescaped
+    for o in OPTIONS:
+        assert f"**{o.name}**" in unescaped and o.means in unescaped

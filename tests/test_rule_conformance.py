@@ -345,6 +345,58 @@ def test_comparison_optimum_is_exhaustive_searchs_under_the_whole_rule(tmp_path:
             assert optima.loc[m].searched.startswith("every node admissible under k = 2, "), optima.loc[m].searched
 
 
+def _stated(model: str, data: pd.DataFrame, study_k: int) -> list[str]:
+    """What the words of ``model``'s promise must state, written here from the config's parameters and the table: the
+    factor, share or size each model's definition bounds (Cao & Karras's 1 + β, Brickell & Shmatikov's 2^δ, Wong et
+    al.'s α, k-map's k' by ``_derived_k``, δ-presence's bounds), and the attribute it protects."""
+    kind, params = MODEL_CASES[model]
+    attributes = [params["attribute"]] if isinstance(params.get("attribute"), str) else params.get("attribute", [])
+    stated = [f"of {a}" for a in attributes]
+    if kind == "beta_likeness":
+        stated.append(f"at most {1 + float(params['beta']):g} times as common as in the whole table")
+    elif kind == "delta_disclosure":
+        factor = f"{2 ** float(params['delta']):.3g}"
+        stated += [f"less than {factor} times as common", f"more than 1/{factor} as common"]
+    elif kind == "alpha_k":
+        stated += [f"more than {100 * float(params['alpha']):g} % of a group",
+                   f"at least {int(params.get('k', study_k))} records"]
+    elif model in ("k-map-estimated", "k-map-zero-truncated"):
+        derived = _derived_k(int(params["k"]), len(data), float(params["population"]), str(params["estimator"]),
+                             float(params["significance"]))
+        stated += [f"at least {int(params['k']):,} people", f"at least {derived} records"]
+    elif model == "k-map-table":
+        stated += [f"at least {int(params['k']):,} people", f"({len(data):,} people, {len(data.iloc[::2]):,} of them"]
+    elif kind == "delta_presence":
+        stated.append(f"between {100 * float(params['delta_min']):g} % and {100 * float(params['delta_max']):g} %")
+    elif kind == "t_closeness":
+        stated.append(f"t = {float(params['t']):g}")
+    elif kind == "risk":
+        stated.append(f"{100 * float(params['threshold']):g} %")
+    return stated
+
+
+@pytest.mark.parametrize("model", list(MODEL_CASES))
+def test_every_model_is_promised_in_plain_words_on_the_reports_first_page(tmp_path: Path, model: str):
+    """The report's first page says what each privacy model promises in words, not by its technical name: the words
+    are not the model's name, and they state the bound the model's definition sets, computed here from the config.
+    (That the release meets the bound is the conformance test above.)"""
+    from workbench.report import build_summary
+
+    folder = tmp_path / "t"
+    folder.mkdir()
+    data, _ = _table(SEEDS[0], folder)
+    study = load_study(_config(folder, data, model, "lattice-exhaustive"))
+    result = run(study)
+    assert result.release is not None  # every model has a release on this table
+    promises = build_summary(study, result).guarantee
+    named = list(result.privacy_models().values())
+    assert len(named) == 1
+    promise = next(p for p in promises if p.name == named[0]["description"])
+    assert promise.words != promise.name and promise.holds is True
+    for text in _stated(model, data, study.k):
+        assert text in promise.words, (text, promise.words)
+
+
 @pytest.mark.parametrize("model", ["entropy-l", "hierarchical-t", "average-risk"])
 def test_one_release_reports_the_same_figures_everywhere(tmp_path: Path, model: str):
     """The run's JSON, the solutions table's row of its node, the written provenance and the report's facts give the

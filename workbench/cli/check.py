@@ -58,7 +58,7 @@ def check_command(args: argparse.Namespace) -> int:
         try:
             check_folder(args.report, force=args.force)
         except OutputError as exc:
-            raise WorkbenchError(f"--report {exc}") from None
+            raise WorkbenchError(exc.worded(folder=f"--report {args.report}", force="give --force")) from None
     result = check_file(args.table, _names(args.quasi), _names(args.sensitive), args.ell, args.threshold)
     paths = []
     if args.report is not None:
@@ -67,7 +67,7 @@ def check_command(args: argparse.Namespace) -> int:
         try:
             paths = list(build_check_report(result).write(args.report, force=args.force).values())
         except OutputError as exc:
-            raise WorkbenchError(f"--report {exc}") from None
+            raise WorkbenchError(exc.worded(folder=f"--report {args.report}", force="give --force")) from None
         except OSError as exc:
             print(f"workbench: --report {args.report}: cannot write the page: {exc.strerror or exc}", file=sys.stderr)
             return 2

@@ -67,6 +67,14 @@ class AlphaK(SensitiveModel):
         what = self.attribute if self.labels is None else f"{self.attribute} = {', '.join(self.labels)}"
         return f"({self.alpha:g}, {self.k})-anonymity of {what}"
 
+    def in_words(self) -> str:
+        share = f"{100 * self.alpha:g} %"
+        which = (f"value of {self.attribute}" if self.labels is None
+                 else f"of the values {', '.join(self.labels)} of {self.attribute}")
+        return (f"every group of look-alike rows holds at least {self.k} record{'s' if self.k != 1 else ''} and no "
+                f"{which} makes up more than {share} of a group (α = {self.alpha:g}), so a person's group points to "
+                f"such a value with at most {share} certainty")
+
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "alpha": self.alpha, "k": self.k} | (
             {"values": list(self.labels)} if self.labels is not None else {})

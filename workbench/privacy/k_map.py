@@ -108,6 +108,18 @@ class KMap(PrivacyModel):
         return (f"{self.k}-map estimated as {self.derived_k}-anonymity ({self.estimator.replace('_', '-')}, "
                 f"population {self.population:,.0f})")
 
+    def in_words(self) -> str:
+        people = f"{self.k:,} {'person' if self.k == 1 else 'people'}"
+        if self.counts is not None:
+            return (f"every group of look-alike released rows matches at least {people} of the population "
+                    f"({self.counts.population_size:,} people, {self.counts.subset_size:,} of them in the data), so "
+                    f"someone who knows a person's quasi-identifiers cannot narrow them down to fewer than {people}, "
+                    "whether or not they know the person is in the data")
+        return (f"every group of look-alike released rows is estimated to match at least {people} of a population of "
+                f"{self.population:,.0f}: each group holds at least {self.derived_k} records, which a "
+                f"{self.estimator.replace('_', '-')} model of the population takes to stand for at least {people} "
+                f"(at significance {self.significance:g})")
+
     def as_dict(self) -> dict[str, object]:
         if self.counts is not None:
             return {"model": self.id, "k": self.k, "subset": self.counts.subset_size,

@@ -45,8 +45,8 @@ from workbench.privacy.registry import PRIVACY_MODELS
 MISSING_TOKEN = MISSING  # how an exported file writes a missing value (an empty cell): "(missing)"
 
 RELEASE_FILES = frozenset({"release.csv", "release.parquet", "release.xlsx", "provenance.json", "mappings.csv",
-                           "region_map.csv", "report.html", "report.pdf",
-                           "alternatives.csv"})  # geo writes region_map.csv; the report the last four
+                           "region_map.csv", "report.html", "report.pdf", "alternatives.csv",
+                           "check.html"})  # geo writes region_map.csv; the report the next three; check --report last
 COMPARE_FILES = frozenset({"solutions.csv", "normalized.csv", "rank_agreement.csv", "optimal_under.csv",
                            "risk_utility.csv", "pareto.html", "risk_utility.html", "rank_agreement.html",
                            "sweep.html"})  # workbench compare --out

@@ -166,7 +166,10 @@ def _privacy(f: Facts) -> str:
     parts = [
         _p(f"k-anonymity with k = {k}: every combination of quasi-identifier values that appears in the release is "
            f"shared by at least {k} records, so someone who knows a person's quasi-identifiers and that the person "
-           f"is in the data finds at least {k} matching rows and cannot tell which one is theirs."),
+           f"is in the data finds at least {k} matching rows and cannot tell which one is theirs." if k > 1 else
+           "k-anonymity with k = 1 asks nothing of the groups of identical rows: a person's released row may be the "
+           "only one that matches their quasi-identifiers, so whatever protection there is comes from the "
+           "generalization and the other privacy models."),
         _p(f"Suppression: up to {percent(p['max_suppression'])} of the records (at most {fmt(p['limit'])} of "
            f"{fmt(p['records'])}) may be suppressed, that is released with * in every quasi-identifier, when "
            "that lets the others be generalized less." if p["engine"] == "lattice" else

@@ -194,7 +194,7 @@ def _columns(facts: Any) -> tuple[tuple[Column, ...], tuple[Column, ...]]:
                                      "distinct released values")
             released.append(Column(name, role, "released with its original values" if what == "the original value"
                                    else f"generalized so that every group of look-alike rows holds at least {k} "
-                                        f"records: {what}"))
+                                        f"records: {what}" if k > 1 else f"generalized: {what}"))
         elif role == "sensitive":
             released.append(Column(name, role, "released as it is: what must not be learned about a person"
                                    + (", protected by the privacy models below" if facts.privacy["models"] else "")))
@@ -213,7 +213,11 @@ def _guarantee(facts: Any) -> tuple[tuple[Promise, ...], str | None]:
                                 strict=True) if role == "quasi"]
     known = ", ".join(qis)
     k = p["k"]
-    if guarantee_text(kind).k_anonymous:
+    if guarantee_text(kind).k_anonymous and k == 1:
+        words = (f"k = 1 asks nothing of the groups: someone who knows a person's {known} may find their released "
+                 "row the only one that matches; whatever protection there is comes from the generalization and the "
+                 "other models")
+    elif guarantee_text(kind).k_anonymous:
         words = (f"someone who knows a person's {known} and that the person is in the data finds at least {k} "
                  "released rows that match, and cannot tell which one is theirs")
     else:

@@ -181,42 +181,32 @@ def row_order_finding(c: dict[str, Any]) -> str | None:
               else "a second seed does not separate them either: release one of the two files only")
     return (f"The two files, each written with seed {seed}, share a row order: row i of both holds the same record "
             f"on {cause}, far more than two independent shuffles pair by chance (one row on average), so joining "
-            f"them row by row joins them on the record ({same['reidentified']:,} re-identified); {other}: "
+            f"them row by row joins them on the record (it {_singles_out(same['reidentified'], rows)}); {other}: "
             f"{advice}.")
 
 
 def attack_table(c: dict[str, Any]) -> pd.DataFrame:
     """The attacks on a release (``AttackChecks.to_dict()``) as rows: the attack, what the attacker does and what
-    it yields (the Risk page and the report)."""
-    k = c["k"]
-    rows = []
-    if c["second_release"] is None:
-        rows += [{"attack": name, "what the attacker does": does, "result": f"not checked: {NO_SECOND}"}
-                 for name, does in ((COMPLEMENTARY, "joins this release with a second release on the record"),
-                                    (UNSORTED, "pairs row i of this file and of a second release's file"),
-                                    (UNSORTED_TWO, "pairs row i of two files written with two seeds"))]
-    else:
-        comp, same, two = (c["complementary_release"], c["unsorted_matching_same_seed"],
-                           c["unsorted_matching_two_seeds"])
-        rows += [
-            {"attack": COMPLEMENTARY,
-             "what the attacker does": f"joins this release with the release of {c['second_release']} on the record",
-             "result": f"{comp['below_k']:,} of {comp['records']:,} records in joined classes below {comp['k']} "
-                       f"({comp['unique']:,} alone)"},
-            {"attack": UNSORTED,
-             "what the attacker does": f"pairs row i of both files, each written with seed {c['seed']}",
-             "result": f"{same['linked']:,} of {same['rows']:,} rows pair the same record; {same['reidentified']:,} "
-                       f"re-identified (joined class below {same['k']})"},
-            {"attack": UNSORTED_TWO,
-             "what the attacker does": f"pairs row i of the files written with seeds {c['seed']} and {c['seed'] + 1}",
-             "result": f"{two['linked']:,} rows pair the same record; {two['reidentified']:,} re-identified"}]
+    it yields (the Risk page and the report). The result is the finding's (``attack_findings``), word for word, so a
+    count has one name wherever the report and the app state it; the matching attack adds the figures the finding
+    leaves out."""
+    findings = {f.attack: f for f in attack_findings(c)}
+    second, seed, k = c["second_release"], c["seed"], c["k"]
+    does = {COMPLEMENTARY: "joins this release with a second release on the record" if second is None else
+            f"joins this release with the release of {second} on the record",
+            UNSORTED: "pairs row i of this file and of a second release's file" if second is None else
+            f"pairs row i of both files, each written with seed {seed}",
+            UNSORTED_TWO: "pairs row i of two files written with two seeds" if second is None else
+            f"pairs row i of the files written with seeds {seed} and {seed + 1}",
+            MATCHING: "knows everyone's quasi-identifiers and that each row is one person; keeps the pairings that "
+                      "fit a one-to-one assignment"}
+    rows = [{"attack": name, "what the attacker does": does[name], "result": findings[name].result}
+            for name in ATTACKS]
     m = c["matching_attack"]
-    rows.append({"attack": MATCHING,
-                 "what the attacker does": "knows everyone's quasi-identifiers and that each row is one person; keeps "
-                                           "the pairings that fit a one-to-one assignment",
-                 "result": f"not checked: {c['matching_note']}" if m is None else
-                 f"people with fewer than {k} consistent rows: {m['below_k_before']:,} before, {m['below_k']:,} after "
-                 f"({m['unique']:,} with one); rows left with fewer than {k} people: {m['rows_below_k']:,}"})
+    if m is not None:
+        rows[-1]["result"] += (f"; before keeping the one-to-one pairings, {m['below_k_before']:,} had fewer than {k} "
+                               f"consistent rows; {m['rows_below_k']:,} released rows are left with fewer than {k} "
+                               "people")
     return pd.DataFrame(rows)
 
 
