@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 from collections import Counter
 
 import numpy as np
@@ -402,3 +403,79 @@ def test_a_model_on_two_attributes_reaches_the_cli_json_and_describes_both(tmp_p
     model = out["privacy_models"]["beta_likeness"]
     assert model["attribute"] == ["s", "u"] and model["beta"] == 2.5 and model["holds"] is True
     assert model["description"] == "basic 2.5-likeness of s and basic 2.5-likeness of u"
+
+
+# ------------------------------------------------------------------------------------------ in plain words
+def _said(model: dict, ds: Dataset) -> list[str]:
+    """What a reader must find in the model's words: the attributes, and its figures restated from the definition
+    (β-likeness: p ≤ (1 + β) q; δ-disclosure: 2^−δ < p / q < 2^δ; (α, k): α as a percentage and k; k-map: k people
+    and the k' records that stand for them)."""
+    kind = model["kind"]
+    if kind == "k_map":
+        derived = ref_derived_k(model["k"], ds.n, model["population"], model["estimator"], model["significance"])
+        return [f"at least {model['k']} people", f"at least {derived} rows", f"{model['population']:,}"]
+    out: list[str] = []
+    if kind in ("basic", "enhanced"):
+        out.append(f"at most {1 + model['beta']:g} times as common")
+    if kind == "enhanced":
+        out.append("−ln")
+    if kind == "disclosure":
+        out += [f"less than {2 ** model['delta']:.3g} times", f"more than {2 ** -model['delta']:.3g} times"]
+    if kind == "alpha":
+        out += [f"more than {100 * model['alpha']:g} %"] + [f"at least {k} rows" for k in [model.get("k", 1)] if k > 1]
+        out += [f"= {v}" for v in model.get("values", [])]
+    if kind == "distinct":
+        out.append(f"at least {model['l']} different values")
+    return out
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_model_is_said_in_plain_words(name) -> None:
+    """The report's first page states each model in words for a reader who is not an engineer (``in_words``): not
+    the rule's formula, and with the attributes and the figures the definition gives; a model on two attributes
+    says each."""
+    ds = _table(2)
+    tables, model, _ = MODELS[name]
+    [built] = admissibility_for(_study(tables, 1, 0.0), ds).models
+    words = built.in_words()
+    assert words != built.describe() and "group of look-alike rows" in words
+    assert all(part in words for part in _said(model, ds)), (words, _said(model, ds))
+    assert all(re.search(rf"\b(of {a}\b|{a} = )", words) for a in model.get("attributes", [])), words
+    assert words.count("group of look-alike rows") == len(model.get("attributes", [None]))
+
+
+def test_k_map_against_a_population_table_is_said_in_words() -> None:
+    rng = np.random.default_rng(4)
+    frame, hierarchies = random_quasi_columns(rng, 30)
+    population = pd.DataFrame(frame)
+    rows = np.arange(0, 30, 3)
+    ds = Dataset.create(population.iloc[rows].reset_index(drop=True), {q: "quasi" for q in hierarchies},
+                        hierarchies, source="subset", population=Population(population, rows))
+    [built] = admissibility_for(_study({"k_map": {"k": 4, "subset": "unused.csv"}}, 1, 0.0), ds).models
+    assert "at least 4 people of the population (30 people, of whom 10 are in the data)" in built.in_words()
+
+
+def test_the_reports_first_page_says_each_model_in_words(tmp_path) -> None:
+    """A run under β-likeness on two attributes and (α, k)-anonymity: the summary's guarantee has one promise per
+    model, in the model's words, holding as re-verified from the released table."""
+    import workbench as wb
+    from workbench.report import build_summary
+
+    ds = _table(3, n=40)
+    ds.frame.to_csv(tmp_path / "data.csv", index=False)
+    attributes = {q: {"role": "quasi", "hierarchy": f"{q}.csv"} for q in ds.quasi_identifiers}
+    for q in ds.quasi_identifiers:
+        (tmp_path / f"{q}.csv").write_text(ds.hierarchies[q].to_arx())
+    raw = {"data": {"path": "data.csv"},
+           "attributes": attributes | {"s": {"role": "sensitive"}, "u": {"role": "sensitive"}},
+           "privacy": {"k": 2, "max_suppression": 0.2, "beta_likeness": {"attribute": ["s", "u"], "beta": 2.0},
+                       "alpha_k": {"attribute": "u", "alpha": 0.8}},
+           "engine": {"algorithm": "bnb", "objective": "loss"}}
+    study = study_from_dict(raw, base_dir=tmp_path)
+    result = wb.run(study)
+    promises = {p.name: p for p in build_summary(study, result).guarantee}
+    for spec, model in zip(study.privacy_models, admissibility_for(study, result.dataset).models, strict=True):
+        promise = promises[model.describe()]
+        assert promise.words == model.in_words() and promise.holds is True, spec.kind
+    assert "each value of s is at most 3 times as common" in promises[
+        "basic 2-likeness of s and basic 2-likeness of u"].words

@@ -67,6 +67,17 @@ class AlphaK(SensitiveModel):
         what = self.attribute if self.labels is None else f"{self.attribute} = {', '.join(self.labels)}"
         return f"({self.alpha:g}, {self.k})-anonymity of {what}"
 
+    def in_words(self) -> str:
+        share = f"{100 * self.alpha:g} %"
+        what = (f"one value of {self.attribute}" if self.labels is None else
+                f"{self.attribute} = {' or '.join(self.labels)}")
+        where = (f"every group of look-alike rows holds at least {self.k} rows, and in none" if self.k > 1 else
+                 "in no group of look-alike rows")
+        return (f"{where} does {what} make up more "
+                f"than {share} of the group, so someone who finds a person's group guesses "
+                + (f"their {self.attribute}" if self.labels is None else f"that they have {' or '.join(self.labels)}")
+                + f" right at most {share} of the time")
+
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "alpha": self.alpha, "k": self.k} | (
             {"values": list(self.labels)} if self.labels is not None else {})

@@ -61,6 +61,12 @@ class DeltaDisclosure(SensitiveModel):
     def describe(self) -> str:
         return f"{self.delta:g}-disclosure privacy of {self.attribute}"
 
+    def in_words(self) -> str:
+        return (f"in every group of look-alike rows each value of {self.attribute} it holds is less than "
+                f"{2 ** self.delta:.3g} times and more than {2 ** -self.delta:.3g} times as common as in the whole "
+                f"table (2^δ with δ = {self.delta:g}), so a person's group neither points to nor away from any "
+                f"{self.attribute} by much")
+
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "delta": self.delta}
 

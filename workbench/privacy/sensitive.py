@@ -93,6 +93,9 @@ class EachAttribute(PrivacyModel):
     def describe(self) -> str:
         return " and ".join(p.describe() for p in self.parts)
 
+    def in_words(self) -> str:
+        return "; and ".join(p.in_words() for p in self.parts)
+
     def as_dict(self) -> dict[str, object]:
         return self.parts[0].as_dict() | {"attribute": [p.as_dict().get("attribute") for p in self.parts]}
 
