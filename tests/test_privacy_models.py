@@ -196,7 +196,8 @@ def test_release_suppresses_violating_classes_and_verification_rechecks(name: st
 
 def test_k_map_against_a_population_table_by_brute_force() -> None:
     """k-map with a population table: a subset class holds when the population records of its class at the node
-    (subset and outside) are at least k; every search finds the brute-force optimum; the model is monotone."""
+    (subset and outside) are at least k; every search finds the brute-force optimum; the model is monotone with
+    suppression (a record suppressed at a node is suppressed at every node below it)."""
     for seed, k, sup in [(1, 3, 0.0), (2, 4, 0.2), (3, 2, 0.1)]:
         rng = np.random.default_rng(seed)
         n = 48
@@ -208,12 +209,13 @@ def test_k_map_against_a_population_table_by_brute_force() -> None:
         qis = list(hierarchies)
         paths = {q: {r[0]: r for r in hierarchies[q].rows} for q in qis}
         m, limit = rows.size, math.floor(sup * rows.size + 1e-9)
-        ref = {}
+        ref, rows_out = {}, {}
         for node in itertools.product(*(range(hierarchies[q].height + 1) for q in qis)):
             keys = [tuple(paths[q][population[q].iat[i]][v] for q, v in zip(qis, node, strict=True))
                     for i in range(n)]
             everyone, inside = Counter(keys), Counter(keys[i] for i in rows)
             bad = [c for c in inside if everyone[c] < k]
+            rows_out[node] = {int(i) for i in rows if keys[i] in bad}
             suppressed = sum(inside[c] for c in bad)
             kept = sum(inside[c] ** 2 for c in inside if c not in bad)
             ref[node] = (suppressed <= limit, {"dm": float(kept + m * suppressed),
@@ -223,7 +225,9 @@ def test_k_map_against_a_population_table_by_brute_force() -> None:
             return _study({"k_map": {"k": k, "subset": "unused.csv"}}, 1, sup, algorithm, objective)
 
         rule = admissibility_for(study_for("exhaustive", "dm"), ds)
-        assert rule.monotone
+        assert rule.monotone and rule.models[0].monotone_with_suppression
+        for node in rows_out:  # monotone with suppression, by the brute force: suppressed above means suppressed below
+            assert all(rows_out[above] <= rows_out[node] for above in _successors(ds, node))
         evaluator = NodeEvaluator(ds.encoded, 1, sup, rule)
         assert {node: evaluator.evaluate(node).admissible for node in ref} == {nd: ok for nd, (ok, _) in ref.items()}
         assert_searches_find_the_reference(ref, ds, study_for, True, "not monotone")
@@ -479,3 +483,56 @@ def test_the_reports_first_page_says_each_model_in_words(tmp_path) -> None:
         assert promise.words == model.in_words() and promise.holds is True, spec.kind
     assert "each value of s is at most 3 times as common" in promises[
         "basic 2-likeness of s and basic 2-likeness of u"].words
+
+
+# ------------------------------------------------------------------------------------------ monotonicity
+def _classes_at(ds: Dataset, node: tuple[int, ...]) -> list[list[int]]:
+    qis = ds.quasi_identifiers
+    paths = {q: {r[0]: r for r in ds.hierarchies[q].rows} for q in qis}
+    classes: dict[tuple[str, ...], list[int]] = {}
+    for i in range(ds.n):
+        classes.setdefault(tuple(paths[q][ds.frame[q].iat[i]][v] for q, v in zip(qis, node, strict=True)),
+                           []).append(i)
+    return list(classes.values())
+
+
+def _successors(ds: Dataset, node: tuple[int, ...]):
+    for j, q in enumerate(ds.quasi_identifiers):
+        if node[j] < ds.hierarchies[q].height:
+            yield node[:j] + (node[j] + 1,) + node[j + 1:]
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_declared_monotonicity_is_the_models_by_brute_force(name) -> None:
+    """What the lattice searches are told (``monotone_with_suppression``, ``monotone_with_generalization``) against the
+    definition, on every node and each of its direct generalizations of random tables, with k = 1 and 2 (ARX's
+    semantics: a class smaller than k or breaking the model is suppressed). Monotone with suppression: a record
+    suppressed at a generalization is suppressed below it (so "admissible" goes up the lattice at any limit, with k
+    or any other such model beside it); monotone with generalization: a node that suppresses nothing has
+    generalizations that suppress nothing. A flag declared False is so for a reason: the brute force finds a
+    counterexample on these tables (the searches would otherwise be refused without need)."""
+    tables, model, _ = MODELS[name]
+    counterexample = {"suppression": False, "generalization": False}
+    for seed, n in itertools.product(range(5), (12, 24, 36)):
+        ds = _table(seed, n=n)
+        if model["kind"] == "k_map":
+            model = model | {"derived": ref_derived_k(model["k"], ds.n, model["population"], model["estimator"],
+                                                      model["significance"])}
+        [built] = admissibility_for(_study(tables, 1, 0.0), ds).models
+        whole = {a: ds.frame[a].tolist() for a in ("s", "u")}
+        nodes = list(itertools.product(*(range(ds.hierarchies[q].height + 1) for q in ds.quasi_identifiers)))
+        classes = {node: _classes_at(ds, node) for node in nodes}
+        for k in (1, 2):
+            suppressed = {node: {i for c in cs if len(c) < k or ref_violates(
+                model, {a: [whole[a][i] for i in c] for a in whole}, whole, len(c)) for i in c}
+                for node, cs in classes.items()}
+            for node in nodes:
+                for above in _successors(ds, node):
+                    subset = suppressed[above] <= suppressed[node]
+                    kept = bool(suppressed[node]) or not suppressed[above]
+                    assert subset or not built.monotone_with_suppression, (seed, n, k, node, above)
+                    assert kept or not built.monotone_with_generalization, (seed, n, k, node, above)
+                    counterexample["suppression"] |= not subset
+                    counterexample["generalization"] |= not kept
+    assert counterexample == {"suppression": not built.monotone_with_suppression,
+                              "generalization": not built.monotone_with_generalization}
