@@ -367,6 +367,14 @@ def test_cli_text_and_json(tmp_path):
     lines = {line.split()[0]: line for line in out.splitlines()[4:]}
     assert lines["k"].split()[1] == f"{want.k:,}"
     assert "s: alpha" in out and "n: t_ordered" in out and "not over the classes" in out
+    long = frame.rename(columns={"s": "salary-class-of-the-household"})
+    long_path = _file(tmp_path, long, "long.csv")
+    status, out, err = call("check", long_path, "--quasi", ",".join(qis), "--sensitive",
+                            "salary-class-of-the-household")
+    values = check_file(long_path, qis, ["salary-class-of-the-household"]).figures()["value"]
+    column = len("salary-class-of-the-household: delta_disclosure ")
+    assert status == 0 and all(line[column:].startswith(f"{value} ") for line, value in
+                               zip(out.splitlines()[4:], values, strict=True))  # the values in one column
     status, out, err = call("check", path, "--quasi", ",".join(qis), "--sensitive", "s,n", "--ell", "2",
                             "--threshold", "0.5", "--json")
     assert status == 0 and err == ""

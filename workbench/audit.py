@@ -148,10 +148,10 @@ class CheckResult:
                 f"quasi       {', '.join(self.quasi_identifiers)}",
                 f"records     {self.records:,}, {self.suppressed:,} suppressed (* in every quasi-identifier) and left "
                 f"out: the figures are over {self.kept:,} records in {self.classes:,} equivalence classes"]
-        lines = []
-        for row in self.figures().itertuples(index=False):
-            label = f"{row.attribute}: {row.figure}" if row.attribute else row.figure
-            lines.append(f"{label:<28} {row.value:<14} {row.meaning}")
+        rows = [(f"{row.attribute}: {row.figure}" if row.attribute else row.figure, row.value, row.meaning)
+                for row in self.figures().itertuples(index=False)]
+        width = max([28, *(len(label) for label, _, _ in rows)])  # a long attribute name widens the column
+        lines = [f"{label:<{width}} {value:<14} {meaning}" for label, value, meaning in rows]
         return "\n".join(head + [""] + lines)
 
 
