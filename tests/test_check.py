@@ -440,3 +440,16 @@ def test_a_workbench_release_checks_as_it_was_verified():
     assert result.k >= 5 and result.suppressed == int(release.suppressed.sum()) and result.classes == release.classes
     assert result.prosecutor == risk_of_release(release, suppressed="exclude").prosecutor
     assert result.sensitive[0].l_distinct >= 3 and result.sensitive[0].l_recursive_c < 4
+
+
+def test_the_python_facade_checks_a_file_as_the_command_does(tmp_path):
+    """``wb.check_file`` / ``wb.check_table`` (``import workbench as wb``) are ``workbench check``'s figures."""
+    import workbench as wb
+
+    frame = _table(7, suppressed=True, missing=True)
+    path = _file(tmp_path, frame)
+    qis = _qis(frame)
+    status, out, _ = call("check", path, "--quasi", ",".join(qis), "--sensitive", "s", "--json")
+    assert status == 0 and wb.check_file(path, qis, ["s"]).to_dict() == json.loads(out)
+    assert _without(wb.check_table(frame, qis, ["s"]).to_dict(), "source", "sha256") == \
+        _without(json.loads(out), "source", "sha256")
