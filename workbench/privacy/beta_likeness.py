@@ -81,11 +81,12 @@ class BetaLikeness(SensitiveModel):
         return f"{self.variant} {self.beta:g}-likeness of {self.attribute}"
 
     def in_words(self) -> str:
-        tighter = (", and a common value's by at most −ln of its share in the table" if self.variant == "enhanced"
+        tighter = ("; a common value's gain is also at most −ln of its share in the table" if self.variant == "enhanced"
                    else "")
         return (f"in every group of look-alike rows each value of {self.attribute} is at most {1 + self.beta:g} times "
-                f"as common as in the whole table (its share grows by at most β = {self.beta:g} of itself{tighter}), "
-                f"so a person's group tells little more about a rare {self.attribute} than the whole table does")
+                f"as common as in the whole table (β = {self.beta:g}, the largest relative gain of its share"
+                f"{tighter}), so a person's group tells little more about a rare {self.attribute} than the whole "
+                "table does")
 
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "variant": self.variant, "beta": self.beta}

@@ -110,14 +110,14 @@ class KMap(PrivacyModel):
 
     def in_words(self) -> str:
         if self.counts is not None:
-            return (f"every released group of look-alike rows matches at least {self.k} people of the population "
+            return (f"every released group of look-alike rows matches at least {self.k:,} people of the population "
                     f"({self.counts.population_size:,} people, of whom {self.counts.subset_size:,} are in the data), "
                     "so someone who knows a person's quasi-identifiers cannot narrow them down to fewer than "
-                    f"{self.k} people")
-        return (f"every released group of look-alike rows is estimated to match at least {self.k} people of a "
-                f"population of {self.population:,.0f}: each holds at least {self.derived_k} rows, which a "
+                    f"{self.k:,} people")
+        return (f"every released group of look-alike rows is estimated to match at least {self.k:,} people of a "
+                f"population of {self.population:,.0f}: each holds at least {self.derived_k:,} rows, which a "
                 f"{'Poisson' if self.estimator == 'poisson' else 'zero-truncated Poisson'} model of the population "
-                f"says stand for {self.k} people or more, "
+                f"says stand for {self.k:,} people or more, "
                 f"with at most a {100 * self.significance:g} % chance of being wrong")
 
     def as_dict(self) -> dict[str, object]:
