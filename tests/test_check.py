@@ -18,6 +18,7 @@ from tests._cli import call
 from workbench.audit import check_file, check_table
 from workbench.errors import DataError
 from workbench.privacy.base import ClassView, Extra
+from workbench.privacy.delta_disclosure import DeltaDisclosure
 from workbench.privacy.l_diversity import RecursiveCLDiversity
 
 pycanon = pytest.importorskip("pycanon")
@@ -291,6 +292,24 @@ def test_recursive_c_is_where_the_privacy_model_starts_to_hold(seed):
         return
     assert not RecursiveCLDiversity(extra, 2, c * (1 + 1e-9)).violating(view).any()
     assert RecursiveCLDiversity(extra, 2, c).violating(view).any()
+
+
+@pytest.mark.parametrize("seed", SEEDS[:15])
+def test_delta_disclosure_in_base_2_is_where_the_privacy_model_starts_to_hold(seed):
+    """The figure is pyCANON's, in natural log; the text gives it in base 2 too, the δ of the workbench's (and ARX's)
+    δ-disclosure model: every class holds for δ just above it, some class fails just below."""
+    frame = _table(seed, missing=True, stars=False)  # no suppressed row: the model's table is the file's
+    qis = _qis(frame)
+    result = check_table(frame, qis, ["s"])
+    in_base_2 = result.sensitive[0].delta_disclosure / math.log(2)
+    assert f"base 2: {in_base_2:.4g})" in result.text()
+    values, codes = np.unique(frame["s"].replace("(missing)", "").to_numpy(dtype=str), return_inverse=True)
+    classes, inverse = np.unique(frame[qis].replace("(missing)", "").agg("\x1f".join, axis=1), return_inverse=True)
+    extra = Extra("sensitive:s", codes.reshape(-1).astype(np.int64), int(values.size))
+    view = ClassView.from_records(inverse.reshape(-1), classes.size, [extra])
+    assert not DeltaDisclosure(extra, in_base_2 * (1 + 1e-9) + 1e-12).violating(view).any()
+    if in_base_2 > 0:
+        assert DeltaDisclosure(extra, in_base_2 * (1 - 1e-9)).violating(view).any()
 
 
 def test_suppressed_rows_are_counted_and_left_out():

@@ -228,7 +228,8 @@ def _sensitive_rows(s: SensitiveCheck) -> list[tuple[str, str, str, str]]:
             else "above a value's bound −ln p in some class, so enhanced β-likeness holds for no β")),
         (a, "delta_disclosure", _num(s.delta_disclosure),
          f"the largest |ln(q / p)| over the values of {a} present in a class (δ-disclosure privacy): how far "
-         "a class's share of a value strays from the file's, either way"),
+         "a class's share of a value strays from the file's, either way (natural log, as pyCANON; the δ of the "
+         f"workbench's and ARX's model is in base 2: {_num(s.delta_disclosure / math.log(2))})"),
     ]
     if s.missing:
         rows.append((a, "missing", f"{s.missing:,}",
