@@ -58,6 +58,7 @@ SLOW_TESTS = {
     "test_privacy::test_arx_junit_optimum": "ARX's published optima on Adult",
     "test_privacy::test_grassberger_differs_from_arx_only_by_its_early_exit": "two bnb searches on Adult",
     "test_privacy_models::test_arx_junit_optimum": "ARX's published optima on Adult",
+    "test_check::test_on_adult_every_figure_equals_pycanon": "pyCANON on Adult",
     "test_delta_presence::test_arx_junit_optimum": "ARX's published optima on Adult",
     "test_compare_optimum::test_registry_k5_5pct_dm_optimum_is_474388_not_the_best_k_minimal_node":
         "every registry node, cell level",

@@ -184,8 +184,9 @@ def test_an_anonymous_session_keeps_projects_under_a_key() -> None:
 
 def test_only_settings_a_widget_can_take_back_are_restored() -> None:
     """``restorable`` keeps each value the Anonymize page's widgets can hold (every picker's default, a sensitive
-    attribute) and drops what they cannot (a choice no longer offered, a number for a switch, k below 1, a key
-    that is no setting), naming it."""
+    attribute or several) and drops what they cannot (a choice no longer offered, a number for a switch, k below 1,
+    an attribute that is not sensitive, a key that is no setting), naming it; one attribute saved as a name (when
+    a model took one) comes back as a list of it."""
     from workbench.privacy.registry import PRIVACY_MODELS
     from workbench.ui import state
     from workbench.ui.projects import restorable, settings_keys
@@ -194,10 +195,12 @@ def test_only_settings_a_widget_can_take_back_are_restored() -> None:
                 if f.widget in ("number", "choice") and f.default is not None}
     good = {**defaults, "an_k": 5, "an_sup": 2.0, "sup_override": False, "an_engine": "local",
             "an_alg": "flash", "an_obj": "loss", "an_local_alg": "mondrian", "an_local_obj": "vinterbo",
-            "an_time": 60, "an_ld": True, "an_ld_attr": "diagnosis"}
+            "an_time": 60, "an_ld": True, "an_ld_attr": ["diagnosis"], "an_bl_attr": ["diagnosis", "ward"]}
     assert set(good) <= set(settings_keys())
-    assert restorable(good, ["diagnosis"]) == (good, [])
-    bad = {"an_alg": "no-such-search", "an_ld": 1, "an_k": 0, "an_ld_attr": "age", "an_tc_t": float("nan"),
+    assert restorable(good, ["diagnosis", "ward"]) == (good, [])
+    assert restorable({"an_tc_attr": "ward"}, ["diagnosis", "ward"]) == ({"an_tc_attr": ["ward"]}, [])
+    bad = {"an_alg": "no-such-search", "an_ld": 1, "an_k": 0, "an_ld_attr": "age", "an_bl_attr": ["diagnosis", "age"],
+           "an_dd_attr": [], "an_tc_t": float("nan"),
            "an_sup": 120.0, "lat_node": "1,2", "an_engine": "lattice"}
     kept, dropped = restorable(bad, ["diagnosis"])
     assert kept == {"an_engine": "lattice"} and sorted(dropped) == sorted(set(bad) - {"an_engine"})

@@ -9,12 +9,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import workbench as wb
-from tests._app import captured_downloads, goto, ready_own_table
+from tests._app import captured_downloads, goto, people_config, ready_own_table
 from workbench.compare.ranking import risk_utility
 from workbench.samples import load_sample
 
@@ -209,7 +210,7 @@ def test_models_are_offered_only_with_a_sensitive_attribute() -> None:
 def test_distinct_l_diversity_chosen_on_anonymize_holds_on_the_release() -> None:
     at = _own_table_with_a_sensitive_column()
     at.checkbox(key="an_ld").check().run()
-    at.selectbox(key="an_ld_attr").select("diagnosis").run()
+    assert at.multiselect(key="an_ld_attr").value == ["diagnosis"]  # the first sensitive attribute
     at.number_input(key="an_ld_l").set_value(3.0).run()
     assert at.selectbox(key="an_alg").value == "flash"  # distinct ℓ-diversity is monotone: Flash may prune
     assert not at.info
@@ -223,6 +224,42 @@ def test_distinct_l_diversity_chosen_on_anonymize_holds_on_the_release() -> None
     assert result.summary()["privacy_models"]["l_diversity"]["holds"] is True
     table = result.release.table("drop")  # every class of kept records holds at least 3 diagnoses
     assert table.groupby(list(result.release.quasi_identifiers))["diagnosis"].nunique().min() >= 3
+
+
+def test_a_model_on_two_sensitive_attributes_is_chosen_on_anonymize_and_holds_on_each() -> None:
+    """β-likeness with both sensitive attributes picked: the run's config lists both (one model, each checked), the
+    result says it holds, and every released class meets (p − q) / q ≤ β for every value of each attribute, recounted
+    here from the released table (Cao & Karras 2012, Def. 2; q over the whole input)."""
+    rng = np.random.default_rng(11)
+    n = 160
+    frame = pd.DataFrame({"age": rng.integers(20, 80, n).astype(str), "sex": rng.choice(["F", "M"], n),
+                          "diagnosis": rng.choice(["flu", "asthma", "diabetes"], n, p=[0.5, 0.3, 0.2]),
+                          "ward": rng.choice(["A", "B"], n, p=[0.7, 0.3])})
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.file_uploader(key="data_upload").upload("people.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    tail = '[attributes.diagnosis]\nrole = "sensitive"\n[attributes.ward]\nrole = "sensitive"\n'
+    at.file_uploader(key="config_upload").upload("people.toml", people_config(tail).encode(), "application/toml").run()
+    goto(at, "Anonymize").run()
+    at.checkbox(key="an_bl").check().run()
+    assert at.multiselect(key="an_bl_attr").value == ["diagnosis"]  # the first sensitive attribute
+    at.multiselect(key="an_bl_attr").set_value(["diagnosis", "ward"]).run()
+    at.number_input(key="an_bl_beta").set_value(0.8).run()
+    at.button[0].click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    config = json.loads(at.session_state["last_run"]["config"])
+    assert config["privacy"]["beta_likeness"] == {"attribute": ["diagnosis", "ward"], "variant": "basic",
+                                                  "beta": 0.8}
+    assert any(m.value.startswith("Holds: beta_likeness") and "diagnosis and basic 0.8-likeness of ward" in m.value
+               for m in at.success)
+    result = wb.run(wb.study_from_dict(config), at.session_state["session_datasets"][
+        at.session_state["last_run"]["dataset_key"]])
+    table = result.release.table("drop")
+    assert len(table) > 0
+    for attribute in ("diagnosis", "ward"):
+        whole = frame[attribute].value_counts(normalize=True)
+        for _, group in table.groupby(list(result.release.quasi_identifiers)):
+            shares = group[attribute].value_counts(normalize=True)
+            assert all((shares[v] - whole[v]) / whole[v] <= 0.8 + 1e-12 for v in shares.index)
 
 
 def test_a_model_not_monotone_at_the_limit_steers_flash_to_bnb() -> None:

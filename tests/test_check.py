@@ -19,6 +19,7 @@ from tests._cli import call
 from workbench.audit import check_file, check_table
 from workbench.errors import DataError
 from workbench.privacy.base import ClassView, Extra
+from workbench.privacy.delta_disclosure import DeltaDisclosure
 from workbench.privacy.l_diversity import RecursiveCLDiversity
 
 pycanon = pytest.importorskip("pycanon")
@@ -201,6 +202,57 @@ def test_every_figure_equals_pycanon_where_its_definitions_apply(seed):
     assert _close(max(s.delta_disclosure, n.delta_disclosure), anonymity.delta_disclosure(numeric, qis, ["s", "n"]))
 
 
+def _pycanon_figures(frame: pd.DataFrame, qis: list[str], sensitive: str) -> dict[str, float]:
+    return {"alpha": anonymity.alpha_k_anonymity(frame, qis, [sensitive])[0],
+            "l_distinct": anonymity.l_diversity(frame, qis, [sensitive]),
+            "t_equal": anonymity.t_closeness(frame, qis, [sensitive]),
+            "beta_basic": anonymity.basic_beta_likeness(frame, qis, [sensitive]),
+            "beta_enhanced": anonymity.enhanced_beta_likeness(frame, qis, [sensitive]),
+            "delta_disclosure": anonymity.delta_disclosure(frame, qis, [sensitive])}
+
+
+def _ours(check, sensitive: str) -> dict[str, float]:
+    s = next(s for s in check.sensitive if s.attribute == sensitive)
+    return {"alpha": s.alpha, "l_distinct": s.l_distinct, "t_equal": s.t_equal, "beta_basic": s.beta_basic,
+            "beta_enhanced": s.beta_enhanced, "delta_disclosure": s.delta_disclosure}
+
+
+def test_a_frame_whose_index_is_not_0_to_n_is_measured_as_pycanon_measures_it_renumbered():
+    """On frames whose rows were shuffled (an index that is a permutation of 0..n-1, so pyCANON raises nothing), the
+    workbench's figures are pyCANON's on the same rows renumbered 0..n-1; pyCANON on the shuffled frame itself gives
+    other figures for some of them (it selects the classes' rows by position: docs/privacy.md)."""
+    wrong = 0
+    for seed in SEEDS[:10]:
+        frame = _table(seed, stars=False)
+        qis = _qis(frame)
+        shuffled = frame.sample(frac=1.0, random_state=seed)
+        assert not shuffled.index.equals(pd.RangeIndex(len(frame))) or len(frame) < 3
+        ours = _ours(check_table(shuffled, qis, ["s"]), "s")
+        renumbered = _pycanon_figures(shuffled.reset_index(drop=True), qis, "s")
+        assert all(_close(ours[f], renumbered[f]) for f in ours), (seed, ours, renumbered)
+        as_is = _pycanon_figures(shuffled, qis, "s")
+        wrong += any(not _close(ours[f], as_is[f]) for f in ours)
+    assert wrong >= 3
+
+
+def test_on_adult_every_figure_equals_pycanon():
+    """The embedded Adult read by the workbench's reader, sex, race and marital status as quasi-identifiers (63
+    classes) and occupation and salary class sensitive: k, the highest risk, α, distinct ℓ, entropy ℓ rounded down
+    (pyCANON's), t with equal distance, basic and enhanced β and δ are pyCANON 1.3.6's."""
+    from workbench.samples.adult import build
+
+    frame = build()[0]
+    qis = ["sex", "race", "marital-status"]
+    result = check_table(frame, qis, ["occupation", "salary-class"])
+    assert (result.classes, result.k) == (63, anonymity.k_anonymity(frame, qis))
+    assert _close(result.prosecutor.highest, metrics.max_rir(frame, qis))
+    for sensitive in ("occupation", "salary-class"):
+        ours, theirs = _ours(result, sensitive), _pycanon_figures(frame, qis, sensitive)
+        assert all(_close(ours[f], theirs[f]) for f in ours), (sensitive, ours, theirs)
+        l_entropy = next(s.l_entropy for s in result.sensitive if s.attribute == sensitive)
+        assert anonymity.entropy_l_diversity(frame, qis, [sensitive]) == math.floor(l_entropy + 1e-9)
+
+
 @pytest.mark.parametrize("seed", SEEDS[:10])
 def test_average_risk_is_over_records_where_pycanon_averages_over_classes(seed):
     """pyCANON's average_rir is the mean of 1/|class| over the classes; ours over the records (classes / records,
@@ -241,6 +293,24 @@ def test_recursive_c_is_where_the_privacy_model_starts_to_hold(seed):
         return
     assert not RecursiveCLDiversity(extra, 2, c * (1 + 1e-9)).violating(view).any()
     assert RecursiveCLDiversity(extra, 2, c).violating(view).any()
+
+
+@pytest.mark.parametrize("seed", SEEDS[:15])
+def test_delta_disclosure_in_base_2_is_where_the_privacy_model_starts_to_hold(seed):
+    """The figure is pyCANON's, in natural log; the text gives it in base 2 too, the δ of the workbench's (and ARX's)
+    δ-disclosure model: every class holds for δ just above it, some class fails just below."""
+    frame = _table(seed, missing=True, stars=False)  # no suppressed row: the model's table is the file's
+    qis = _qis(frame)
+    result = check_table(frame, qis, ["s"])
+    in_base_2 = result.sensitive[0].delta_disclosure / math.log(2)
+    assert f"base 2: {in_base_2:.4g})" in result.text()
+    values, codes = np.unique(frame["s"].replace("(missing)", "").to_numpy(dtype=str), return_inverse=True)
+    classes, inverse = np.unique(frame[qis].replace("(missing)", "").agg("\x1f".join, axis=1), return_inverse=True)
+    extra = Extra("sensitive:s", codes.reshape(-1).astype(np.int64), int(values.size))
+    view = ClassView.from_records(inverse.reshape(-1), classes.size, [extra])
+    assert not DeltaDisclosure(extra, in_base_2 * (1 + 1e-9) + 1e-12).violating(view).any()
+    if in_base_2 > 0:
+        assert DeltaDisclosure(extra, in_base_2 * (1 - 1e-9)).violating(view).any()
 
 
 def test_suppressed_rows_are_counted_and_left_out():
@@ -317,6 +387,14 @@ def test_cli_text_and_json(tmp_path):
     lines = {line.split()[0]: line for line in out.splitlines()[4:]}
     assert lines["k"].split()[1] == f"{want.k:,}"
     assert "s: alpha" in out and "n: t_ordered" in out and "not over the classes" in out
+    long = frame.rename(columns={"s": "salary-class-of-the-household"})
+    long_path = _file(tmp_path, long, "long.csv")
+    status, out, err = call("check", long_path, "--quasi", ",".join(qis), "--sensitive",
+                            "salary-class-of-the-household")
+    values = check_file(long_path, qis, ["salary-class-of-the-household"]).figures()["value"]
+    column = len("salary-class-of-the-household: delta_disclosure ")
+    assert status == 0 and all(line[column:].startswith(f"{value} ") for line, value in
+                               zip(out.splitlines()[4:], values, strict=True))  # the values in one column
     status, out, err = call("check", path, "--quasi", ",".join(qis), "--sensitive", "s,n", "--ell", "2",
                             "--threshold", "0.5", "--json")
     assert status == 0 and err == ""
@@ -399,3 +477,16 @@ def test_a_workbench_release_checks_as_it_was_verified():
     assert result.k >= 5 and result.suppressed == int(release.suppressed.sum()) and result.classes == release.classes
     assert result.prosecutor == risk_of_release(release, suppressed="exclude").prosecutor
     assert result.sensitive[0].l_distinct >= 3 and result.sensitive[0].l_recursive_c < 4
+
+
+def test_the_python_facade_checks_a_file_as_the_command_does(tmp_path):
+    """``wb.check_file`` / ``wb.check_table`` (``import workbench as wb``) are ``workbench check``'s figures."""
+    import workbench as wb
+
+    frame = _table(7, suppressed=True, missing=True)
+    path = _file(tmp_path, frame)
+    qis = _qis(frame)
+    status, out, _ = call("check", path, "--quasi", ",".join(qis), "--sensitive", "s", "--json")
+    assert status == 0 and wb.check_file(path, qis, ["s"]).to_dict() == json.loads(out)
+    assert _without(wb.check_table(frame, qis, ["s"]).to_dict(), "source", "sha256") == \
+        _without(json.loads(out), "source", "sha256")

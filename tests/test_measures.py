@@ -337,6 +337,30 @@ def test_cm_worked_example_under_each_convention():
         M.score(view, ["cm"])
 
 
+@pytest.mark.parametrize("seed", range(15))
+def test_cm_pycanon_convention_equals_pycanon(seed):
+    """The ``"pycanon"`` convention against pyCANON 1.3.6's ``classification_metric`` itself (an independent
+    implementation), given the released table without its suppressed records, on random releases with ties."""
+    pytest.importorskip("pycanon")
+    import warnings
+
+    from pycanon.metrics import classification_metric
+
+    from measures.classification import cm
+
+    rng = np.random.default_rng(seed)
+    ds = random_dataset(seed, max_rows=40)
+    node = tuple(int(rng.integers(0, c.height + 1)) for c in ds.encoded)
+    release = Release.from_node(ds, node, int(rng.integers(1, 4)), 1.0)
+    target = rng.integers(0, int(rng.integers(2, 4)), size=ds.n)
+    released = release.labels[ds.quasi_identifiers].astype(str).assign(target=target)
+    kept = released[~release.suppressed].reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas' FutureWarning inside pyCANON
+        theirs = classification_metric(released, kept, ds.quasi_identifiers, ["target"])
+    assert cm(release.view(), target, convention="pycanon") == pytest.approx(theirs)
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_cm_equals_a_vote_counted_from_the_released_table(seed):
     """On random tables, nodes, k and suppression: cm equals the share of records a class-majority vote over the

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 from collections import Counter
 
 import numpy as np
@@ -195,7 +196,8 @@ def test_release_suppresses_violating_classes_and_verification_rechecks(name: st
 
 def test_k_map_against_a_population_table_by_brute_force() -> None:
     """k-map with a population table: a subset class holds when the population records of its class at the node
-    (subset and outside) are at least k; every search finds the brute-force optimum; the model is monotone."""
+    (subset and outside) are at least k; every search finds the brute-force optimum; the model is monotone with
+    suppression (a record suppressed at a node is suppressed at every node below it)."""
     for seed, k, sup in [(1, 3, 0.0), (2, 4, 0.2), (3, 2, 0.1)]:
         rng = np.random.default_rng(seed)
         n = 48
@@ -207,12 +209,13 @@ def test_k_map_against_a_population_table_by_brute_force() -> None:
         qis = list(hierarchies)
         paths = {q: {r[0]: r for r in hierarchies[q].rows} for q in qis}
         m, limit = rows.size, math.floor(sup * rows.size + 1e-9)
-        ref = {}
+        ref, rows_out = {}, {}
         for node in itertools.product(*(range(hierarchies[q].height + 1) for q in qis)):
             keys = [tuple(paths[q][population[q].iat[i]][v] for q, v in zip(qis, node, strict=True))
                     for i in range(n)]
             everyone, inside = Counter(keys), Counter(keys[i] for i in rows)
             bad = [c for c in inside if everyone[c] < k]
+            rows_out[node] = {int(i) for i in rows if keys[i] in bad}
             suppressed = sum(inside[c] for c in bad)
             kept = sum(inside[c] ** 2 for c in inside if c not in bad)
             ref[node] = (suppressed <= limit, {"dm": float(kept + m * suppressed),
@@ -222,7 +225,9 @@ def test_k_map_against_a_population_table_by_brute_force() -> None:
             return _study({"k_map": {"k": k, "subset": "unused.csv"}}, 1, sup, algorithm, objective)
 
         rule = admissibility_for(study_for("exhaustive", "dm"), ds)
-        assert rule.monotone
+        assert rule.monotone and rule.models[0].monotone_with_suppression
+        for node in rows_out:  # monotone with suppression, by the brute force: suppressed above means suppressed below
+            assert all(rows_out[above] <= rows_out[node] for above in _successors(ds, node))
         evaluator = NodeEvaluator(ds.encoded, 1, sup, rule)
         assert {node: evaluator.evaluate(node).admissible for node in ref} == {nd: ok for nd, (ok, _) in ref.items()}
         assert_searches_find_the_reference(ref, ds, study_for, True, "not monotone")
@@ -402,3 +407,132 @@ def test_a_model_on_two_attributes_reaches_the_cli_json_and_describes_both(tmp_p
     model = out["privacy_models"]["beta_likeness"]
     assert model["attribute"] == ["s", "u"] and model["beta"] == 2.5 and model["holds"] is True
     assert model["description"] == "basic 2.5-likeness of s and basic 2.5-likeness of u"
+
+
+# ------------------------------------------------------------------------------------------ in plain words
+def _said(model: dict, ds: Dataset) -> list[str]:
+    """What a reader must find in the model's words: the attributes, and its figures restated from the definition
+    (β-likeness: p ≤ (1 + β) q; δ-disclosure: 2^−δ < p / q < 2^δ; (α, k): α as a percentage and k; k-map: k people
+    and the k' records that stand for them)."""
+    kind = model["kind"]
+    if kind == "k_map":
+        derived = ref_derived_k(model["k"], ds.n, model["population"], model["estimator"], model["significance"])
+        return [f"at least {model['k']} people", f"at least {derived} records", f"{model['population']:,}"]
+    out: list[str] = []
+    if kind in ("basic", "enhanced"):
+        out.append(f"at most {1 + model['beta']:g} times as common")
+    if kind == "enhanced":
+        out.append("−ln")
+    if kind == "disclosure":
+        out += [f"less than {2 ** model['delta']:.3g} times", f"more than {2 ** -model['delta']:.3g} times"]
+    if kind == "alpha":
+        out += [f"more than {100 * model['alpha']:g} %"] + [f"at least {k} records" for k in [model.get("k", 1)] if k > 1]
+        out += [f"= {v}" for v in model.get("values", [])]
+    if kind == "distinct":
+        out.append(f"at least {model['l']} different values")
+    return out
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_model_is_said_in_plain_words(name) -> None:
+    """The report's first page states each model in words for a reader who is not an engineer (``in_words``): not
+    the rule's formula, and with the attributes and the figures the definition gives; a model on two attributes
+    says each."""
+    ds = _table(2)
+    tables, model, _ = MODELS[name]
+    [built] = admissibility_for(_study(tables, 1, 0.0), ds).models
+    words = built.in_words()
+    assert words != built.describe() and "group of look-alike rows" in words
+    assert all(part in words for part in _said(model, ds)), (words, _said(model, ds))
+    assert all(re.search(rf"\b(of {a}\b|{a} = )", words) for a in model.get("attributes", [])), words
+    assert words.count("group of look-alike rows") == len(model.get("attributes", [None]))
+
+
+def test_k_map_against_a_population_table_is_said_in_words() -> None:
+    rng = np.random.default_rng(4)
+    frame, hierarchies = random_quasi_columns(rng, 30)
+    population = pd.DataFrame(frame)
+    rows = np.arange(0, 30, 3)
+    ds = Dataset.create(population.iloc[rows].reset_index(drop=True), {q: "quasi" for q in hierarchies},
+                        hierarchies, source="subset", population=Population(population, rows))
+    [built] = admissibility_for(_study({"k_map": {"k": 4, "subset": "unused.csv"}}, 1, 0.0), ds).models
+    assert "at least 4 people of the population (30 people, of whom 10 are in the data)" in built.in_words()
+
+
+def test_the_reports_first_page_says_each_model_in_words(tmp_path) -> None:
+    """A run under β-likeness on two attributes and (α, k)-anonymity: the summary's guarantee has one promise per
+    model, in the model's words, holding as re-verified from the released table."""
+    import workbench as wb
+    from workbench.report import build_summary
+
+    ds = _table(3, n=40)
+    ds.frame.to_csv(tmp_path / "data.csv", index=False)
+    attributes = {q: {"role": "quasi", "hierarchy": f"{q}.csv"} for q in ds.quasi_identifiers}
+    for q in ds.quasi_identifiers:
+        (tmp_path / f"{q}.csv").write_text(ds.hierarchies[q].to_arx())
+    raw = {"data": {"path": "data.csv"},
+           "attributes": attributes | {"s": {"role": "sensitive"}, "u": {"role": "sensitive"}},
+           "privacy": {"k": 2, "max_suppression": 0.2, "beta_likeness": {"attribute": ["s", "u"], "beta": 2.0},
+                       "alpha_k": {"attribute": "u", "alpha": 0.8}},
+           "engine": {"algorithm": "bnb", "objective": "loss"}}
+    study = study_from_dict(raw, base_dir=tmp_path)
+    result = wb.run(study)
+    promises = {p.name: p for p in build_summary(study, result).guarantee}
+    for spec, model in zip(study.privacy_models, admissibility_for(study, result.dataset).models, strict=True):
+        promise = promises[model.describe()]
+        assert promise.words == model.in_words() and promise.holds is True, spec.kind
+    assert "each value of s is at most 3 times as common" in promises[
+        "basic 2-likeness of s and basic 2-likeness of u"].words
+
+
+# ------------------------------------------------------------------------------------------ monotonicity
+def _classes_at(ds: Dataset, node: tuple[int, ...]) -> list[list[int]]:
+    qis = ds.quasi_identifiers
+    paths = {q: {r[0]: r for r in ds.hierarchies[q].rows} for q in qis}
+    classes: dict[tuple[str, ...], list[int]] = {}
+    for i in range(ds.n):
+        classes.setdefault(tuple(paths[q][ds.frame[q].iat[i]][v] for q, v in zip(qis, node, strict=True)),
+                           []).append(i)
+    return list(classes.values())
+
+
+def _successors(ds: Dataset, node: tuple[int, ...]):
+    for j, q in enumerate(ds.quasi_identifiers):
+        if node[j] < ds.hierarchies[q].height:
+            yield node[:j] + (node[j] + 1,) + node[j + 1:]
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_declared_monotonicity_is_the_models_by_brute_force(name) -> None:
+    """What the lattice searches are told (``monotone_with_suppression``, ``monotone_with_generalization``) against the
+    definition, on every node and each of its direct generalizations of random tables, with k = 1 and 2 (ARX's
+    semantics: a class smaller than k or breaking the model is suppressed). Monotone with suppression: a record
+    suppressed at a generalization is suppressed below it (so "admissible" goes up the lattice at any limit, with k
+    or any other such model beside it); monotone with generalization: a node that suppresses nothing has
+    generalizations that suppress nothing. A flag declared False is so for a reason: the brute force finds a
+    counterexample on these tables (the searches would otherwise be refused without need)."""
+    tables, model, _ = MODELS[name]
+    counterexample = {"suppression": False, "generalization": False}
+    for seed, n in itertools.product(range(5), (12, 24, 36)):
+        ds = _table(seed, n=n)
+        if model["kind"] == "k_map":
+            model = model | {"derived": ref_derived_k(model["k"], ds.n, model["population"], model["estimator"],
+                                                      model["significance"])}
+        [built] = admissibility_for(_study(tables, 1, 0.0), ds).models
+        whole = {a: ds.frame[a].tolist() for a in ("s", "u")}
+        nodes = list(itertools.product(*(range(ds.hierarchies[q].height + 1) for q in ds.quasi_identifiers)))
+        classes = {node: _classes_at(ds, node) for node in nodes}
+        for k in (1, 2):
+            suppressed = {node: {i for c in cs if len(c) < k or ref_violates(
+                model, {a: [whole[a][i] for i in c] for a in whole}, whole, len(c)) for i in c}
+                for node, cs in classes.items()}
+            for node in nodes:
+                for above in _successors(ds, node):
+                    subset = suppressed[above] <= suppressed[node]
+                    kept = bool(suppressed[node]) or not suppressed[above]
+                    assert subset or not built.monotone_with_suppression, (seed, n, k, node, above)
+                    assert kept or not built.monotone_with_generalization, (seed, n, k, node, above)
+                    counterexample["suppression"] |= not subset
+                    counterexample["generalization"] |= not kept
+    assert counterexample == {"suppression": not built.monotone_with_suppression,
+                              "generalization": not built.monotone_with_generalization}

@@ -351,7 +351,7 @@ def _stated(model: str, data: pd.DataFrame, study_k: int) -> list[str]:
     al.'s α, k-map's k' by ``_derived_k``, δ-presence's bounds), and the attribute it protects."""
     kind, params = MODEL_CASES[model]
     attributes = [params["attribute"]] if isinstance(params.get("attribute"), str) else params.get("attribute", [])
-    stated = [f"of {a}" for a in attributes]
+    stated = [f"{a} = " if params.get("values") else f"of {a}" for a in attributes]  # (α, k) on chosen values
     if kind == "beta_likeness":
         stated.append(f"at most {1 + float(params['beta']):g} times as common as in the whole table")
     elif kind == "delta_disclosure":
@@ -365,7 +365,7 @@ def _stated(model: str, data: pd.DataFrame, study_k: int) -> list[str]:
                              float(params["significance"]))
         stated += [f"at least {int(params['k']):,} people", f"at least {derived} records"]
     elif model == "k-map-table":
-        stated += [f"at least {int(params['k']):,} people", f"({len(data):,} people, {len(data.iloc[::2]):,} of them"]
+        stated += [f"at least {int(params['k']):,} people", f"({len(data):,} people, of whom {len(data.iloc[::2]):,} are in the data)"]
     elif kind == "delta_presence":
         stated.append(f"between {100 * float(params['delta_min']):g} % and {100 * float(params['delta_max']):g} %")
     elif kind == "t_closeness":

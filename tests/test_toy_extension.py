@@ -212,7 +212,7 @@ def test_the_anonymize_page_draws_the_toy_form_and_runs_it() -> None:
     at.slider(key="an_sup").set_value(10.0).run()
     at.checkbox(key="an_toy").check().run()
     assert not at.exception
-    assert at.number_input(key="an_toy_most").value == 2 and at.selectbox(key="an_toy_attr").value == "diagnosis"
+    assert at.number_input(key="an_toy_most").value == 2 and at.multiselect(key="an_toy_attr").value == ["diagnosis"]
     # not monotone: the page steers Flash to a search optimal for any rule, naming the library's refusal
     assert at.selectbox(key="an_alg").value == "bnb"
     assert any("at most 2 distinct diagnosis per class is not monotone" in i.value for i in at.info)

@@ -12,6 +12,7 @@ measure. The names a notebook needs::
     wb.risk_of_release(result.release).to_dict()            # re-identification risk of the release
     wb.comparison(study, result=result)                     # the alternatives, the chosen release marked
     wb.build_report(study, result).write("report")          # the ethics-board report (report.html)
+    wb.check_file("delivered.csv", ["age", "zip"], ["diagnosis"]).figures()  # a table de-identified elsewhere
 
     @wb.measure(id="my_precision", monotone=True)           # a measure of your own (docs/measures.md)
     def my_precision(view) -> float: ...
@@ -28,6 +29,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from workbench.audit import check_file, check_table
     from workbench.compare import solutions, sweep
     from workbench.compare.alternatives import Comparison, comparison
     from workbench.compare.degradation import add_degradation
@@ -57,14 +59,15 @@ _EXPORTS = {
     "user_measures": "workbench.user_measure", "registered_within": "workbench.user_measure",
     "load_server_measures": "workbench.config",
     "explore": "workbench.views.exploration", "Exploration": "workbench.views.exploration",
+    "check_table": "workbench.audit", "check_file": "workbench.audit",
 }
 
 __all__ = [
     "Comparison", "Exploration", "Release", "Report", "RunResult", "Study", "add_degradation", "build_report",
-    "compare_algorithms", "comparison", "el_emam_comparison", "explore", "lattice_overview", "load_dataset",
-    "load_sample", "load_server_measures", "load_study", "measure", "progress_bar", "registered_within",
-    "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict", "sweep", "unregister_measure",
-    "user_measures",
+    "check_file", "check_table", "compare_algorithms", "comparison", "el_emam_comparison", "explore",
+    "lattice_overview", "load_dataset", "load_sample", "load_server_measures", "load_study", "measure",
+    "progress_bar", "registered_within", "risk_of_node", "risk_of_release", "run", "solutions", "study_from_dict",
+    "sweep", "unregister_measure", "user_measures",
 ]
 
 

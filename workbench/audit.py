@@ -148,10 +148,10 @@ class CheckResult:
                 f"quasi       {', '.join(self.quasi_identifiers)}",
                 f"records     {self.records:,}, {self.suppressed:,} suppressed (* in every quasi-identifier) and left "
                 f"out: the figures are over {self.kept:,} records in {self.classes:,} equivalence classes"]
-        lines = []
-        for row in self.figures().itertuples(index=False):
-            label = f"{row.attribute}: {row.figure}" if row.attribute else row.figure
-            lines.append(f"{label:<28} {row.value:<14} {row.meaning}")
+        rows = [(f"{row.attribute}: {row.figure}" if row.attribute else row.figure, row.value, row.meaning)
+                for row in self.figures().itertuples(index=False)]
+        width = max([28, *(len(label) for label, _, _ in rows)])  # a long attribute name widens the column
+        lines = [f"{label:<{width}} {value:<14} {meaning}" for label, value, meaning in rows]
         return "\n".join(head + [""] + lines)
 
 
@@ -228,7 +228,8 @@ def _sensitive_rows(s: SensitiveCheck) -> list[tuple[str, str, str, str]]:
             else "above a value's bound −ln p in some class, so enhanced β-likeness holds for no β")),
         (a, "delta_disclosure", _num(s.delta_disclosure),
          f"the largest |ln(q / p)| over the values of {a} present in a class (δ-disclosure privacy): how far "
-         "a class's share of a value strays from the file's, either way"),
+         "a class's share of a value strays from the file's, either way (natural log, as pyCANON; the δ of the "
+         f"workbench's and ARX's model is in base 2: {_num(s.delta_disclosure / math.log(2))})"),
     ]
     if s.missing:
         rows.append((a, "missing", f"{s.missing:,}",

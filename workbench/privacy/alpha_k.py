@@ -69,11 +69,14 @@ class AlphaK(SensitiveModel):
 
     def in_words(self) -> str:
         share = f"{100 * self.alpha:g} %"
-        which = (f"value of {self.attribute}" if self.labels is None
-                 else f"of the values {', '.join(self.labels)} of {self.attribute}")
-        return (f"every group of look-alike rows holds at least {self.k} record{'s' if self.k != 1 else ''} and no "
-                f"{which} makes up more than {share} of a group (α = {self.alpha:g}), so a person's group points to "
-                f"such a value with at most {share} certainty")
+        what = (f"one value of {self.attribute}" if self.labels is None else
+                f"{self.attribute} = {' or '.join(self.labels)}")
+        where = (f"every group of look-alike rows holds at least {self.k} records, and in none" if self.k > 1 else
+                 "in no group of look-alike rows")
+        return (f"{where} does {what} make up more "
+                f"than {share} of a group, so someone who finds a person's group guesses "
+                + (f"their {self.attribute}" if self.labels is None else f"that they have {' or '.join(self.labels)}")
+                + f" right at most {share} of the time")
 
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "alpha": self.alpha, "k": self.k} | (

@@ -81,13 +81,12 @@ class BetaLikeness(SensitiveModel):
         return f"{self.variant} {self.beta:g}-likeness of {self.attribute}"
 
     def in_words(self) -> str:
-        words = (f"in every group of look-alike rows each value of {self.attribute} is at most {1 + self.beta:g} times "
-                 f"as common as in the whole table (β = {self.beta:g}), so knowing a person's group raises the "
-                 f"chance of any {self.attribute} by at most that factor")
-        if self.variant == "enhanced":  # the bound min(β, −ln q): below β for a value held by more than e^−β
-            words += (f"; a value common in the table, held by more than {100 * float(np.exp(-self.beta)):.3g} % of "
-                      "it, may rise by less still (enhanced: the commoner, the less)")
-        return words
+        tighter = ("; a common value's gain is also at most −ln of its share in the table" if self.variant == "enhanced"
+                   else "")
+        return (f"in every group of look-alike rows each value of {self.attribute} is at most {1 + self.beta:g} times "
+                f"as common as in the whole table (β = {self.beta:g}, the largest relative gain of its share"
+                f"{tighter}), so a person's group tells little more about a rare {self.attribute} than the whole "
+                "table does")
 
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "variant": self.variant, "beta": self.beta}

@@ -63,10 +63,10 @@ class DeltaDisclosure(SensitiveModel):
 
     def in_words(self) -> str:
         factor = f"{2 ** self.delta:.3g}"
-        return (f"in every group of look-alike rows each value of {self.attribute} that occurs there is less than "
-                f"{factor} times as common as in the whole table, and more than 1/{factor} as common (δ = "
-                f"{self.delta:g}), so a person's group shifts the chance of their {self.attribute} by less than that "
-                "factor either way")
+        return (f"in every group of look-alike rows each value of {self.attribute} it holds is less than {factor} "
+                f"times as common as in the whole table and more than 1/{factor} as common (more than "
+                f"{2 ** -self.delta:.3g} times; 2^δ with δ = {self.delta:g}), so a person's group neither points to "
+                f"nor away from any {self.attribute} by much")
 
     def as_dict(self) -> dict[str, object]:
         return {"model": self.id, "attribute": self.attribute, "delta": self.delta}

@@ -109,16 +109,16 @@ class KMap(PrivacyModel):
                 f"population {self.population:,.0f})")
 
     def in_words(self) -> str:
-        people = f"{self.k:,} {'person' if self.k == 1 else 'people'}"
         if self.counts is not None:
-            return (f"every group of look-alike released rows matches at least {people} of the population "
-                    f"({self.counts.population_size:,} people, {self.counts.subset_size:,} of them in the data), so "
-                    f"someone who knows a person's quasi-identifiers cannot narrow them down to fewer than {people}, "
-                    "whether or not they know the person is in the data")
-        return (f"every group of look-alike released rows is estimated to match at least {people} of a population of "
-                f"{self.population:,.0f}: each group holds at least {self.derived_k} records, which a "
-                f"{self.estimator.replace('_', '-')} model of the population takes to stand for at least {people} "
-                f"(at significance {self.significance:g})")
+            return (f"every released group of look-alike rows matches at least {self.k:,} people of the population "
+                    f"({self.counts.population_size:,} people, of whom {self.counts.subset_size:,} are in the data), "
+                    "so someone who knows a person's quasi-identifiers cannot narrow them down to fewer than "
+                    f"{self.k:,} people")
+        return (f"every released group of look-alike rows is estimated to match at least {self.k:,} people of a "
+                f"population of {self.population:,.0f}: each holds at least {self.derived_k:,} records, which a "
+                f"{'Poisson' if self.estimator == 'poisson' else 'zero-truncated Poisson'} model of the population "
+                f"says stand for {self.k:,} people or more, "
+                f"with at most a {100 * self.significance:g} % chance of being wrong")
 
     def as_dict(self) -> dict[str, object]:
         if self.counts is not None:

@@ -86,8 +86,9 @@ class FormField:
 
     ``name`` is the field's own name (the app's widget key is made from it); ``key`` the config key it fills (None:
     a field that only steers the others). ``widget``: ``"number"``, ``"choice"`` (``choices``, or ``choices_of``
-    for choices that depend on the ``FormContext``), ``"attribute"`` (one of the dataset's sensitive attributes,
-    the first by default) or ``"subset"`` (not drawn: the research subset of the ``FormContext``). ``when``: the
+    for choices that depend on the ``FormContext``), ``"attribute"`` (one or more of the dataset's sensitive
+    attributes, a list, the first by default; the table gets one name, or a list of several, each checked) or
+    ``"subset"`` (not drawn: the research subset of the ``FormContext``). ``when``: the
     field is shown (and fills its key) only when it returns True for the form's values. ``cast`` turns the widget's
     value into the config's (it sees the other values too)."""
 
@@ -113,13 +114,20 @@ class FormField:
         return self.choices_of(context) if self.choices_of is not None else self.choices
 
     def initial(self, context: FormContext) -> Any:
-        """The value of a field never touched: its default (an attribute field: the first sensitive attribute; the
-        subset: the context's)."""
+        """The value of a field never touched: its default (an attribute field: the first sensitive attribute, as a
+        list of one; the subset: the context's)."""
         if self.widget == "subset":
             return context.subset
         if self.widget == "attribute":
-            return context.sensitive[0] if context.sensitive else None
+            return list(context.sensitive[:1])
         return self.default
+
+
+def chosen_attributes(value: Any, offered: Sequence[str]) -> list[str]:
+    """An attribute field's value as the offered attributes it names, in its order and once each: a list of names,
+    or one name (as a setting saved when the field took one attribute); anything else names none."""
+    names = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else []
+    return [name for name in dict.fromkeys(names) if isinstance(name, str) and name in offered]
 
 
 @dataclass(frozen=True)
@@ -140,20 +148,34 @@ class ModelForm:
 
     def values(self, read: Callable[[FormField], Any], context: FormContext) -> dict[str, Any]:
         """Every field's value, by name: ``read`` gives the analyst's (None when never set), replaced by the
-        field's initial value when absent or no longer offered."""
+        field's initial value when absent or no longer offered (an attribute field: the offered attributes it
+        names, ``chosen_attributes``, or the initial one when it names none)."""
         out: dict[str, Any] = {}
         for f in self.fields:
             value = read(f)
-            offered = f.options(context) if f.widget in ("choice", "attribute") else None
-            if value is None or f.widget == "subset" or (offered is not None and value not in offered):
-                value = f.initial(context)
+            if f.widget == "attribute":
+                value = chosen_attributes(value, f.options(context)) or f.initial(context)
+            else:
+                offered = f.options(context) if f.widget == "choice" else None
+                if value is None or f.widget == "subset" or (offered is not None and value not in offered):
+                    value = f.initial(context)
             out[f.name] = value
         return out
 
     def table(self, values: Values) -> dict[str, object]:
-        """The ``[privacy.MODEL]`` table the form's values make (the shown fields that fill a key)."""
-        return {f.key: (f.cast(values[f.name], values) if f.cast is not None else values[f.name])
-                for f in self.shown(values) if f.key is not None}
+        """The ``[privacy.MODEL]`` table the form's values make (the shown fields that fill a key; an attribute
+        field's one attribute as its name, several as a list)."""
+        out: dict[str, object] = {}
+        for f in self.shown(values):
+            if f.key is None:
+                continue
+            value = values[f.name]
+            if f.cast is not None:
+                value = f.cast(value, values)
+            elif f.widget == "attribute":
+                value = value[0] if len(value) == 1 else list(value)
+            out[f.key] = value
+        return out
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,11 @@ def _model_form(model: PrivacyModelKind, context: FormContext) -> None:
         if f.widget == "number":
             values[f.name] = col.number_input(f.label, min_value=f.min_value, max_value=f.max_value, value=f.default,
                                               step=f.step, format=f.format, key=key, help=f.help)
+        elif f.widget == "attribute":  # one or more: the model is checked on each
+            state.settle(key, values[f.name])
+            values[f.name] = col.multiselect(f.label, list(f.options(context)), key=key,
+                                             help=f.help or "one or more sensitive attributes: the model is checked "
+                                                            "on each, on the same groups of look-alike rows")
         else:
             options = list(f.options(context))
             initial = f.initial(context)

@@ -103,7 +103,8 @@ def encoded(study: Mapping[str, Any]) -> bytes:
 
 def restorable(settings: Mapping[str, Any], sensitive: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The saved ``settings`` a widget can take back (a choice still offered, a number for a number, a switch for a
-    switch, an attribute among the ``sensitive`` ones), and the names of those it cannot (left at their default)."""
+    switch, attributes among the ``sensitive`` ones: a list, or one name as a project saved when a model took one,
+    restored as a list of it), and the names of those it cannot (left at their default)."""
     kept: dict[str, Any] = {}
     dropped: list[str] = []
     keys = set(settings_keys())
@@ -116,7 +117,9 @@ def restorable(settings: Mapping[str, Any], sensitive: list[str]) -> tuple[dict[
             offered = choices[key]
             ok = value in offered if offered is not None else isinstance(value, str)
         elif key in attributes:
-            ok = value in sensitive
+            names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+            ok = bool(names) and all(isinstance(name, str) and name in sensitive for name in names)
+            value = list(dict.fromkeys(names))
         elif key in switches or key == state.OVERRIDE.key:
             ok = isinstance(value, bool)
         elif key == state.K.key:

@@ -184,6 +184,13 @@ def keep_valid(slot: Slot[Any] | str, options: list[object], multiple: bool = Fa
         del st.session_state[key]
 
 
+def settle(key: str, value: object) -> None:
+    """Before drawing the widget of ``key``: give it ``value`` when it holds another (a value its options lost, or
+    one saved in an older form, replaced by what the page reads it as)."""
+    if st.session_state.get(key) != value:
+        st.session_state[key] = value
+
+
 # the dataset the pages work on, chosen in the Dataset box before the page runs (every page's one argument)
 CONTEXT: Slot[PageContext] = Slot("page_context")
 
