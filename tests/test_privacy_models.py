@@ -426,7 +426,8 @@ def _said(model: dict, ds: Dataset) -> list[str]:
     if kind == "disclosure":
         out += [f"less than {2 ** model['delta']:.3g} times", f"more than {2 ** -model['delta']:.3g} times"]
     if kind == "alpha":
-        out += [f"more than {100 * model['alpha']:g} %"] + [f"at least {k} records" for k in [model.get("k", 1)] if k > 1]
+        out += [f"more than {100 * model['alpha']:g} %"]
+        out += [f"at least {k} records" for k in [model.get("k", 1)] if k > 1]
         out += [f"= {v}" for v in model.get("values", [])]
     if kind == "distinct":
         out.append(f"at least {model['l']} different values")

@@ -365,7 +365,8 @@ def _stated(model: str, data: pd.DataFrame, study_k: int) -> list[str]:
                              float(params["significance"]))
         stated += [f"at least {int(params['k']):,} people", f"at least {derived} records"]
     elif model == "k-map-table":
-        stated += [f"at least {int(params['k']):,} people", f"({len(data):,} people, of whom {len(data.iloc[::2]):,} are in the data)"]
+        stated += [f"at least {int(params['k']):,} people",
+                   f"({len(data):,} people, of whom {len(data.iloc[::2]):,} are in the data)"]
     elif kind == "delta_presence":
         stated.append(f"between {100 * float(params['delta_min']):g} % and {100 * float(params['delta_max']):g} %")
     elif kind == "t_closeness":
