@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 import measures as M
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
 from workbench.policy import MAX_LATTICE_NODES, needs_monotone_waiver, non_monotone_warning, suppression_share
@@ -42,14 +43,14 @@ EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thou
 
 
 @dual_cache(max_entries=8, heavy=True)
-def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+def lattice_table_cached(study: Study, dataset_key: str | None) -> dict[str, Any]:
     """Every node's measures for the config's dataset and k (``lattice_views.lattice_table``; it depends on neither
     the suppression limit nor the search), laid out for the Hasse diagram, with its edges when drawable."""
     from workbench.study import evaluator_for
     from workbench.views.lattice import lattice_table
 
     try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
+        study, dataset = study_and_dataset(study, dataset_key)
         table = lattice_table(evaluator_for(study, dataset))
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
@@ -59,14 +60,14 @@ def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str,
 
 
 @dual_cache(max_entries=16)
-def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """The lattice table of ``table_json`` (same data and k) with what the search of ``config_json`` did:
+def lattice_overview_cached(study: Study, table_study: Study, dataset_key: str | None) -> dict[str, Any]:
+    """The lattice table of ``table_study`` (same data and k) with what the search of ``study`` did:
     status, checked, trace (``lattice_views.lattice_overview``)."""
     from workbench.views.lattice import lattice_overview
 
-    base = lattice_table_cached(table_json, dataset_key=dataset_key)
+    base = lattice_table_cached(table_study, dataset_key=dataset_key)
     try:
-        table, result = lattice_overview(*study_and_dataset(config_json, dataset_key), table=base["nodes"])
+        table, result = lattice_overview(*study_and_dataset(study, dataset_key), table=base["nodes"])
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
     optimum = table.loc[table.status == "optimum", "node"]  # the page's one reading of the optimum
@@ -77,33 +78,33 @@ def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str 
 
 
 @dual_cache(max_entries=32)
-def node_details_cached(config_json: str, node: str, dataset_key: str | None) -> dict[str, Any]:
+def node_details_cached(study: Study, node: str, dataset_key: str | None) -> dict[str, Any]:
     """``node_details.node_details`` of one node (given as ``"qi=level,..."``)."""
     from workbench.views.node_details import node_details
 
     try:
-        return {"details": node_details(*study_and_dataset(config_json, dataset_key), node)}
+        return {"details": node_details(*study_and_dataset(study, dataset_key), node)}
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=32)
-def node_diff_cached(config_json: str, a: str, b: str, dataset_key: str | None) -> dict[str, Any]:
+def node_diff_cached(study: Study, a: str, b: str, dataset_key: str | None) -> dict[str, Any]:
     """``node_details.node_diff`` of two nodes (each ``"qi=level,..."``)."""
     from workbench.views.node_details import node_diff
 
     try:
-        return {"diff": node_diff(*study_and_dataset(config_json, dataset_key), a, b)}
+        return {"diff": node_diff(*study_and_dataset(study, dataset_key), a, b)}
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=16)
-def by_height_cached(config_json: str, table_json: str, measure: str, dataset_key: str | None) -> dict[str, Any]:
+def by_height_cached(study: Study, table_study: Study, measure: str, dataset_key: str | None) -> dict[str, Any]:
     """The lattice aggregated per height (``node_details.lattice_by_height``) for the large-lattice view."""
     from workbench.views.node_details import lattice_by_height
 
-    data = lattice_overview_cached(config_json, table_json, dataset_key=dataset_key)
+    data = lattice_overview_cached(study, table_study, dataset_key=dataset_key)
     try:
         return {"summary": lattice_by_height(data["nodes"], [measure] if measure != "status" else [])}
     except WorkbenchError as exc:
@@ -116,19 +117,19 @@ DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": state.DEFAULT_K,
 
 def prefetch(source: Source) -> None:
     """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``)."""
-    config = source.config_json(compare=[], **DEFAULTS)
-    lattice_overview_cached(config, source.config_json(k=DEFAULTS["k"], compare=[]), dataset_key=source.dataset_key)
+    config = source.study(compare=[], **DEFAULTS)
+    lattice_overview_cached(config, source.study(k=DEFAULTS["k"], compare=[]), dataset_key=source.dataset_key)
 
 
 @dual_cache(max_entries=8, heavy=True)
-def search_region_cached(config_json: str, dataset_key: str | None,
+def search_region_cached(study: Study, dataset_key: str | None,
                          _progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
     """The search's region per height on a lattice too large to evaluate every node (``lattice_views.search_region``),
     and its result."""
     from workbench.views.lattice import search_region
 
     try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
+        study, dataset = study_and_dataset(study, dataset_key)
         frame, result = search_region(study, dataset, _progress)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
@@ -161,9 +162,9 @@ def page(ctx: PageContext) -> None:
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
         st.warning(f"{non_monotone_warning(algorithm, objective)}.")
-    config = source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
-                                objective=objective, compare=[], privacy_models=marks.models, **extra)
-    table_config = source.config_json(k=int(k), compare=[])  # the node table depends on the data and k only
+    config = source.study(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
+                          objective=objective, compare=[], privacy_models=marks.models, **extra)
+    table_config = source.study(k=int(k), compare=[])  # the node table depends on the data and k only
     data = long_work.announced(f"Evaluating every node of the lattice under every measure, then {algorithm}'s search",
                                lattice_overview_cached, config, table_config, dataset_key=source.dataset_key)
     nodes = data["nodes"]
@@ -200,8 +201,8 @@ def _large_lattice(source: Source, algorithm: str, objective: str, k: int, max_s
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
         st.warning(f"{non_monotone_warning(algorithm, objective)}.")
-    config = source.config_json(k=k, max_suppression=max_suppression, algorithm=algorithm, objective=objective,
-                                compare=[], **extra)
+    config = source.study(k=k, max_suppression=max_suppression, algorithm=algorithm, objective=objective,
+                          compare=[], **extra)
     data = long_work.announced(f"Searching the lattice with {algorithm}", search_region_cached, config,
                                dataset_key=source.dataset_key)
     region = data["region"]
@@ -314,12 +315,12 @@ def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]
         session[NODE] = node
 
 
-def _by_height(config: str, table_config: str, color: str, source: Source, optimum_rank: int | None) -> None:
+def _by_height(config: Study, table_config: Study, color: str, source: Source, optimum_rank: int | None) -> None:
     with shown_errors():  # the node's drill-down follows
         _draw_by_height(config, table_config, color, source, optimum_rank)
 
 
-def _draw_by_height(config: str, table_config: str, color: str, source: Source, optimum_rank: int | None) -> None:
+def _draw_by_height(config: Study, table_config: Study, color: str, source: Source, optimum_rank: int | None) -> None:
     summary = long_work.announced("Summarizing the lattice per height", by_height_cached, config, table_config, color,
                                   dataset_key=source.dataset_key)
     frame = summary["summary"]
@@ -331,7 +332,7 @@ def _draw_by_height(config: str, table_config: str, color: str, source: Source, 
                                "checked": "checked by the search"})
 
 
-def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
+def _drill_down(config: Study, label: str, labels: list[str], source: Source) -> None:
     result = long_work.announced(f"Opening {label}: its classes, suppressed records and what each attribute costs",
                                  node_details_cached, config, label, dataset_key=source.dataset_key)
     d = result["details"]

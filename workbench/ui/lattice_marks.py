@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.ui import format, long_work, state
@@ -59,15 +60,15 @@ class Marks:
     objective: str
     models: Mapping[str, Mapping[str, Any]]
 
-    def model_config(self) -> str:
+    def model_config(self) -> Study:
         """The config whose ``model_satisfaction`` colours the nodes: the page's k and limit with the models."""
-        return self.source.config_json(k=self.k, max_suppression=self.max_suppression, compare=[],
-                                       privacy_models=self.models)
+        return self.source.study(k=self.k, max_suppression=self.max_suppression, compare=[],
+                                 privacy_models=self.models)
 
-    def explore_config(self) -> str:
+    def explore_config(self) -> Study:
         """The Measures page's config (so both pages share one exploration): k, the limit, every lattice measure."""
-        return self.source.config_json(k=self.k, max_suppression=self.max_suppression,
-                                       compare=list(M.LATTICE_MEASURES))
+        return self.source.study(k=self.k, max_suppression=self.max_suppression,
+                                 compare=list(M.LATTICE_MEASURES))
 
 
 def session_models(source: Source) -> dict[str, dict[str, object]]:
@@ -99,12 +100,12 @@ def colour_label(option: str) -> str:
 
 
 @dual_cache(max_entries=8, heavy=True)
-def satisfaction_cached(config_json: str, rule: str, dataset_key: str | None) -> dict[str, Any]:
+def satisfaction_cached(study: Study, rule: str, dataset_key: str | None) -> dict[str, Any]:
     """``model_satisfaction.model_satisfaction`` of the config: which nodes satisfy one rule."""
     from workbench.views.satisfaction import model_satisfaction, satisfaction_by_height
 
     try:
-        satisfaction = model_satisfaction(*study_and_dataset(config_json, dataset_key), rules=[rule])
+        satisfaction = model_satisfaction(*study_and_dataset(study, dataset_key), rules=[rule])
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
     return {"satisfaction": satisfaction, "by_height": satisfaction_by_height(satisfaction)}

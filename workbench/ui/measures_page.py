@@ -13,6 +13,7 @@ import streamlit as st
 
 import measures as M
 import workbench as wb
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.study import Progress
@@ -26,19 +27,19 @@ from workbench.ui.memo import dual_cache, user_error
 
 
 @dual_cache(max_entries=16, heavy=True)
-def exploration(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+def exploration(study: Study, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
     """``workbench.explore`` of the config: every measure over the admissible nodes (reporting its steps)."""
     try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
+        study, dataset = study_and_dataset(study, dataset_key)
         return {"exploration": wb.explore(study, dataset, progress=_progress)}
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=64)
-def front(config_json: str, x: str, y: str, dataset_key: str | None) -> dict[str, Any]:
+def front(study: Study, x: str, y: str, dataset_key: str | None) -> dict[str, Any]:
     """The Pareto front of the admissible nodes under two measures."""
-    data = exploration(config_json, dataset_key=dataset_key)
+    data = exploration(study, dataset_key=dataset_key)
     return {"front": data["exploration"].pareto(x, y)}
 
 
@@ -81,8 +82,8 @@ def page(ctx: PageContext) -> None:
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)
     ids = list(M.LATTICE_MEASURES)  # the built-in lattice measures and the measures of your own
-    config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), compare=ids)
-    data = long_work.announced("Scoring every admissible node under every measure", exploration, config_json,
+    study = source.study(k=k, max_suppression=suppression_share(suppression), compare=ids)
+    data = long_work.announced("Scoring every admissible node under every measure", exploration, study,
                                dataset_key=source.dataset_key)
     e = data["exploration"]
     if e.sample:
@@ -108,7 +109,7 @@ def page(ctx: PageContext) -> None:
                        key=state.MEA_X.key, format_func=format.measure_label)
     y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
                         key=state.MEA_Y.key, format_func=format.measure_label)
-    mask = long_work.announced("Finding the Pareto front of the two measures", front, config_json, x, y,
+    mask = long_work.announced("Finding the Pareto front of the two measures", front, study, x, y,
                                dataset_key=source.dataset_key)
     if "front" in mask:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}

@@ -1,4 +1,4 @@
-"""Cached library calls of the Risk page's sections (``workbench/ui/cached.py``'s rules: a JSON config and a
+"""Cached library calls of the Risk page's sections (``workbench/ui/cached.py``'s rules: a ``Study`` and a
 ``dataset_key`` in, plain data out, a ``WorkbenchError`` raised): the risk–utility points of the solutions, the
 attacks on the release, and the quasi-identifier combinations that make records unique."""
 
@@ -9,20 +9,21 @@ from typing import Any
 import pandas as pd
 
 from workbench.compare.ranking import risk_utility
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.ui.cached import study_and_dataset
 from workbench.ui.memo import dual_cache, user_error
 
 
 @dual_cache(max_entries=16, heavy=True)
-def risk_utility_points(config_json: str, utility: str, risk: str, with_local: bool,
+def risk_utility_points(study: Study, utility: str, risk: str, with_local: bool,
                         dataset_key: str | None) -> dict[str, Any]:
     """The k-minimal lattice candidates (and, ``with_local``, the local engine's releases) of a config as points
     of ``risk`` against ``utility`` with their Pareto front (``compare.risk_utility``)."""
     from workbench import compare
 
     try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
+        study, dataset = study_and_dataset(study, dataset_key)
         parts = [compare.lattice_solutions(study, dataset, "k_minimal")]
         if with_local:
             parts.append(compare.local_solutions(study, dataset))
@@ -33,7 +34,7 @@ def risk_utility_points(config_json: str, utility: str, risk: str, with_local: b
 
 
 @dual_cache(max_entries=16)
-def rare_values(config_json: str, k: int, dataset_key: str | None) -> dict[str, Any]:
+def rare_values(study: Study, k: int, dataset_key: str | None) -> dict[str, Any]:
     """The input's quasi-identifier values rarer than ``k`` (``attacks.rare_values``) and the table without them,
     as CSV, both ways (records dropped, values blanked)."""
     from workbench.risk import attacks
@@ -41,7 +42,7 @@ def rare_values(config_json: str, k: int, dataset_key: str | None) -> dict[str, 
     from workbench.ui.cached import dataset_for
 
     try:
-        dataset = dataset_for(config_json, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         report = attacks.rare_values(dataset.frame, dataset.quasi_identifiers, k)
         return {"table": report.table(), "records": report.records, "n": dataset.n,
                 "rows_csv": without_rare_csv(dataset, k, "rows"), "values_csv": without_rare_csv(dataset, k, "values")}
@@ -50,13 +51,13 @@ def rare_values(config_json: str, k: int, dataset_key: str | None) -> dict[str, 
 
 
 @dual_cache(max_entries=8, heavy=True)
-def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str, Any]:
+def attack_checks(release_study: Study, dataset_key: str | None) -> dict[str, Any]:
     """The attacks on the release of a config (``attack_checks.check_attacks``): ``checks`` as a dict, ``node``
     the release's transformation."""
     from workbench.risk.attack_checks import check_attacks
     from workbench.ui.cached import run_result
 
-    result = run_result(release_config_json, dataset_key=dataset_key)
+    result = run_result(release_study, dataset_key=dataset_key)
     if result.release is None:
         raise WorkbenchError("the last run found no release")
     try:
@@ -67,20 +68,20 @@ def attack_checks(release_config_json: str, dataset_key: str | None) -> dict[str
 
 
 @dual_cache(max_entries=16)
-def unique_combinations(config_json: str, release_config_json: str | None, dataset_key: str | None) -> dict[str, Any]:
+def unique_combinations(study: Study, release_study: Study | None, dataset_key: str | None) -> dict[str, Any]:
     """Which quasi-identifier combinations make records unique (``unique_combinations``), in the input and, given
-    the last run's config, in its release (suppressed records ``*``)."""
+    the last run's study, in its release (suppressed records ``*``)."""
     from workbench.risk.combinations import unique_combinations as combinations_table
     from workbench.ui.cached import dataset_for, run_result
 
     try:
-        dataset = dataset_for(config_json, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         out: dict[str, Any] = {"input": combinations_table(dataset.frame, dataset.quasi_identifiers), "release": None}
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
-    if release_config_json is not None:
+    if release_study is not None:
         try:
-            release = run_result(release_config_json, dataset_key=dataset_key).release
+            release = run_result(release_study, dataset_key=dataset_key).release
         except WorkbenchError:  # the Anonymize page shows why the run failed: no release to look into here
             release = None
         if release is not None:
