@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -35,6 +35,9 @@ from workbench.study import Progress, RunResult, run
 from workbench.ui import state_upload as S
 from workbench.ui.memo import dual_cache, memo_key, user_error
 from workbench.ui.source import Source, revised
+
+if TYPE_CHECKING:  # the report is loaded with the Export page, not with the app
+    from workbench.report.summary import Summary
 
 
 def register_dataset(key: str, dataset: Dataset) -> None:
@@ -144,11 +147,11 @@ def session_dataset(key: str | None) -> Dataset | None:
 
 
 @dual_cache(max_entries=8)
-def dependency_warnings(study: Study, dataset_key: str | None) -> dict[str, Any]:
-    """``{"warnings": [...]}``: the released columns that determine a quasi-identifier or its generalization
+def dependency_warnings(study: Study, dataset_key: str | None) -> tuple[str, ...]:
+    """One warning per released column (or combination) that determines a quasi-identifier or its generalization
     (``workbench.risk.dependencies``); a ``WorkbenchError`` when they cannot be found."""
     try:
-        return {"warnings": find_dependency_warnings(dataset_for(study, dataset_key))}
+        return tuple(find_dependency_warnings(dataset_for(study, dataset_key)))
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
@@ -157,7 +160,7 @@ def released_dependencies(source: Source) -> list[str]:
     """The warnings of ``dependency_warnings`` for the source's table (none when its data cannot be read: the page's
     own calls report that)."""
     try:
-        return dependency_warnings(source.study(k=2, compare=[]), dataset_key=source.dataset_key)["warnings"]
+        return list(dependency_warnings(source.study(k=2, compare=[]), dataset_key=source.dataset_key))
     except WorkbenchError:
         return []
 
@@ -230,8 +233,24 @@ def run_config(study: Study, dataset_key: str | None, _progress: Progress | None
     )
 
 
+@dataclass(frozen=True)
+class ExportFiles:
+    """What the Export page offers for one release (``export_files``): the release file, ``provenance.json`` and the
+    value mappings (CSV) as the library writes them, the config as TOML, the zip bundle of the config with its
+    hierarchies (the session's own data only, else None), the shuffle seed and the guarantee the release was
+    re-verified as (``Release.guarantee_kind``, as the provenance names it)."""
+
+    release: bytes
+    provenance: bytes
+    mappings: bytes
+    config: bytes
+    bundle: bytes | None
+    seed: int
+    guarantee_kind: str
+
+
 @dual_cache(max_entries=8, session_entries=2)  # each holds the whole release file: two formats, not eight
-def export_files(study: Study, fmt: str, dataset_key: str | None) -> dict[str, Any]:
+def export_files(study: Study, fmt: str, dataset_key: str | None) -> ExportFiles:
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
     a zip bundle of the config with every quasi-identifier's hierarchy as a file (``bundle_with_hierarchies``)."""
@@ -251,13 +270,15 @@ def export_files(study: Study, fmt: str, dataset_key: str | None) -> dict[str, A
         raise user_error(exc) from exc
     hierarchies = {q: result.dataset.hierarchies[q].to_arx() for q in result.dataset.quasi_identifiers}
     bundle = bundle_with_hierarchies(raw, hierarchies) if dataset_key is not None else None
-    return {**files, "config": to_toml(raw).encode("utf-8"), "bundle": bundle, "seed": study.seed}
+    return ExportFiles(release=files["release"], provenance=files["provenance"], mappings=files["mappings"],
+                       config=to_toml(raw).encode("utf-8"), bundle=bundle, seed=study.seed,
+                       guarantee_kind=result.release.guarantee_kind)
 
 
 @dual_cache(max_entries=8)
-def decision_summary(study: Study, register_version: int, dataset_key: str | None) -> dict[str, Any]:
-    """The report's first page for the release of a config with its [release] section (the Export page's):
-    ``{"summary": workbench.report.Summary}`` (``report.build_summary``, the same figures the report shows); a
+def decision_summary(study: Study, register_version: int, dataset_key: str | None) -> Summary:
+    """The report's first page for the release of a study with its [release] section (the Export page's): its
+    ``workbench.report.Summary`` (``report.build_summary``, the same figures the report shows); a
     ``WorkbenchError`` when it cannot be built. The run itself is ``run_result``'s, shared with the Anonymize page.
     ``register_version`` (the register's newest release id) is part of the key only: a release recorded since is
     checked against."""
@@ -267,7 +288,7 @@ def decision_summary(study: Study, register_version: int, dataset_key: str | Non
     result = run_result(revised(study, release=None), dataset_key=dataset_key)
     try:
         study = study_from_dict(in_attribute_order(study.raw, result.dataset.quasi_identifiers))
-        return {"summary": build_summary(study, result)}
+        return build_summary(study, result)
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
 
@@ -318,25 +339,33 @@ def release_risk(release_study: Study, threshold: float, population: int | None,
                      lambda: risk.risk_of_release(release, threshold, population))
 
 
+@dataclass(frozen=True)
+class PrivacyCheck:
+    """For the Anonymize page's privacy models (``privacy_check``): the attributes with role "sensitive" a model can
+    protect, and why the library refuses the study's engine and algorithm with its models (``policy.privacy_refusal``;
+    None when it does not)."""
+
+    sensitive: tuple[str, ...]
+    refusal: str | None
+
+
 @dual_cache(max_entries=16)
-def privacy_check(study: Study, dataset_key: str | None) -> dict[str, Any]:
-    """For the Anonymize page's privacy models: ``{"sensitive": [...], "refusal": message or None}`` (the attributes
-    with role "sensitive" a model can protect, and ``policy.privacy_refusal`` for the config's engine and algorithm); a
-    ``WorkbenchError`` when the models cannot be built on the data."""
+def privacy_check(study: Study, dataset_key: str | None) -> PrivacyCheck:
+    """The ``PrivacyCheck`` of a study; a ``WorkbenchError`` when the models cannot be built on the data."""
     try:
         dataset = dataset_for(study, dataset_key)
         sensitive = [a for a, role in dataset.roles.items() if role == "sensitive"]
         refusal = policy.privacy_refusal(study, dataset, study.algorithm)
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
-    return {"sensitive": sensitive, "refusal": refusal}
+    return PrivacyCheck(tuple(sensitive), refusal)
 
 
 def sensitive_attributes(source: Source) -> list[str]:
     """The source's attributes a privacy model can protect (``privacy_check``; none when the models cannot be built
     on its data: the run reports why)."""
     try:
-        return list(privacy_check(source.study(k=2, compare=[]), dataset_key=source.dataset_key)["sensitive"])
+        return list(privacy_check(source.study(k=2, compare=[]), dataset_key=source.dataset_key).sensitive)
     except WorkbenchError:
         return []
 
@@ -345,7 +374,7 @@ def privacy_refusal(study: Study, dataset_key: str | None) -> str | None:
     """``policy.privacy_refusal`` of a study (``privacy_check``; None when the models cannot be built on the data:
     the run reports why)."""
     try:
-        return privacy_check(study, dataset_key=dataset_key)["refusal"]
+        return privacy_check(study, dataset_key=dataset_key).refusal
     except WorkbenchError:
         return None
 

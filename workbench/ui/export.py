@@ -10,7 +10,6 @@ click, and the stored file is dropped once the browser has fetched it (``ui/serv
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -118,10 +117,10 @@ def page(ctx: PageContext) -> None:
         summary = long_work.announced("Summarizing the release for a review board: its risk, its cost and the attacks",
                                       decision_summary, study, register_version(),
                                       dataset_key=last["dataset_key"])
-        decision_summary_view.show(summary["summary"])
+        decision_summary_view.show(summary)
     files = long_work.announced(f"Writing the release as {fmt} and verifying it again from its own table", export_files,
                                 study, fmt, dataset_key=last["dataset_key"])
-    kind = json.loads(files["provenance"])["guarantee"]["kind"]
+    kind = files.guarantee_kind
     if not guarantee.acknowledged(kind, key=f"ack:{kind}:{memo_key(last['config'])[1]}"):
         return
     if guarantee_text(kind).k_anonymous:
@@ -134,15 +133,15 @@ def page(ctx: PageContext) -> None:
     if isinstance(record, str):  # nothing released is left out of the register: no download without it
         st.error(f"The release cannot be recorded in the register, so it is not offered: {md(record)}")
         return
-    download("Release", files["release"], f"{stem}-release.{fmt}", MIME[fmt], on_fetch=record,
+    download("Release", files.release, f"{stem}-release.{fmt}", MIME[fmt], on_fetch=record,
              help="recorded in the register (the History page) when you download it")
-    download("Provenance (JSON)", files["provenance"], f"{stem}-provenance.json", "application/json")
-    download("Value mappings (CSV)", files["mappings"], f"{stem}-mappings.csv", "text/csv",
+    download("Provenance (JSON)", files.provenance, f"{stem}-provenance.json", "application/json")
+    download("Value mappings (CSV)", files.mappings, f"{stem}-mappings.csv", "text/csv",
              help="per quasi-identifier: each original value, what it was released as, and how many records")
-    download("Config (TOML)", files["config"], f"{stem}-config.toml", "application/toml",
+    download("Config (TOML)", files.config, f"{stem}-config.toml", "application/toml",
              help=f"`workbench run {stem}-config.toml` reproduces this release; the Data page loads it again")
-    if files.get("bundle"):
-        download("Config with hierarchy files (zip)", files["bundle"], f"{stem}-config-bundle.zip", "application/zip",
+    if files.bundle:
+        download("Config with hierarchy files (zip)", files.bundle, f"{stem}-config-bundle.zip", "application/zip",
                  help="config.toml and every quasi-identifier's hierarchy as hierarchies/*.csv, as this release "
                       f"used them: unpack next to {md(raw['data'].get('path', 'the data'))} and run `workbench run "
                       "config.toml`, or load the zip on the Data page")

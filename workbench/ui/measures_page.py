@@ -6,8 +6,9 @@ runs code sent through the browser)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -25,22 +26,24 @@ from workbench.ui.format import md
 from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
 from workbench.ui.memo import dual_cache, user_error
 
+if TYPE_CHECKING:  # loaded with the exploration (workbench.explore)
+    from workbench.views.exploration import Exploration
+
 
 @dual_cache(max_entries=16, heavy=True)
-def exploration(study: Study, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+def exploration(study: Study, dataset_key: str | None, _progress: Progress | None = None) -> Exploration:
     """``workbench.explore`` of the config: every measure over the admissible nodes (reporting its steps)."""
     try:
         study, dataset = study_and_dataset(study, dataset_key)
-        return {"exploration": wb.explore(study, dataset, progress=_progress)}
+        return wb.explore(study, dataset, progress=_progress)
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=64)
-def front(study: Study, x: str, y: str, dataset_key: str | None) -> dict[str, Any]:
-    """The Pareto front of the admissible nodes under two measures."""
-    data = exploration(study, dataset_key=dataset_key)
-    return {"front": data["exploration"].pareto(x, y)}
+def front(study: Study, x: str, y: str, dataset_key: str | None) -> np.ndarray:
+    """The Pareto front of the admissible nodes under two measures (each node's flag)."""
+    return exploration(study, dataset_key=dataset_key).pareto(x, y)
 
 
 def monotonicity_table(e: Any) -> pd.DataFrame:
@@ -83,9 +86,8 @@ def page(ctx: PageContext) -> None:
     suppression = state.suppression_input(c2)
     ids = list(M.LATTICE_MEASURES)  # the built-in lattice measures and the measures of your own
     study = source.study(k=k, max_suppression=suppression_share(suppression), compare=ids)
-    data = long_work.announced("Scoring every admissible node under every measure", exploration, study,
-                               dataset_key=source.dataset_key)
-    e = data["exploration"]
+    e = long_work.announced("Scoring every admissible node under every measure", exploration, study,
+                            dataset_key=source.dataset_key)
     if e.sample:
         st.info(f"This lattice has {e.sample['lattice_nodes']:,} nodes: {e.sample['drawn']:,} were drawn at random, "
                 f"{e.sample['admissible']:,} of them admissible. The figures are over those and the edges to "
@@ -111,13 +113,13 @@ def page(ctx: PageContext) -> None:
                         key=state.MEA_Y.key, format_func=format.measure_label)
     mask = long_work.announced("Finding the Pareto front of the two measures", front, study, x, y,
                                dataset_key=source.dataset_key)
-    if "front" in mask:
+    if mask is not None:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}
-        st.altair_chart(measure_scatter(e.table, x, y, mask["front"], chosen), width="stretch")
+        st.altair_chart(measure_scatter(e.table, x, y, mask, chosen), width="stretch")
         st.caption(f"Lower-left is better when both are losses. Optimum of {format.measure_label(x)}: "
                    f"{md(e.optima.get(x))}; of {format.measure_label(y)}: {md(e.optima.get(y))}. The dashed line "
                    "joins the "
-                   f"{int(mask['front'].sum())} nodes of the Pareto front: no other admissible node is at least as "
+                   f"{int(mask.sum())} nodes of the Pareto front: no other admissible node is at least as "
                    "good under both and better under one.")
 
     st.subheader("Monotonicity on this lattice")

@@ -45,9 +45,8 @@ def risk_utility_section(source: Source, release_config: Study | None) -> None:
     with_local = right.toggle("Local-engine releases", value=False, key="risk_ru_local",
                               help="Greedy and Partition for the same k; about 3 s on 20,000 records")
     config = solutions_config(source, release_config, [utility])
-    data = long_work.announced("Scoring the candidate solutions' risk and information loss", risk_utility_points,
-                               config, utility, risk, with_local, dataset_key=source.dataset_key)
-    points = data["points"]
+    points = long_work.announced("Scoring the candidate solutions' risk and information loss", risk_utility_points,
+                                 config, utility, risk, with_local, dataset_key=source.dataset_key)
     if not len(points):
         st.info("No lattice node is admissible at these settings: no solution to place.")
         return
@@ -69,18 +68,18 @@ def attacks_section(source: Source, release_config: Study | None) -> None:
         rare = long_work.announced(f"Finding the input's values rarer than k = {k}", rare_values,
                                    source.study(k=k, compare=[]), k, dataset_key=source.dataset_key)
         st.markdown(f"**Values rarer than k = {k} in the input** (Sweeney 2002): a record holding one cannot be "
-                    f"{k}-anonymous unless that value is generalized or the record suppressed. {rare['records']:,} of "
-                    f"{rare['n']:,} records hold one.")
-        if len(rare["table"]):
-            format.show(rare["table"], width="content")
+                    f"{k}-anonymous unless that value is generalized or the record suppressed. {rare.records:,} of "
+                    f"{rare.n:,} records hold one.")
+        if len(rare.table):
+            format.show(rare.table, width="content")
             left, right = st.columns(2)
             stem = f"{dataset_stem(source.config(k=k)['data'])}-k{k}"  # the dataset and k: people-k5-without-...
             with left:
-                download("Table without these records (CSV)", rare["rows_csv"], f"{stem}-without-rare-records.csv",
+                download("Table without these records (CSV)", rare.rows_csv, f"{stem}-without-rare-records.csv",
                          "text/csv", key="risk_rare_rows",
                          help="records dropped until no value is rarer than k; load it on the Data page")
             with right:
-                download("Table with these values blanked (CSV)", rare["values_csv"],
+                download("Table with these values blanked (CSV)", rare.values_csv,
                          f"{stem}-without-rare-values.csv", "text/csv", key="risk_rare_values",
                          help="each rare value becomes the missing value, which the hierarchies must have")
     if release_config is None:
@@ -91,8 +90,8 @@ def attacks_section(source: Source, release_config: Study | None) -> None:
                                dataset_key=source.dataset_key)
     st.markdown("**Attacks on the last run's release.** A second release of the same table (the first other "
                 "k-minimal node) stands for another recipient's copy.")
-    format.show(attack_table(data["checks"]))
-    finding = row_order_finding(data["checks"])  # written from the unsorted-matching figures in the table
+    format.show(attack_table(data.checks))
+    finding = row_order_finding(data.checks)  # written from the unsorted-matching figures in the table
     if finding is not None:
         st.caption(finding)
 
@@ -106,8 +105,8 @@ def unique_combinations_section(source: Source, release_config: Study | None) ->
     st.caption("unique records: records alone in their class on these attributes only; only here: unique on the "
                "combination but on none of its parts, so the combination itself singles them out (Sweeney 2000).")
     tabs = st.tabs(["Input", "Release"])
-    format.show(data["input"], tabs[0])
-    if data["release"] is None:
+    format.show(data.input_table, tabs[0])
+    if data.release_table is None:
         tabs[1].info("Run an anonymization on the Anonymize page: its release's combinations are shown here.")
     else:
-        format.show(data["release"], tabs[1])
+        format.show(data.release_table, tabs[1])
