@@ -1,12 +1,12 @@
-"""Cached library calls for the app: plain, hashable inputs in, plain data out (the UI never computes); a call
-that cannot be made raises a one-line ``WorkbenchError`` (``memo.user_error``), which the memo keeps and raises
-again, and the page shows (``failure.py``).
+"""Cached library calls for the app: a ``Study`` and plain, hashable values in, typed results out (a frozen
+dataclass or the library's own object; the UI never computes); a call that cannot be made raises a one-line
+``WorkbenchError`` (``memo.user_error``), which the memo keeps and raises again, and the page shows (``failure.py``).
 
 Every call takes a ``Study`` (``Source.study``: the memo keys it by its config's canonical JSON, ``memo.memo_key``)
-and a ``dataset_key``. For an embedded sample (``dataset_key`` None) results
-are kept in the server process's memory and shared between sessions. For the session's own
-uploaded data the dataset lives in the session state and results are memoized there too, so nothing of
-it outlives the session or reaches another one, and nothing is written to disk.
+and a ``dataset_key``. For an embedded sample (``dataset_key`` None) results are kept in the server process's
+memory and shared between sessions. For the session's own uploaded data the dataset lives in the session state and
+results are memoized there too, so nothing of it outlives the session or reaches another one, and nothing is
+written to disk.
 
 Heavy calls (``dual_cache(..., heavy=True)``: a run, the Compare page's lattice and local rows, the Lattice page's
 node table, model degradation) run in the server's bounded worker pool (``workbench.jobs``): at most
