@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import zipfile
 from pathlib import Path
 
@@ -154,7 +153,7 @@ def test_a_config_bundle_loads_again_on_the_data_page():
     at.number_input(key="an_k").set_value(7).run()
     at.button[0].click().run()
     source_config = at.session_state["last_run"]["config"]
-    raw = json.loads(source_config)  # the bundle the Export page offers, rebuilt from the same library call
+    raw = dict(source_config.raw)  # the bundle the Export page offers, rebuilt from the same library call
     bundle = config_bundle(raw, {"hierarchies/sex.csv": "F;*\nM;*\n"})
     fresh = _uploaded(content)
     fresh.file_uploader(key="config_upload").upload("config-bundle.zip", bundle, "application/zip").run()

@@ -78,3 +78,44 @@ def test_a_cached_call_that_fails_raises_its_first_line_and_is_not_computed_agai
     assert calls == [7]  # kept as its failure: a rerun does not compute it again
     assert user_error(ValueError("one\ntwo")).args == ("one",)
     assert str(user_error(ValueError())) == "ValueError"
+
+
+def test_settings_that_make_no_valid_config_end_the_page_with_one_error_line(monkeypatch) -> None:
+    """``Source.study`` validates the config a page builds: a setting out of range raises the ``ConfigError`` at the
+    page, shown as its one line (naming the key and the value), not a traceback."""
+    import workbench.ui.walkthrough as walkthrough
+
+    def asking(ctx: PageContext) -> None:
+        import streamlit as st
+
+        st.header("Walkthrough")
+        ctx.source.study(k=0, compare=[])
+
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    monkeypatch.setattr(walkthrough, "page", asking)
+    goto(at, "Walkthrough").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["config: privacy.k must be at least 1, got 0"]
+
+
+def test_equal_studies_share_one_memo_entry_and_other_ones_do_not() -> None:
+    """A ``Study`` argument is keyed by its config's canonical JSON: two equal studies built apart (their keys in
+    another order) find one result; another k is another result."""
+    from workbench.config import study_from_dict
+    from workbench.ui.memo import dual_cache
+    from workbench.ui.source import Source
+
+    calls: list[int] = []
+
+    @dual_cache(max_entries=4)
+    def k_of(study, dataset_key: str | None) -> int:
+        calls.append(study.k)
+        return study.k
+
+    source = Source(label="registry", sample="registry")
+    first, again = source.study(k=3, compare=[]), source.study(k=3, compare=[])
+    reordered = study_from_dict(dict(reversed(list(first.raw.items()))))
+    assert first is not again and list(reordered.raw) != list(first.raw)
+    assert [k_of(s, dataset_key=None) for s in (first, again, reordered)] == [3, 3, 3]
+    assert calls == [3]  # computed once for the three
+    assert k_of(source.study(k=4, compare=[]), dataset_key=None) == 4 and calls == [3, 4]

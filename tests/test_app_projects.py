@@ -6,8 +6,6 @@ analyst sees none of it. Every case records into a real SQLite register (tests/c
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -51,7 +49,7 @@ def _run(at: AppTest) -> dict:
     at.button[0].click().run()
     assert not at.exception and at.success, [e.value for e in at.error]
     last = at.session_state["last_run"]
-    return {"config": json.loads(last["config"]), "dataset_key": last["dataset_key"]}
+    return {"config": dict(last["config"].raw), "dataset_key": last["dataset_key"]}
 
 
 def _save(at: AppTest, name: str, store: bool = False) -> None:

@@ -4,7 +4,6 @@ computes it, checked here against a class count in plain Python; privacy models 
 from __future__ import annotations
 
 import io
-import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -71,7 +70,7 @@ def test_risk_page_shows_the_input_and_the_release_risk_as_counted(dataset: str)
     config = at.session_state["last_run"]["config"]
     goto(at, "Risk").run()
     assert not at.exception
-    result = wb.run(wb.study_from_dict(json.loads(config)))  # the same release, computed independently
+    result = wb.run(wb.study_from_dict(config.raw))  # the same release, computed independently
     table = result.release.table("mark")  # suppressed records: '*' in every quasi-identifier, one group
     released = [tuple(str(v) for v in r) for r in table[list(result.release.quasi_identifiers)].itertuples(index=False)]
     shown_input, shown_release = _shown(at)
@@ -132,7 +131,7 @@ def test_unique_combinations_of_the_input_and_the_release() -> None:
     at.button[0].click().run()
     goto(at, "Risk").run()
     assert not at.exception
-    release = wb.run(wb.study_from_dict(json.loads(at.session_state["last_run"]["config"]))).release
+    release = wb.run(wb.study_from_dict(dict(at.session_state["last_run"]["config"].raw))).release
     shown = [d.value for d in at.dataframe if "combination" in d.value.columns]
     assert len(shown) == 2 and shown[1].equals(unique_combinations(release.table(), release.quasi_identifiers))
 
@@ -159,7 +158,7 @@ def test_attacks_section_before_and_after_a_run() -> None:
     at.button[0].click().run()
     goto(at, "Risk").run()
     assert not at.exception
-    config = json.loads(at.session_state["last_run"]["config"])
+    config = dict(at.session_state["last_run"]["config"].raw)
     result = wb.run(wb.study_from_dict(config))
     checks = check_attacks(result.study, result.dataset, result.release).to_dict()
     table = next(d.value for d in at.dataframe if "attack" in d.value.columns)
@@ -216,7 +215,7 @@ def test_distinct_l_diversity_chosen_on_anonymize_holds_on_the_release() -> None
     assert not at.info
     at.button[0].click().run()
     assert not at.exception and not at.error
-    config = json.loads(at.session_state["last_run"]["config"])
+    config = dict(at.session_state["last_run"]["config"].raw)
     assert config["privacy"]["l_diversity"] == {"attribute": "diagnosis", "variant": "distinct", "l": 3}
     assert any(s.value.startswith("Holds: l_diversity") for s in at.success)
     result = wb.run(wb.study_from_dict(config), at.session_state["session_datasets"][
@@ -293,7 +292,7 @@ def test_likeness_disclosure_alpha_and_k_map_chosen_on_anonymize_hold_on_the_rel
     assert not at.exception and at.selectbox(key="an_alg").value == "bnb"
     at.button[0].click().run()
     assert not at.exception and not at.error
-    config = json.loads(at.session_state["last_run"]["config"])
+    config = dict(at.session_state["last_run"]["config"].raw)
     assert config["privacy"]["beta_likeness"] == {"attribute": "diagnosis", "variant": "basic", "beta": 3.0}
     assert config["privacy"]["delta_disclosure"] == {"attribute": "diagnosis", "delta": 3.0}
     assert config["privacy"]["alpha_k"] == {"attribute": "diagnosis", "alpha": 0.8}
@@ -355,7 +354,7 @@ def test_delta_presence_on_anonymize_gives_the_risk_page_journalist_risk_against
         time.sleep(1)
         at.run()
     assert not at.exception and not at.error
-    config = json.loads(at.session_state["last_run"]["config"])
+    config = dict(at.session_state["last_run"]["config"].raw)
     assert config["privacy"]["delta_presence"] == {"subset": "research_subset", "delta_min": 0.05, "delta_max": 0.15}
     goto(at, "Risk").run()
     assert not at.exception

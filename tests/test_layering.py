@@ -209,3 +209,64 @@ def test_the_notebook_api_names_the_module_that_defines_each_name():
 
     for name, module in workbench._EXPORTS.items():
         assert getattr(importlib.import_module(module), name).__module__ == module, name
+
+
+# The app talks to the library in typed values: pages build a Study (Source.study) and get dataclasses or library
+# objects back; no JSON string crosses the boundary. These are the app's only JSON encodings, each for a reason of
+# its own: (module, function, call) -> why.
+UI_JSON = {
+    ("check.py", "_show", "json.dumps"): "the Check page's figures offered as a JSON download",
+    ("memo.py", "memo_key", "json.dumps"): "a Study's memo key: its config's canonical JSON",
+    ("projects.py", "encoded", "json.dumps"): "a project as the register stores it",
+    ("upload.py", "hierarchy_of", "json.dumps"): "the memo key of a column's hierarchy choice",
+    ("upload.py", "session_source", "json.dumps"): "the digest naming the session's prepared table",
+}
+
+
+def _json_calls(path: Path) -> set[tuple[str, str, str]]:
+    """(file name, enclosing function, ``json.<name>``) of every call of the json module in ``path``, whether it is
+    imported as ``json``, under another name or name by name (``from json import loads``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+               if a.name == "json"}
+    functions = {a.asname or a.name: a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                 and n.module == "json" for a in n.names}
+    found: set[tuple[str, str, str]] = set()
+
+    def visit(node: ast.AST, function: str) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node.name if function == "<module>" else function
+        if isinstance(node, ast.Call):
+            called = node.func
+            if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name) and called.value.id in modules:
+                found.add((path.name, function, f"json.{called.attr}"))
+            elif isinstance(called, ast.Name) and called.id in functions:
+                found.add((path.name, function, f"json.{functions[called.id]}"))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_the_app_passes_no_json_to_the_library():
+    """No module of workbench/ui encodes or decodes JSON but the uses listed in ``UI_JSON`` (each still there), and
+    no cached library call (``dual_cache``) takes a parameter named as a JSON string."""
+    found = set().union(*(_json_calls(p) for p in _modules("workbench/ui")))
+    assert found == set(UI_JSON), {"not listed": sorted(found - set(UI_JSON)), "gone": sorted(set(UI_JSON) - found)}
+    for path in _modules("workbench/ui"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and any("dual_cache" in ast.unparse(d) for d in node.decorator_list):
+                named = [a.arg for a in node.args.args if "json" in a.arg]
+                assert not named, (path.name, node.name, named)
+
+
+def test_the_json_check_sees_every_way_of_calling_json(tmp_path):
+    """``_json_calls`` finds a call through the module, an alias and an imported name, each in its function."""
+    module = tmp_path / "page.py"
+    module.write_text("import json\nimport json as j\nfrom json import loads as parse\n\n"
+                      "def a(x):\n    return json.dumps(x)\n\n"
+                      "def b(x):\n    def inner():\n        return j.loads(x)\n    return inner\n\n"
+                      "c = parse('1')\n", encoding="utf-8")
+    assert _json_calls(module) == {("page.py", "a", "json.dumps"), ("page.py", "b", "json.loads"),
+                                   ("page.py", "<module>", "json.loads")}

@@ -11,7 +11,7 @@ import pytest
 from workbench.ui import lattice, prefetch
 from workbench.ui.compare_cached import analysis, local_rows
 from workbench.ui.main import _sample_source
-from workbench.ui.memo import _SharedMemo, clear
+from workbench.ui.memo import _SharedMemo, clear, memo_key
 
 
 def test_concurrent_requests_compute_once():
@@ -71,9 +71,9 @@ def test_warm_up_fills_the_default_views_once(monkeypatch):
     assert len(analysis.shared.entries) == 1
     assert len(local_rows.shared.entries) == 1
     # the page's own first call is now served from the memo
-    config = source.config_json(compare=[], **lattice.DEFAULTS)
-    table_config = source.config_json(k=lattice.DEFAULTS["k"], compare=[])
-    key = ("lattice_overview_cached", (config, table_config))
+    config = source.study(compare=[], **lattice.DEFAULTS)
+    table_config = source.study(k=lattice.DEFAULTS["k"], compare=[])
+    key = ("lattice_overview_cached", (memo_key(config), memo_key(table_config)))
     assert key in lattice.lattice_overview_cached.shared.entries
 
 

@@ -18,6 +18,7 @@ from streamlit import config
 from streamlit.runtime.caching import clear_session_resource_cache
 
 from tests._app import goto, ready_own_table
+from workbench.config import study_from_dict
 
 TEST_SESSION = "test session id"  # the id AppTest runs every session under
 
@@ -57,10 +58,13 @@ def test_a_closed_sessions_cache_entries_are_dropped(ttl) -> None:
     session_keys = set(cached.run_result.shared.entries)
     assert session_keys  # the run on the embedded teaching table, shared between sessions
     # a result asked for outside any session (as the background warm-up does): no session's to drop
-    warm = json.loads(next(iter(session_keys))[1][0])
+    seen = next(iter(session_keys))[1][0]  # the run's Study, keyed by its config's canonical JSON
+    assert seen[0] == "Study"
+    warm = json.loads(seen[1])
     warm["privacy"]["k"] = 3
-    warm_key = ("run_result", (json.dumps(warm, sort_keys=True),))
-    assert cached.run_result(*warm_key[1]).study.k == 3  # a failed run would raise
+    warm_study = study_from_dict(warm)
+    warm_key = ("run_result", (memo.memo_key(warm_study),))
+    assert cached.run_result(warm_study).study.k == 3  # a failed run would raise
     assert warm_key in cached.run_result.shared.entries
 
     clear_session_resource_cache(TEST_SESSION)  # the tab closed: Streamlit released the session's resources

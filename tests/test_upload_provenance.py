@@ -250,7 +250,7 @@ def test_the_app_never_loads_a_data_path_for_a_config_without_the_sessions_table
     from workbench.ui.cached import dataset_for
 
     with pytest.raises(DataError, match="never a data path"):
-        dataset_for(json.dumps({"data": {"path": "/etc/passwd.csv"}}), None)
+        dataset_for(study_from_dict({"data": {"path": "/etc/passwd.csv"}}), None)
 
 
 def test_config_hierarchy_and_points_uploads_are_named_by_their_base_names(monkeypatch):

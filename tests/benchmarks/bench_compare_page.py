@@ -1,7 +1,7 @@
 """Benchmark: what the Compare page computes on its first load on the embedded registry (20,000 records,
 6 quasi-identifiers, 3,600 lattice nodes, target ``high_cost``), stage by stage.
 
-The config is the one the page builds (``Source.config_json(k=5)``: every measure, entropy objective, no
+The config is the one the page builds (``Source.study(k=5)``: every measure, entropy objective, no
 suppression). Prints the median (and min/max) wall time of ``--runs`` runs per stage. The machine is noisy:
 quote medians. To compare with an older commit, run this script with that commit's tree on PYTHONPATH, e.g.
 ``git archive OLD | tar -x -C /tmp/old && PYTHONPATH=/tmp/old .venv/bin/python tests/benchmarks/bench_compare_page.py``.
@@ -15,7 +15,6 @@ Run: .venv/bin/python tests/benchmarks/bench_compare_page.py [--runs 5] [--stage
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -30,7 +29,6 @@ sys.path.insert(0, str(ROOT))
 from tests._app import goto  # noqa: E402
 from workbench import compare  # noqa: E402
 from workbench.compare.nodes import lattice_candidates  # noqa: E402
-from workbench.config import study_from_dict  # noqa: E402
 from workbench.study import load_dataset  # noqa: E402
 from workbench.ui.memo import clear  # noqa: E402
 from workbench.ui.source import Source  # noqa: E402
@@ -96,7 +94,7 @@ def main() -> None:
     parser.add_argument("--app", action="store_true", help="also time the page's interactions (AppTest)")
     args = parser.parse_args()
     source = Source(label="registry", sample="registry", target="high_cost")
-    study = study_from_dict(json.loads(source.config_json(k=5)))
+    study = source.study(k=5)
     dataset = load_dataset(study)
     local = getattr(compare, "local_solutions", None)
 

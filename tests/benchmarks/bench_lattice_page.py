@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import platform
 import statistics
@@ -29,7 +28,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from workbench.config import study_from_dict  # noqa: E402
 from workbench.study import evaluator_for, load_dataset, search  # noqa: E402
 from workbench.ui import charts  # noqa: E402
 from workbench.ui.source import Source  # noqa: E402
@@ -71,8 +69,7 @@ def main() -> None:
     parser.add_argument("--no-before", action="store_true", help="skip the pre-speed-up implementations")
     args = parser.parse_args()
     source = Source("registry", sample="registry")
-    study = study_from_dict(json.loads(source.config_json(k=5, max_suppression=0.02, algorithm="flash",
-                                                          objective="entropy", compare=[])))
+    study = source.study(k=5, max_suppression=0.02, algorithm="flash", objective="entropy", compare=[])
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.2f}, Python {platform.python_version()}, numpy {np.__version__}")
     r = args.repeats

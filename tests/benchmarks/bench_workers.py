@@ -12,7 +12,6 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from workbench import compare
 from workbench.compare.optima import lattice_optima
-from workbench.config import study_from_dict
 from workbench.study import evaluator_for, load_dataset
 from workbench.ui.main import _sample_source
 from workbench.views.lattice import lattice_table
@@ -21,10 +20,7 @@ SOURCE = _sample_source("registry")
 _DATASETS: dict[str, object] = {}
 
 
-def _study(config_json: str):
-    import json
-
-    study = study_from_dict(json.loads(config_json))
+def _study(study):
     key = f"{study.engine}"
     if key not in _DATASETS:
         _DATASETS[key] = load_dataset(study)
@@ -33,7 +29,7 @@ def _study(config_json: str):
 
 def node_table(k: int) -> float:
     """The Lattice page's node table (every node's measures)."""
-    study, ds = _study(SOURCE.config_json(k=k, compare=[]))
+    study, ds = _study(SOURCE.study(k=k, compare=[]))
     start = time.perf_counter()
     lattice_table(evaluator_for(study, ds))
     return time.perf_counter() - start
@@ -41,7 +37,7 @@ def node_table(k: int) -> float:
 
 def lattice_rows(k: int) -> float:
     """The Compare page's lattice candidates and each measure's optimum."""
-    study, ds = _study(SOURCE.config_json(k=k, max_suppression=0.0))
+    study, ds = _study(SOURCE.study(k=k, max_suppression=0.0))
     start = time.perf_counter()
     compare.lattice_solutions(study, ds, "k_minimal")
     lattice_optima(study, ds)
@@ -50,7 +46,7 @@ def lattice_rows(k: int) -> float:
 
 def local_rows(k: int) -> float:
     """The Compare page's local-engine releases (Greedy and Partition)."""
-    study, ds = _study(SOURCE.config_json(k=k))
+    study, ds = _study(SOURCE.study(k=k))
     start = time.perf_counter()
     compare.local_solutions(study, ds, ("greedy", "partition"))
     return time.perf_counter() - start

@@ -178,15 +178,15 @@ def page(ctx: PageContext) -> None:
     if engine == "lattice" and needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True  # the analyst insists: run it, and say what that means
         st.warning(f"{non_monotone_warning(algorithm, objective)}.")
-    config_json = source.config_json(k=int(k), max_suppression=float(max_suppression), engine=engine,
-                                     algorithm=algorithm, objective=objective, privacy_models=models, **extra)
+    study = source.study(k=int(k), max_suppression=float(max_suppression), engine=engine,
+                         algorithm=algorithm, objective=objective, privacy_models=models, **extra)
     if models and engine == "local":  # only Mondrian enforces models, and only the class-level ones
-        refusal = privacy_refusal(config_json, source.dataset_key)
+        refusal = privacy_refusal(study, source.dataset_key)
         if refusal:  # as `workbench run` refuses it (policy.local_refusal)
             st.error(md(refusal))
             return
     if models and engine == "lattice" and ALGORITHMS[algorithm].prunes:
-        refusal = privacy_refusal(config_json, source.dataset_key)
+        refusal = privacy_refusal(study, source.dataset_key)
         if refusal:  # the library refuses this search: steer to one optimal for any rule
             state.AN_ALG_PENDING.set(optimal)
             state.AN_MODEL_STEERED.set((algorithm, refusal))
@@ -196,15 +196,15 @@ def page(ctx: PageContext) -> None:
         st.info(f"Search switched from {model_steered[0]} to {optimal}: {model_steered[0]} prunes the "
                 f"lattice assuming admissibility is monotone, and the library refuses it here: {md(model_steered[1])}.")
     clicked = st.button("Run", type="primary")
-    here = {"config": config_json, "dataset_key": source.dataset_key}
+    here = {"config": study, "dataset_key": source.dataset_key}
     if clicked:
         state.AN_PENDING.set(here)
     last = state.LAST_RUN.get()
-    unchanged = last is not None and last["config"] == config_json and last["dataset_key"] == source.dataset_key
+    unchanged = last is not None and last["config"] == study and last["dataset_key"] == source.dataset_key
     if state.AN_PENDING.get() == here:  # a run in the worker pool, followed until it ends
         failed = False
         try:
-            outcome = long_work.follow(run_result, config_json, dataset_key=source.dataset_key, name="an_run",
+            outcome = long_work.follow(run_result, study, dataset_key=source.dataset_key, name="an_run",
                                        doing=f"{engine} engine, {algorithm}")
         except WorkbenchError:  # the run failed: run_config below raises its error again, for the page to show
             outcome, failed = None, True
@@ -220,8 +220,8 @@ def page(ctx: PageContext) -> None:
     else:
         st.caption("The last run with these settings (kept until the dataset or a setting changes).")
     with st.spinner("Showing the run: its classes, measures and released rows…", show_time=True):
-        state.LAST_RUN.set({"config": config_json, "dataset_key": source.dataset_key, "label": source.label})
-        result = run_config(config_json, dataset_key=source.dataset_key)  # the run above, kept in the cache
+        state.LAST_RUN.set({"config": study, "dataset_key": source.dataset_key, "label": source.label})
+        result = run_config(study, dataset_key=source.dataset_key)  # the run above, kept in the cache
     summary = result.summary
     guarantee.show(result.guarantee_kind, result.holds, result.guarantee)
     dependency_warnings(source)  # beside the guarantee: released columns that give a quasi-identifier back

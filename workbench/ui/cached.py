@@ -1,11 +1,12 @@
-"""Cached library calls for the app: plain, hashable inputs in, plain data out (the UI never computes); a call
-that cannot be made raises a one-line ``WorkbenchError`` (``memo.user_error``), which the memo keeps and raises
-again, and the page shows (``failure.py``).
+"""Cached library calls for the app: a ``Study`` and plain, hashable values in, typed results out (a frozen
+dataclass or the library's own object; the UI never computes); a call that cannot be made raises a one-line
+``WorkbenchError`` (``memo.user_error``), which the memo keeps and raises again, and the page shows (``failure.py``).
 
-Every call takes a JSON config and a ``dataset_key``. For an embedded sample (``dataset_key`` None) results
-are kept in the server process's memory and shared between sessions. For the session's own
-uploaded data the dataset lives in the session state and results are memoized there too, so nothing of
-it outlives the session or reaches another one, and nothing is written to disk.
+Every call takes a ``Study`` (``Source.study``: the memo keys it by its config's canonical JSON, ``memo.memo_key``)
+and a ``dataset_key``. For an embedded sample (``dataset_key`` None) results are kept in the server process's
+memory and shared between sessions. For the session's own uploaded data the dataset lives in the session state and
+results are memoized there too, so nothing of it outlives the session or reaches another one, and nothing is
+written to disk.
 
 Heavy calls (``dual_cache(..., heavy=True)``: a run, the Compare page's lattice and local rows, the Lattice page's
 node table, model degradation) run in the server's bounded worker pool (``workbench.jobs``): at most
@@ -15,11 +16,10 @@ place in the queue while it waits, and ``ui/long_work.py`` follows one with a pr
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -33,8 +33,11 @@ from workbench.hierarchy.tree import Hierarchy
 from workbench.risk.dependencies import dependency_warnings as find_dependency_warnings
 from workbench.study import Progress, RunResult, run
 from workbench.ui import state_upload as S
-from workbench.ui.memo import dual_cache, user_error
-from workbench.ui.source import Source
+from workbench.ui.memo import dual_cache, memo_key, user_error
+from workbench.ui.source import Source, revised
+
+if TYPE_CHECKING:  # the report is loaded with the Export page, not with the app
+    from workbench.report.summary import Summary
 
 
 def register_dataset(key: str, dataset: Dataset) -> None:
@@ -43,20 +46,21 @@ def register_dataset(key: str, dataset: Dataset) -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _sample_dataset(data_json: str) -> Dataset:
-    """An embedded sample's Dataset, loaded once per server (read-only: shared without copying)."""
+def _sample_dataset(key: tuple, _study: Study) -> Dataset:
+    """An embedded sample's Dataset (of ``_study``, whose ``memo_key`` is ``key``), loaded once per server
+    (read-only: shared without copying)."""
     from workbench.study import load_dataset
 
-    return load_dataset(study_from_dict(json.loads(data_json)))
+    return load_dataset(_study)
 
 
-def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
+def dataset_for(study: Study, dataset_key: str | None) -> Dataset:
     """The dataset a config runs on: the session's own (``dataset_key``) or the embedded sample, loaded once
     for every config that reads the same data (data, attributes, target and engine kind; the engine kind
     decides which attributes need a hierarchy)."""
     if dataset_key is not None:
         return session_dataset(dataset_key)
-    raw = json.loads(config_json)
+    raw = study.raw
     if "sample" not in raw.get("data", {}):  # a [data] path: the app never opens a file a client named
         raise DataError("the app reads an embedded sample or the table uploaded in this session, never a data path")
     data_only = {key: raw[key] for key in ("data", "attributes") if key in raw}
@@ -67,27 +71,31 @@ def dataset_for(config_json: str, dataset_key: str | None) -> Dataset:
               if isinstance(table, dict) and "subset" in table}  # research subset): δ-presence, k-map
     if subset:  # table release the research subset: another table
         data_only["privacy"] = subset
-    return _sample_dataset(json.dumps(data_only, sort_keys=True))
+    data_study = study_from_dict(data_only, base_dir=study.base_dir, source=study.source)
+    return _sample_dataset(memo_key(data_study), data_study)
 
 
-def study_and_dataset(config_json: str, dataset_key: str | None) -> tuple[Study, Dataset]:
-    """The study of a JSON config and the dataset it runs on (``dataset_for``)."""
-    return study_from_dict(json.loads(config_json)), dataset_for(config_json, dataset_key)
+def study_and_dataset(study: Study, dataset_key: str | None) -> tuple[Study, Dataset]:
+    """The study and the dataset it runs on (``dataset_for``)."""
+    return study, dataset_for(study, dataset_key)
 
 
 def lattice_size(source: Source) -> int:
     """Nodes of the source's generalization lattice (``policy.lattice_size``)."""
-    return policy.lattice_size(dataset_for(source.config_json(k=2, compare=[]), source.dataset_key))
+    return policy.lattice_size(dataset_for(source.study(k=2, compare=[]), source.dataset_key))
 
 
 def local_engine_hint(source: Source) -> str:
     """The local engine's expected time on the source's table (``policy.local_engine_hint``), memoized per session."""
-    config_json = source.config_json(k=2, compare=[])
     memo = S.HINTS.setdefault({})
-    key = (config_json, source.dataset_key)
+    try:
+        study = source.study(k=2, compare=[])
+    except WorkbenchError:  # the page's own call reports a config problem
+        return "time unknown"
+    key = (memo_key(study), source.dataset_key)
     if key not in memo:
         try:
-            memo[key] = policy.local_engine_hint(dataset_for(config_json, source.dataset_key))
+            memo[key] = policy.local_engine_hint(dataset_for(study, source.dataset_key))
         except (WorkbenchError, KeyError):  # the page's own call reports a config or data problem
             return "time unknown"
     return memo[key]
@@ -139,11 +147,11 @@ def session_dataset(key: str | None) -> Dataset | None:
 
 
 @dual_cache(max_entries=8)
-def dependency_warnings(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """``{"warnings": [...]}``: the released columns that determine a quasi-identifier or its generalization
+def dependency_warnings(study: Study, dataset_key: str | None) -> tuple[str, ...]:
+    """One warning per released column (or combination) that determines a quasi-identifier or its generalization
     (``workbench.risk.dependencies``); a ``WorkbenchError`` when they cannot be found."""
     try:
-        return {"warnings": find_dependency_warnings(dataset_for(config_json, dataset_key))}
+        return tuple(find_dependency_warnings(dataset_for(study, dataset_key)))
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
@@ -152,18 +160,18 @@ def released_dependencies(source: Source) -> list[str]:
     """The warnings of ``dependency_warnings`` for the source's table (none when its data cannot be read: the page's
     own calls report that)."""
     try:
-        return dependency_warnings(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)["warnings"]
+        return list(dependency_warnings(source.study(k=2, compare=[]), dataset_key=source.dataset_key))
     except WorkbenchError:
         return []
 
 
 @dual_cache(max_entries=16, heavy=True)
-def run_result(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> RunResult:
-    """``study.run`` of a JSON config (the TOML config as JSON): its ``RunResult``, kept so that the Anonymize
+def run_result(study: Study, dataset_key: str | None, _progress: Progress | None = None) -> RunResult:
+    """``study.run`` of a study: its ``RunResult``, kept so that the Anonymize
     and Export pages share one run (the config's [release] section does not change a run: leave it out). Run in the
     worker pool like the other heavy calls; its progress is reported after each step of the run."""
     try:
-        return run(*study_and_dataset(config_json, dataset_key), _progress)
+        return run(*study_and_dataset(study, dataset_key), _progress)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
@@ -198,10 +206,10 @@ class RunView:
 
 
 @dual_cache(max_entries=32)
-def run_config(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> RunView:
-    """Run a study given as a JSON config; returns the summary, the scores with their formula
+def run_config(study: Study, dataset_key: str | None, _progress: Progress | None = None) -> RunView:
+    """Run a study; returns the summary, the scores with their formula
     and direction, the guarantee, and the first released rows. Errors are raised (``WorkbenchError``)."""
-    result = run_result(config_json, dataset_key=dataset_key, progress=_progress)
+    result = run_result(study, dataset_key=dataset_key, progress=_progress)
     study = result.study
     if result.release is None:
         raise WorkbenchError(f"no solution is k-anonymous for k = {study.k} within the suppression limit")
@@ -225,18 +233,32 @@ def run_config(config_json: str, dataset_key: str | None, _progress: Progress | 
     )
 
 
+@dataclass(frozen=True)
+class ExportFiles:
+    """What the Export page offers for one release (``export_files``): the release file, ``provenance.json`` and the
+    value mappings (CSV) as the library writes them, the config as TOML, the zip bundle of the config with its
+    hierarchies (the session's own data only, else None), the shuffle seed and the guarantee the release was
+    re-verified as (``Release.guarantee_kind``, as the provenance names it)."""
+
+    release: bytes
+    provenance: bytes
+    mappings: bytes
+    config: bytes
+    bundle: bytes | None
+    seed: int
+    guarantee_kind: str
+
+
 @dual_cache(max_entries=8, session_entries=2)  # each holds the whole release file: two formats, not eight
-def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[str, Any]:
+def export_files(study: Study, fmt: str, dataset_key: str | None) -> ExportFiles:
     """The files an analyst downloads: the release (shuffled with the recorded seed, re-verified before it
     is produced), the provenance JSON, the value mappings, the config as TOML and, for the session's own data,
     a zip bundle of the config with every quasi-identifier's hierarchy as a file (``bundle_with_hierarchies``)."""
     from workbench.config.bundle import bundle_with_hierarchies
     from workbench.config.text import in_attribute_order, to_toml
 
-    raw = json.loads(config_json)
-    result = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
-                        dataset_key=dataset_key)
-    raw = in_attribute_order(raw, result.dataset.quasi_identifiers)  # the JSON key sorted them alphabetically
+    result = run_result(revised(study, release=None), dataset_key=dataset_key)
+    raw = in_attribute_order(study.raw, result.dataset.quasi_identifiers)
     try:
         study = study_from_dict(raw)
         if result.release is None:
@@ -248,25 +270,25 @@ def export_files(config_json: str, fmt: str, dataset_key: str | None) -> dict[st
         raise user_error(exc) from exc
     hierarchies = {q: result.dataset.hierarchies[q].to_arx() for q in result.dataset.quasi_identifiers}
     bundle = bundle_with_hierarchies(raw, hierarchies) if dataset_key is not None else None
-    return {**files, "config": to_toml(raw).encode("utf-8"), "bundle": bundle, "seed": study.seed}
+    return ExportFiles(release=files["release"], provenance=files["provenance"], mappings=files["mappings"],
+                       config=to_toml(raw).encode("utf-8"), bundle=bundle, seed=study.seed,
+                       guarantee_kind=result.release.guarantee_kind)
 
 
 @dual_cache(max_entries=8)
-def decision_summary(config_json: str, register_version: int, dataset_key: str | None) -> dict[str, Any]:
-    """The report's first page for the release of a config with its [release] section (the Export page's):
-    ``{"summary": workbench.report.Summary}`` (``report.build_summary``, the same figures the report shows); a
+def decision_summary(study: Study, register_version: int, dataset_key: str | None) -> Summary:
+    """The report's first page for the release of a study with its [release] section (the Export page's): its
+    ``workbench.report.Summary`` (``report.build_summary``, the same figures the report shows); a
     ``WorkbenchError`` when it cannot be built. The run itself is ``run_result``'s, shared with the Anonymize page.
     ``register_version`` (the register's newest release id) is part of the key only: a release recorded since is
     checked against."""
     from workbench.config.text import in_attribute_order
     from workbench.report import build_summary
 
-    raw = json.loads(config_json)
-    result = run_result(json.dumps({key: v for key, v in raw.items() if key != "release"}, sort_keys=True),
-                        dataset_key=dataset_key)
+    result = run_result(revised(study, release=None), dataset_key=dataset_key)
     try:
-        study = study_from_dict(in_attribute_order(raw, result.dataset.quasi_identifiers))
-        return {"summary": build_summary(study, result)}
+        study = study_from_dict(in_attribute_order(study.raw, result.dataset.quasi_identifiers))
+        return build_summary(study, result)
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
 
@@ -290,13 +312,13 @@ def _assessed(sizes: Callable[[], Any], result: Callable[[], Any]) -> TableRisk:
 
 
 @dual_cache(max_entries=16)
-def input_risk(config_json: str, threshold: float, population: int | None, dataset_key: str | None) -> TableRisk:
+def input_risk(study: Study, threshold: float, population: int | None, dataset_key: str | None) -> TableRisk:
     """Re-identification risk of the input (every quasi-identifier at level 0: ``risk.risk_of_node``); a
     ``WorkbenchError`` when it cannot be assessed."""
     from workbench import risk
 
     try:
-        dataset = dataset_for(config_json, dataset_key)
+        dataset = dataset_for(study, dataset_key)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
     return _assessed(lambda: risk.node_class_sizes(dataset),
@@ -304,47 +326,55 @@ def input_risk(config_json: str, threshold: float, population: int | None, datas
 
 
 @dual_cache(max_entries=16)
-def release_risk(release_config_json: str, threshold: float, population: int | None,
+def release_risk(release_study: Study, threshold: float, population: int | None,
                  dataset_key: str | None) -> TableRisk:
     """Re-identification risk of the release of the last run's config, after suppression (``risk.risk_of_release``);
     a ``WorkbenchError`` when it cannot be assessed."""
     from workbench import risk
 
-    release = run_result(release_config_json, dataset_key=dataset_key).release
+    release = run_result(release_study, dataset_key=dataset_key).release
     if release is None:
         raise WorkbenchError("the last run found no release")
     return _assessed(lambda: risk.release_class_sizes(release),
                      lambda: risk.risk_of_release(release, threshold, population))
 
 
+@dataclass(frozen=True)
+class PrivacyCheck:
+    """For the Anonymize page's privacy models (``privacy_check``): the attributes with role "sensitive" a model can
+    protect, and why the library refuses the study's engine and algorithm with its models (``policy.privacy_refusal``;
+    None when it does not)."""
+
+    sensitive: tuple[str, ...]
+    refusal: str | None
+
+
 @dual_cache(max_entries=16)
-def privacy_check(config_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """For the Anonymize page's privacy models: ``{"sensitive": [...], "refusal": message or None}`` (the attributes
-    with role "sensitive" a model can protect, and ``policy.privacy_refusal`` for the config's engine and algorithm); a
-    ``WorkbenchError`` when the models cannot be built on the data."""
+def privacy_check(study: Study, dataset_key: str | None) -> PrivacyCheck:
+    """The ``PrivacyCheck`` of a study; a ``WorkbenchError`` when the models cannot be built on the data."""
     try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         sensitive = [a for a, role in dataset.roles.items() if role == "sensitive"]
         refusal = policy.privacy_refusal(study, dataset, study.algorithm)
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
-    return {"sensitive": sensitive, "refusal": refusal}
+    return PrivacyCheck(tuple(sensitive), refusal)
 
 
 def sensitive_attributes(source: Source) -> list[str]:
     """The source's attributes a privacy model can protect (``privacy_check``; none when the models cannot be built
     on its data: the run reports why)."""
     try:
-        return list(privacy_check(source.config_json(k=2, compare=[]), dataset_key=source.dataset_key)["sensitive"])
+        return list(privacy_check(source.study(k=2, compare=[]), dataset_key=source.dataset_key).sensitive)
     except WorkbenchError:
         return []
 
 
-def privacy_refusal(config_json: str, dataset_key: str | None) -> str | None:
-    """``policy.privacy_refusal`` of a config (``privacy_check``; None when the models cannot be built on the data:
+def privacy_refusal(study: Study, dataset_key: str | None) -> str | None:
+    """``policy.privacy_refusal`` of a study (``privacy_check``; None when the models cannot be built on the data:
     the run reports why)."""
     try:
-        return privacy_check(config_json, dataset_key=dataset_key)["refusal"]
+        return privacy_check(study, dataset_key=dataset_key).refusal
     except WorkbenchError:
         return None
 
@@ -354,5 +384,5 @@ def register_digests(source: Source) -> list[str]:
     values'), for the History page's list of its releases."""
     from workbench.register.entries import data_identity
 
-    identity = data_identity(dataset_for(source.config_json(k=2, compare=[]), source.dataset_key))
+    identity = data_identity(dataset_for(source.study(k=2, compare=[]), source.dataset_key))
     return list(dict.fromkeys([identity["data_sha256"], identity["content_sha256"]]))

@@ -10,9 +10,6 @@ set never reruns the local engine.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
@@ -23,6 +20,8 @@ from workbench.ui import format, long_work, state
 from workbench.ui.cached import local_engine_hint, too_large_for_tables
 from workbench.ui.charts import degradation_chart, pareto_chart, rank_heatmap, sweep_chart
 from workbench.ui.compare_cached import (
+    LocalRows,
+    SideBySide,
     analysis,
     degradation,
     lattice_rows,
@@ -51,8 +50,8 @@ LABELS = {"suppressed": "suppressed records"}  # the other columns as every tabl
 def prefetch(source: Source) -> None:
     """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``):
     k-minimal lattice candidates with no suppression, and the local releases."""
-    analysis(source.config_json(k=DEFAULT_K, max_suppression=suppression_share(state.DEFAULT_SUPPRESSION_PERCENT)),
-             source.config_json(k=DEFAULT_K), "k_minimal", dataset_key=source.dataset_key)
+    analysis(source.study(k=DEFAULT_K, max_suppression=suppression_share(state.DEFAULT_SUPPRESSION_PERCENT)),
+             source.study(k=DEFAULT_K), "k_minimal", dataset_key=source.dataset_key)
 
 
 def page(ctx: PageContext) -> None:
@@ -70,8 +69,8 @@ def page(ctx: PageContext) -> None:
                            help=f"Greedy, Partition and Mondrian for the same k; {local_hint}")
     ids = source.measure_ids
     models = session_models(source)  # the Anonymize page's privacy models hold here too: one rule on every page
-    config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), privacy_models=models)
-    local_json = source.config_json(k=k, privacy_models=models) if with_local else None
+    study = source.study(k=k, max_suppression=suppression_share(suppression), privacy_models=models)
+    local_study = source.study(k=k, privacy_models=models) if with_local else None
     if models:
         st.caption("The privacy models chosen on the Anonymize page apply here too ("
                    + ", ".join(rule_name(kind) for kind in models) + "): every row says whether its "
@@ -84,28 +83,28 @@ def page(ctx: PageContext) -> None:
         st.error(format.md(refusal))
         return
     lattice = long_work.announced(f"Scoring the lattice candidates ({candidates}) under every measure", lattice_rows,
-                                  config_json, candidates, dataset_key=key)
-    if local_json is not None:
+                                  study, candidates, dataset_key=key)
+    if local_study is not None:
         early = st.empty()
-        local: dict[str, Any] = {}
+        local: LocalRows | None = None
         failed: WorkbenchError | None = None
         with early.container():  # the lattice rows while the local engine runs (a cache hit replaces them at once)
-            format.show(lattice["table"], labels=LABELS)
+            format.show(lattice, labels=LABELS)
             try:
                 local = long_work.announced(f"Local engine: Greedy, Partition and Mondrian ({local_hint})",
-                                            local_rows, local_json, dataset_key=key)
+                                            local_rows, local_study, dataset_key=key)
             except WorkbenchError as exc:  # the lattice rows are compared without the local engine's
                 failed = exc
         early.empty()
         if failed is not None:
             show_error(failed, prefix="local engine: ")
-            local_json = None
-        for reason in local.get("left_out", {}).values():
+            local_study = None
+        for reason in (local.left_out if local is not None else {}).values():
             st.caption(f"Left out of the comparison: {format.md(reason)}.")
-    long_work.announced("Finding each measure's optimum over every node that meets the rule", optima, config_json,
+    long_work.announced("Finding each measure's optimum over every node that meets the rule", optima, study,
                         dataset_key=key)  # the long part of the analysis below, named on its own
     data = long_work.announced("Ranking the candidates: normalized values, Pareto front, each measure's choice, "
-                               "Kendall τ", analysis, config_json, local_json, candidates, dataset_key=key)
+                               "Kendall τ", analysis, study, local_study, candidates, dataset_key=key)
     table = data.table
     if not (table.engine == "lattice").any():
         st.info(f"No lattice node is {k}-anonymous within a {suppression:g} % suppression limit; "
@@ -133,13 +132,13 @@ def page(ctx: PageContext) -> None:
     y = right.selectbox("y", ids, index=ids.index("nmi") if "nmi" in ids else min(1, len(ids) - 1), key=state.CMP_Y.key,
                         format_func=format.measure_label)
     front = long_work.announced(f"Finding the Pareto front of {format.measure_label(x)} and {format.measure_label(y)}",
-                                pareto_of, config_json, local_json, candidates, x, y, dataset_key=key)["front"]
+                                pareto_of, study, local_study, candidates, x, y, dataset_key=key).front
     st.altair_chart(pareto_chart(table, x, y, front), width="stretch")
     st.caption(f"Shape: on the Pareto front of {format.measure_label(x)} and {format.measure_label(y)} (for two "
                "losses the front is the lower-left edge).")
 
     st.subheader("Global vs local, side by side")
-    pair: dict[str, Any] = {}
+    pair: SideBySide | None = None
     if not (table.engine == "local").any() or not (table.engine == "lattice").any():
         st.info("Needs both a lattice candidate and a local-engine release.")
     else:
@@ -148,15 +147,15 @@ def page(ctx: PageContext) -> None:
                                  format_func=format.measure_label)
         with shown_errors():
             pair = long_work.announced("Placing the best lattice solution beside the local releases", side_by_side,
-                                       config_json, local_json, candidates, objective, dataset_key=key)
-            records, pct = pair["lattice_suppressed"]
-            st.caption(f"lattice = {format.md(pair['lattice_solution'])}: the best full-domain generalization under "
+                                       study, local_study, candidates, objective, dataset_key=key)
+            records, pct = pair.lattice_suppressed
+            st.caption(f"lattice = {format.md(pair.lattice_solution)}: the best full-domain generalization under "
                        f"{format.measure_label(objective)} over every {k}-anonymous node (within the suppression "
                        f"limit), not only the candidates; it suppresses {format.number(records)} records "
                        f"({pct:.1f} %), the local releases none. Normalized over the candidates and the optima.")
-            raw = [c for c in pair["table"].columns if c not in ("measure", "direction", "better")
+            raw = [c for c in pair.table.columns if c not in ("measure", "direction", "better")
                    and not c.endswith("(normalized)")]
-            format.show(format.with_measure_names(pair["table"]), labels=LABELS, by_cell=raw)  # a measure per row
+            format.show(format.with_measure_names(pair.table), labels=LABELS, by_cell=raw)  # a measure per row
 
     st.subheader("Which solution each measure would choose")
     format.show(format.with_measure_names(data.optimal), labels=LABELS,
@@ -177,10 +176,10 @@ def page(ctx: PageContext) -> None:
                               key="cmp_sweep_local")
     if st.toggle("Draw the sweep", value=False, key="cmp_sweep_on") and ks:
         with shown_errors():
-            lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, config_json,
-                                        source.config_json(k=k, privacy_models=models) if sweep_local else None,
-                                        candidates, json.dumps(sorted(int(v) for v in ks)), dataset_key=key)
-            st.altair_chart(sweep_chart(lines["table"], data.ids), width="content")
+            lines = long_work.announced(f"Solutions for k = {', '.join(map(str, sorted(ks)))}", sweep, study,
+                                        source.study(k=k, privacy_models=models) if sweep_local else None,
+                                        candidates, tuple(sorted(int(v) for v in ks)), dataset_key=key)
+            st.altair_chart(sweep_chart(lines, data.ids), width="content")
             st.caption("Per algorithm, the best value of each measure among its candidates at each k.")
 
     st.subheader("Model degradation")
@@ -190,7 +189,7 @@ def page(ctx: PageContext) -> None:
                 "high_cost) or give a column the role target on the Data page.")
         return
     rows = {_label(row): int(i) for i, row in table.iterrows()}  # chosen by label: stable when the rows change
-    best_lattice = [a for a, i in rows.items() if table.solution[i] == pair.get("lattice_solution")][:1]
+    best_lattice = [a for a, i in rows.items() if pair is not None and table.solution[i] == pair.lattice_solution][:1]
     default = best_lattice + [a for a, i in rows.items() if table.engine[i] == "local"][:1]
     state.keep_valid(state.CMP_DEG_ROWS, list(rows), multiple=True)
     picked = st.multiselect("Solutions", list(rows), default=default, key=state.CMP_DEG_ROWS.key)
@@ -198,7 +197,7 @@ def page(ctx: PageContext) -> None:
     classifier = st.selectbox("Classifier (ZeroR always runs as the baseline)",
                               [c for c in CLASSIFIERS if c != "zeror"], key="cmp_deg_clf",
                               index=[c for c in CLASSIFIERS if c != "zeror"].index("naive_bayes"))
-    request = (config_json, local_json, candidates, json.dumps(sorted(chosen)), classifier)
+    request = (study, local_study, candidates, tuple(sorted(chosen)), classifier)
     if st.button("Run model degradation", disabled=not chosen, key="cmp_deg_run"):
         state.CMP_DEG_REQUEST.set(request)
     if not chosen:
@@ -216,6 +215,6 @@ def page(ctx: PageContext) -> None:
         state.CMP_DEG_REQUEST.pop()
         st.info("Model degradation cancelled. Run it again to start over.")
         return
-    summary = result["summary"]
+    summary = result
     format.show(summary, labels=LABELS)
     st.altair_chart(degradation_chart(summary), width="content")

@@ -10,7 +10,6 @@ click, and the stored file is dropped once the browser has fetched it (``ui/serv
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +25,9 @@ from workbench.ui.context import PageContext
 from workbench.ui.download import download
 from workbench.ui.failure import error_line, shown_errors
 from workbench.ui.format import md
+from workbench.ui.memo import memo_key
 from workbench.ui.report_section import report_section
+from workbench.ui.source import revised
 
 MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         "parquet": "application/octet-stream"}
@@ -46,8 +47,8 @@ def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str
     from workbench.ui.identity import current_user
     try:
         run = long_work.announced("Preparing the release's record in the register", run_result,
-                                      json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
-                                      dataset_key=last["dataset_key"])  # the run already made, from the cache
+                                  revised(last["config"], release=None),
+                                  dataset_key=last["dataset_key"])  # the run already made, from the cache
         register = open_register()
         ordered = in_attribute_order(raw, run.dataset.quasi_identifiers)
         result = dataclasses.replace(run, study=study_from_dict(ordered))
@@ -104,22 +105,23 @@ def page(ctx: PageContext) -> None:
     if last is None:
         st.info("Run an anonymization on the Anonymize page first; its release is exported here.")
         return
-    raw = json.loads(last["config"])
+    raw = last["config"].raw
     st.write(f"Release of the last run on {md(last['label'])}: {raw['engine']['kind']} / {raw['engine']['algorithm']}, "
              f"k = {raw['privacy']['k']}.")
     top = st.container(border=True)  # filled once the seed and the suppressed records' fate below are read
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
-    raw["release"] = {"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)}
+    study = revised(last["config"], release={"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)})
+    raw = study.raw
     with top, shown_errors():  # the report's first page, for the release as exported (its seed and suppressed records)
         summary = long_work.announced("Summarizing the release for a review board: its risk, its cost and the attacks",
-                                      decision_summary, json.dumps(raw, sort_keys=True), register_version(),
+                                      decision_summary, study, register_version(),
                                       dataset_key=last["dataset_key"])
-        decision_summary_view.show(summary["summary"])
+        decision_summary_view.show(summary)
     files = long_work.announced(f"Writing the release as {fmt} and verifying it again from its own table", export_files,
-                                json.dumps(raw, sort_keys=True), fmt, dataset_key=last["dataset_key"])
-    kind = json.loads(files["provenance"])["guarantee"]["kind"]
-    if not guarantee.acknowledged(kind, key=f"ack:{kind}:{last['config']}"):
+                                study, fmt, dataset_key=last["dataset_key"])
+    kind = files.guarantee_kind
+    if not guarantee.acknowledged(kind, key=f"ack:{kind}:{memo_key(last['config'])[1]}"):
         return
     if guarantee_text(kind).k_anonymous:
         st.success("The release passed re-verification from its own table before it was produced.")
@@ -131,15 +133,15 @@ def page(ctx: PageContext) -> None:
     if isinstance(record, str):  # nothing released is left out of the register: no download without it
         st.error(f"The release cannot be recorded in the register, so it is not offered: {md(record)}")
         return
-    download("Release", files["release"], f"{stem}-release.{fmt}", MIME[fmt], on_fetch=record,
+    download("Release", files.release, f"{stem}-release.{fmt}", MIME[fmt], on_fetch=record,
              help="recorded in the register (the History page) when you download it")
-    download("Provenance (JSON)", files["provenance"], f"{stem}-provenance.json", "application/json")
-    download("Value mappings (CSV)", files["mappings"], f"{stem}-mappings.csv", "text/csv",
+    download("Provenance (JSON)", files.provenance, f"{stem}-provenance.json", "application/json")
+    download("Value mappings (CSV)", files.mappings, f"{stem}-mappings.csv", "text/csv",
              help="per quasi-identifier: each original value, what it was released as, and how many records")
-    download("Config (TOML)", files["config"], f"{stem}-config.toml", "application/toml",
+    download("Config (TOML)", files.config, f"{stem}-config.toml", "application/toml",
              help=f"`workbench run {stem}-config.toml` reproduces this release; the Data page loads it again")
-    if files.get("bundle"):
-        download("Config with hierarchy files (zip)", files["bundle"], f"{stem}-config-bundle.zip", "application/zip",
+    if files.bundle:
+        download("Config with hierarchy files (zip)", files.bundle, f"{stem}-config-bundle.zip", "application/zip",
                  help="config.toml and every quasi-identifier's hierarchy as hierarchies/*.csv, as this release "
                       f"used them: unpack next to {md(raw['data'].get('path', 'the data'))} and run `workbench run "
                       "config.toml`, or load the zip on the Data page")

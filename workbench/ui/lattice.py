@@ -7,11 +7,14 @@ search's region per height and its node."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, MutableMapping
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+import pandas as pd
 import streamlit as st
 
 import measures as M
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.lattice.search import ALGORITHMS
 from workbench.policy import MAX_LATTICE_NODES, needs_monotone_waiver, non_monotone_warning, suppression_share
@@ -34,6 +37,9 @@ from workbench.ui.node_charts import (
 from workbench.ui.source import Source
 from workbench.views.lattice import SEARCH_RESULT
 
+if TYPE_CHECKING:  # loaded with the node drill-down
+    from workbench.views.node_details import NodeDetails, NodeDiff
+
 LARGE = 5000  # nodes: above this a picture of every node is unreadable
 NODE = state.LAT_NODE.key  # the open node (its select box)
 CHART = state.LAT_CHART.key  # the Hasse diagram's selection event
@@ -41,71 +47,116 @@ VIEWS = ["Hasse diagram", "Per height"]  # the whole lattice drawn, or one row p
 EDGES = 1500  # nodes: above this only the selected node's edges are drawn (thousands of lines are a grey mass)
 
 
+@dataclass(frozen=True)
+class LatticeTable:
+    """Every node of a lattice laid out for the Hasse diagram (``lattice_table_cached``): ``nodes`` (one row each,
+    with its measures), the quasi-identifier ``names`` and the diagram's ``edges`` (None when there are too many to
+    draw)."""
+
+    nodes: pd.DataFrame
+    names: list[str]
+    edges: pd.DataFrame | None
+
+
+@dataclass(frozen=True)
+class LatticeOverview(LatticeTable):
+    """The lattice table with what a search did (``lattice_overview_cached``): ``nodes`` with each node's status and
+    whether it was checked; the search's ``checks`` (``lattice_checks`` in this lattice, ``subset_checks`` in subset
+    lattices) and ``algorithm``; ``optimum``, the label of the optimum over every admissible node (None when none is);
+    and the search's own result: ``search_optimum`` (its node's levels, None when it found none), ``proven_optimal``
+    and its ``note``."""
+
+    checks: int
+    lattice_checks: int
+    subset_checks: int
+    algorithm: str
+    optimum: str | None
+    search_optimum: Any
+    proven_optimal: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class SearchRegion:
+    """A search on a lattice too large to evaluate every node (``search_region_cached``): its ``region`` per height,
+    its ``node`` (label; None when it found none) at height ``rank`` with the objective's ``value``, whether it is
+    ``proven_optimal`` and the search's ``note``, ``checks`` and ``seconds``."""
+
+    region: pd.DataFrame
+    node: str | None
+    rank: int | None
+    value: Any
+    proven_optimal: bool
+    note: str
+    checks: int
+    seconds: float
+
+
 @dual_cache(max_entries=8, heavy=True)
-def lattice_table_cached(config_json: str, dataset_key: str | None) -> dict[str, Any]:
+def lattice_table_cached(study: Study, dataset_key: str | None) -> LatticeTable:
     """Every node's measures for the config's dataset and k (``lattice_views.lattice_table``; it depends on neither
     the suppression limit nor the search), laid out for the Hasse diagram, with its edges when drawable."""
     from workbench.study import evaluator_for
     from workbench.views.lattice import lattice_table
 
     try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
+        study, dataset = study_and_dataset(study, dataset_key)
         table = lattice_table(evaluator_for(study, dataset))
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
     names = dataset.quasi_identifiers
     nodes = hasse_layout(table, names)
-    return {"nodes": nodes, "names": names, "edges": hasse_edges(nodes, names) if len(nodes) <= EDGES else None}
+    return LatticeTable(nodes, list(names), hasse_edges(nodes, names) if len(nodes) <= EDGES else None)
 
 
 @dual_cache(max_entries=16)
-def lattice_overview_cached(config_json: str, table_json: str, dataset_key: str | None) -> dict[str, Any]:
-    """The lattice table of ``table_json`` (same data and k) with what the search of ``config_json`` did:
+def lattice_overview_cached(study: Study, table_study: Study, dataset_key: str | None) -> LatticeOverview:
+    """The lattice table of ``table_study`` (same data and k) with what the search of ``study`` did:
     status, checked, trace (``lattice_views.lattice_overview``)."""
     from workbench.views.lattice import lattice_overview
 
-    base = lattice_table_cached(table_json, dataset_key=dataset_key)
+    base = lattice_table_cached(table_study, dataset_key=dataset_key)
     try:
-        table, result = lattice_overview(*study_and_dataset(config_json, dataset_key), table=base["nodes"])
+        table, result = lattice_overview(*study_and_dataset(study, dataset_key), table=base.nodes)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
     optimum = table.loc[table.status == "optimum", "node"]  # the page's one reading of the optimum
-    return {**base, "nodes": table, "checks": result.checks, "lattice_checks": result.lattice_checks,
-            "subset_checks": result.subset_checks, "algorithm": result.algorithm,
-            "optimum": str(optimum.iloc[0]) if len(optimum) else None,
-            "search_optimum": result.optimum, "proven_optimal": result.proven_optimal, "note": result.note}
+    return LatticeOverview(nodes=table, names=base.names, edges=base.edges, checks=result.checks,
+                           lattice_checks=result.lattice_checks, subset_checks=result.subset_checks,
+                           algorithm=result.algorithm, optimum=str(optimum.iloc[0]) if len(optimum) else None,
+                           search_optimum=result.optimum, proven_optimal=result.proven_optimal, note=result.note)
 
 
 @dual_cache(max_entries=32)
-def node_details_cached(config_json: str, node: str, dataset_key: str | None) -> dict[str, Any]:
+def node_details_cached(study: Study, node: str, dataset_key: str | None) -> NodeDetails:
     """``node_details.node_details`` of one node (given as ``"qi=level,..."``)."""
     from workbench.views.node_details import node_details
 
     try:
-        return {"details": node_details(*study_and_dataset(config_json, dataset_key), node)}
+        return node_details(*study_and_dataset(study, dataset_key), node)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=32)
-def node_diff_cached(config_json: str, a: str, b: str, dataset_key: str | None) -> dict[str, Any]:
+def node_diff_cached(study: Study, a: str, b: str, dataset_key: str | None) -> NodeDiff:
     """``node_details.node_diff`` of two nodes (each ``"qi=level,..."``)."""
     from workbench.views.node_details import node_diff
 
     try:
-        return {"diff": node_diff(*study_and_dataset(config_json, dataset_key), a, b)}
+        return node_diff(*study_and_dataset(study, dataset_key), a, b)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=16)
-def by_height_cached(config_json: str, table_json: str, measure: str, dataset_key: str | None) -> dict[str, Any]:
+def by_height_cached(study: Study, table_study: Study, measure: str, dataset_key: str | None) -> pd.DataFrame:
     """The lattice aggregated per height (``node_details.lattice_by_height``) for the large-lattice view."""
     from workbench.views.node_details import lattice_by_height
 
-    data = lattice_overview_cached(config_json, table_json, dataset_key=dataset_key)
+    data = lattice_overview_cached(study, table_study, dataset_key=dataset_key)
     try:
-        return {"summary": lattice_by_height(data["nodes"], [measure] if measure != "status" else [])}
+        return lattice_by_height(data.nodes, [measure] if measure != "status" else [])
     except WorkbenchError as exc:
         raise user_error(exc) from exc
 
@@ -116,27 +167,27 @@ DEFAULTS = {"algorithm": "flash", "objective": "entropy", "k": state.DEFAULT_K,
 
 def prefetch(source: Source) -> None:
     """Compute the page's first view at its default settings (the background warm-up, ``ui/prefetch.py``)."""
-    config = source.config_json(compare=[], **DEFAULTS)
-    lattice_overview_cached(config, source.config_json(k=DEFAULTS["k"], compare=[]), dataset_key=source.dataset_key)
+    config = source.study(compare=[], **DEFAULTS)
+    lattice_overview_cached(config, source.study(k=DEFAULTS["k"], compare=[]), dataset_key=source.dataset_key)
 
 
 @dual_cache(max_entries=8, heavy=True)
-def search_region_cached(config_json: str, dataset_key: str | None,
-                         _progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
+def search_region_cached(study: Study, dataset_key: str | None,
+                         _progress: Callable[[float, str], None] | None = None) -> SearchRegion:
     """The search's region per height on a lattice too large to evaluate every node (``lattice_views.search_region``),
     and its result."""
     from workbench.views.lattice import search_region
 
     try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
+        study, dataset = study_and_dataset(study, dataset_key)
         frame, result = search_region(study, dataset, _progress)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
     names = dataset.quasi_identifiers
     node = ",".join(f"{q}={v}" for q, v in zip(names, result.optimum, strict=True)) if result.optimum else None
-    return {"region": frame, "node": node, "rank": sum(result.optimum) if result.optimum else None,
-            "value": result.value, "proven_optimal": result.proven_optimal, "note": result.note,
-            "checks": result.checks, "seconds": result.seconds}
+    return SearchRegion(region=frame, node=node, rank=sum(result.optimum) if result.optimum else None,
+                        value=result.value, proven_optimal=result.proven_optimal, note=result.note,
+                        checks=result.checks, seconds=result.seconds)
 
 
 def page(ctx: PageContext) -> None:
@@ -161,22 +212,22 @@ def page(ctx: PageContext) -> None:
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
         st.warning(f"{non_monotone_warning(algorithm, objective)}.")
-    config = source.config_json(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
-                                objective=objective, compare=[], privacy_models=marks.models, **extra)
-    table_config = source.config_json(k=int(k), compare=[])  # the node table depends on the data and k only
+    config = source.study(k=int(k), max_suppression=float(max_suppression), algorithm=algorithm,
+                          objective=objective, compare=[], privacy_models=marks.models, **extra)
+    table_config = source.study(k=int(k), compare=[])  # the node table depends on the data and k only
     data = long_work.announced(f"Evaluating every node of the lattice under every measure, then {algorithm}'s search",
                                lattice_overview_cached, config, table_config, dataset_key=source.dataset_key)
-    nodes = data["nodes"]
+    nodes = data.nodes
     state.keep_valid(state.LAT_VIEW.key, VIEWS)
     first = {} if state.LAT_VIEW.present() else {"index": 1 if len(nodes) > LARGE else 0}  # by size until chosen
     view = right.radio("View", VIEWS, key=state.LAT_VIEW.key, horizontal=True, **first)
-    subsets = f" (and {data['subset_checks']:,} nodes of subset lattices)" if data["subset_checks"] else ""
+    subsets = f" (and {data.subset_checks:,} nodes of subset lattices)" if data.subset_checks else ""
     where = ("large points; the tooltip gives the order" if view == VIEWS[0]
              else "the orange bars count them per height")
-    st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data['lattice_checks']:,} of them{subsets} ({where}).")
+    st.caption(f"{len(nodes):,} nodes; {algorithm} checked {data.lattice_checks:,} of them{subsets} ({where}).")
     _optimum_note(data, objective, algorithm, view)
     labels = list(nodes["node"])
-    default = labels.index(data["optimum"]) if data["optimum"] is not None else 0  # the optimum opens first
+    default = labels.index(data.optimum) if data.optimum is not None else 0  # the optimum opens first
     picture = st.container()
     for key in (NODE, state.LAT_COMPARE.key):
         state.keep_valid(key, labels)
@@ -187,7 +238,7 @@ def page(ctx: PageContext) -> None:
     with picture:
         if view == "Per height":
             if not lattice_marks.by_height(color, marks):
-                _by_height(config, table_config, color, source, _rank_of(nodes, data["optimum"]))
+                _by_height(config, table_config, color, source, _rank_of(nodes, data.optimum))
         else:
             _hasse(nodes, data, color, label, marks, algorithm)
     _drill_down(config, label, labels, source)
@@ -200,27 +251,27 @@ def _large_lattice(source: Source, algorithm: str, objective: str, k: int, max_s
     if needs_monotone_waiver(algorithm, objective):
         extra["allow_non_monotone"] = True
         st.warning(f"{non_monotone_warning(algorithm, objective)}.")
-    config = source.config_json(k=k, max_suppression=max_suppression, algorithm=algorithm, objective=objective,
-                                compare=[], **extra)
+    config = source.study(k=k, max_suppression=max_suppression, algorithm=algorithm, objective=objective,
+                          compare=[], **extra)
     data = long_work.announced(f"Searching the lattice with {algorithm}", search_region_cached, config,
                                dataset_key=source.dataset_key)
-    region = data["region"]
+    region = data.region
     st.caption(f"This lattice has {int(region['nodes'].sum()):,} nodes, too many to evaluate each one (the Hasse "
                f"diagram, the colours and the node drill-down need every node's measures; they stop at "
                f"{MAX_LATTICE_NODES:,} nodes). Shown instead: what {algorithm} searched, per height; the nodes it "
                "neither checked, predicted nor pruned are not shown.")
-    if data["node"] is None:
-        st.info(f"{algorithm} found no k-anonymous node ({md(data['note'] or 'none')}).")
+    if data.node is None:
+        st.info(f"{algorithm} found no k-anonymous node ({md(data.note or 'none')}).")
     else:
-        proof = "proven optimal" if data["proven_optimal"] else "not proven optimal"
-        text = (f"{algorithm} returned **{md(data['node'])}** at height {data['rank']} (the dashed line), "
-                f"{M.MEASURES[objective].name} = {format.number(data['value'])}, {proof}"
-                f"{': ' + md(data['note']) if data['note'] else ''}.")
-        (st.caption if data["proven_optimal"] else st.warning)(text)
-    st.altair_chart(search_region_chart(region, data["rank"]), width="stretch")
+        proof = "proven optimal" if data.proven_optimal else "not proven optimal"
+        text = (f"{algorithm} returned **{md(data.node)}** at height {data.rank} (the dashed line), "
+                f"{M.MEASURES[objective].name} = {format.number(data.value)}, {proof}"
+                f"{': ' + md(data.note) if data.note else ''}.")
+        (st.caption if data.proven_optimal else st.warning)(text)
+    st.altair_chart(search_region_chart(region, data.rank), width="stretch")
     format.show(region, labels={"rank": "height (Σ levels)", "nodes": "nodes", "checked": "checked",
                                 "predicted": "k-anonymity predicted", "pruned": "pruned (with their generalizations)"})
-    st.caption(f"{data['checks']:,} checks in {format.number(data['seconds'])} s. A pruned node's generalizations are "
+    st.caption(f"{data.checks:,} checks in {format.number(data.seconds)} s. A pruned node's generalizations are "
                "excluded with it and not counted again.")
 
 
@@ -232,26 +283,26 @@ def _rank_of(nodes: Any, node: str | None) -> int | None:
     return int(ranks.iloc[0]) if len(ranks) else None
 
 
-def _optimum_note(data: dict[str, Any], objective: str, algorithm: str, view: str) -> None:
+def _optimum_note(data: LatticeOverview, objective: str, algorithm: str, view: str) -> None:
     """The optimum over every admissible node (k, every privacy model, the suppression limit), and the search's result
     when it is another node, each with where the view shows it."""
-    if data["optimum"] is None:
+    if data.optimum is None:
         st.info("No node meets the rule (k, every privacy model and the suppression limit).")
         return
-    nodes = data["nodes"]
-    height = _rank_of(nodes, data["optimum"])
+    nodes = data.nodes
+    height = _rank_of(nodes, data.optimum)
     mark = "the red diamond" if view == VIEWS[0] else "its height is the dashed line"
     text = (f"Optimum under {M.MEASURES[objective].name} over every node that meets the rule (k, every privacy "
-            f"model and the suppression limit): **{md(data['optimum'])}** at height {height} ({mark}).")
-    found = data["search_optimum"]
+            f"model and the suppression limit): **{md(data.optimum)}** at height {height} ({mark}).")
+    found = data.search_optimum
     chosen = nodes.loc[nodes.status == SEARCH_RESULT, "node"]
     if len(chosen):
         other = "the orange diamond" if view == VIEWS[0] else f"height {_rank_of(nodes, chosen.iloc[0])}"
         st.warning(f"{text} {algorithm} returned **{md(chosen.iloc[0])}** ({other}), "
-                   f"{'proven optimal' if data['proven_optimal'] else 'not proven optimal'}"
-                   f"{': ' + md(data['note']) if data['note'] else ''}.")
+                   f"{'proven optimal' if data.proven_optimal else 'not proven optimal'}"
+                   f"{': ' + md(data.note) if data.note else ''}.")
     elif found is None:
-        st.caption(f"{text} {algorithm} found no k-anonymous node ({md(data['note'] or 'none')}).")
+        st.caption(f"{text} {algorithm} found no k-anonymous node ({md(data.note or 'none')}).")
     else:
         st.caption(f"{text} {algorithm} returned it.")
 
@@ -263,12 +314,12 @@ def band_around(focus: int | None, top: int, width: int = 6) -> tuple[int, int]:
     return low, min(top, low + width)
 
 
-def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: lattice_marks.Marks,
+def _hasse(nodes: Any, data: LatticeOverview, color: str, label: str, marks: lattice_marks.Marks,
            algorithm: str) -> None:
     shown = nodes
     if len(nodes) > LARGE:  # an unreadable picture otherwise: show a band of heights, around the optimum at first
         top = int(nodes["rank"].max())
-        optimum = _rank_of(nodes, data["optimum"])
+        optimum = _rank_of(nodes, data.optimum)
         chosen = nodes.loc[nodes.status == SEARCH_RESULT, "node"]
         found = _rank_of(nodes, chosen.iloc[0]) if len(chosen) else None
         low, high = st.slider("Heights shown", 0, top, band_around(optimum, top), key="lat_band")
@@ -282,10 +333,10 @@ def _hasse(nodes: Any, data: dict[str, Any], color: str, label: str, marks: latt
                    + (f", among them {out:,} of the {checked:,} nodes {algorithm} checked" if out else "")
                    + (f"; {' and '.join(outside)} outside the band" if outside else "")
                    + ". The Per height view counts every node.")
-    if data["edges"] is not None and len(shown) == len(nodes):
-        edges = data["edges"]
+    if data.edges is not None and len(shown) == len(nodes):
+        edges = data.edges
     else:
-        edges = neighbour_edges(shown, data["names"], label)
+        edges = neighbour_edges(shown, data.names, label)
         st.caption("Edges drawn for the selected node only (its direct specializations and generalizations).")
     st.altair_chart(lattice_marks.hasse(shown, edges, color, label, marks), width="stretch", key=CHART,
                     selection_mode=NODE_PICK,
@@ -314,15 +365,15 @@ def open_clicked_node(session: MutableMapping[str, Any], labels: Collection[str]
         session[NODE] = node
 
 
-def _by_height(config: str, table_config: str, color: str, source: Source, optimum_rank: int | None) -> None:
+def _by_height(config: Study, table_config: Study, color: str, source: Source, optimum_rank: int | None) -> None:
     with shown_errors():  # the node's drill-down follows
         _draw_by_height(config, table_config, color, source, optimum_rank)
 
 
-def _draw_by_height(config: str, table_config: str, color: str, source: Source, optimum_rank: int | None) -> None:
+def _draw_by_height(config: Study, table_config: Study, color: str, source: Source, optimum_rank: int | None) -> None:
     summary = long_work.announced("Summarizing the lattice per height", by_height_cached, config, table_config, color,
                                   dataset_key=source.dataset_key)
-    frame = summary["summary"]
+    frame = summary
     measure = None if color == "status" else color
     st.altair_chart(lattice_levels_chart(frame, measure, optimum_rank), width="stretch")
     st.caption("One row per height: every node is counted, none is drawn (the Hasse diagram draws a band of "
@@ -331,10 +382,10 @@ def _draw_by_height(config: str, table_config: str, color: str, source: Source, 
                                "checked": "checked by the search"})
 
 
-def _drill_down(config: str, label: str, labels: list[str], source: Source) -> None:
+def _drill_down(config: Study, label: str, labels: list[str], source: Source) -> None:
     result = long_work.announced(f"Opening {label}: its classes, suppressed records and what each attribute costs",
                                  node_details_cached, config, label, dataset_key=source.dataset_key)
-    d = result["details"]
+    d = result
     a, b, c, e = st.columns([1.2, 2, 1, 1])
     a.metric("equivalence classes released", format.number(d.classes),
              help=f"classes among the records kept, after suppression, as the Anonymize page counts them; over all "
@@ -377,7 +428,7 @@ def _drill_down(config: str, label: str, labels: list[str], source: Source) -> N
         diff = None
         with shown_errors():
             diff = long_work.announced(f"Comparing {label} with {other}", node_diff_cached, config, label, other,
-                                       dataset_key=source.dataset_key)["diff"]
+                                       dataset_key=source.dataset_key)
         if diff is None:
             return
         st.caption(f"a = {md(diff.label_a)}; b = {md(diff.label_b)}; difference = b − a")

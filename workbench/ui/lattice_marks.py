@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import measures as M
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.ui import format, long_work, state
@@ -27,7 +28,7 @@ from workbench.ui.failure import shown_errors
 from workbench.ui.measures_page import exploration
 from workbench.ui.memo import dual_cache, user_error
 from workbench.ui.source import Source
-from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY
+from workbench.views.satisfaction import ALL_MODELS, K_ANONYMITY, ModelSatisfaction
 
 MODEL = "model:"  # a "Colour by" option naming a rule of model_satisfaction: "model:l_diversity", "model:all_models"
 
@@ -59,15 +60,15 @@ class Marks:
     objective: str
     models: Mapping[str, Mapping[str, Any]]
 
-    def model_config(self) -> str:
+    def model_config(self) -> Study:
         """The config whose ``model_satisfaction`` colours the nodes: the page's k and limit with the models."""
-        return self.source.config_json(k=self.k, max_suppression=self.max_suppression, compare=[],
-                                       privacy_models=self.models)
+        return self.source.study(k=self.k, max_suppression=self.max_suppression, compare=[],
+                                 privacy_models=self.models)
 
-    def explore_config(self) -> str:
+    def explore_config(self) -> Study:
         """The Measures page's config (so both pages share one exploration): k, the limit, every lattice measure."""
-        return self.source.config_json(k=self.k, max_suppression=self.max_suppression,
-                                       compare=list(M.LATTICE_MEASURES))
+        return self.source.study(k=self.k, max_suppression=self.max_suppression,
+                                 compare=list(M.LATTICE_MEASURES))
 
 
 def session_models(source: Source) -> dict[str, dict[str, object]]:
@@ -98,16 +99,25 @@ def colour_label(option: str) -> str:
     return format.measure_label(option)
 
 
+@dataclass(frozen=True)
+class Satisfaction:
+    """Which nodes satisfy one rule (``satisfaction_cached``): ``model_satisfaction.model_satisfaction``'s result and
+    its count per height (``satisfaction_by_height``)."""
+
+    satisfaction: ModelSatisfaction
+    by_height: pd.DataFrame
+
+
 @dual_cache(max_entries=8, heavy=True)
-def satisfaction_cached(config_json: str, rule: str, dataset_key: str | None) -> dict[str, Any]:
-    """``model_satisfaction.model_satisfaction`` of the config: which nodes satisfy one rule."""
+def satisfaction_cached(study: Study, rule: str, dataset_key: str | None) -> Satisfaction:
+    """``model_satisfaction.model_satisfaction`` of the study: which nodes satisfy one rule."""
     from workbench.views.satisfaction import model_satisfaction, satisfaction_by_height
 
     try:
-        satisfaction = model_satisfaction(*study_and_dataset(config_json, dataset_key), rules=[rule])
+        satisfaction = model_satisfaction(*study_and_dataset(study, dataset_key), rules=[rule])
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
-    return {"satisfaction": satisfaction, "by_height": satisfaction_by_height(satisfaction)}
+    return Satisfaction(satisfaction, satisfaction_by_height(satisfaction))
 
 
 # ---------------------------------------------------------------------------------------------- chart builders
@@ -169,14 +179,14 @@ def satisfaction_levels_chart(summary: pd.DataFrame, rule: str, title: str) -> a
 
 
 # ---------------------------------------------------------------------------------------------- the page's parts
-def _satisfaction(marks: Marks, rule: str) -> dict[str, Any] | None:
+def _satisfaction(marks: Marks, rule: str) -> Satisfaction | None:
     data = None
     with shown_errors():  # the page goes on without the model's colours
         data = long_work.announced(f"Checking which nodes satisfy {rule_name(rule)}", satisfaction_cached,
                                    marks.model_config(), rule, dataset_key=marks.source.dataset_key)
     if data is None:
         return None
-    sat = data["satisfaction"]
+    sat = data.satisfaction
     held = int(sat.table[rule].sum())
     alone = "" if rule == ALL_MODELS else " This model alone, without k: a node may satisfy every rule alone and " \
                                         "still fail them together, which share one suppression limit."
@@ -195,9 +205,9 @@ def by_height(option: str, marks: Marks) -> bool:
     data = _satisfaction(marks, rule)
     if data is not None:
         title = f"satisfy {rule_name(rule)}"
-        st.altair_chart(satisfaction_levels_chart(data["by_height"], rule, title), width="stretch")
-        format.show(data["by_height"], labels={"rank": "height (Σ levels)", **{r: f"satisfy {rule_name(r)}"
-                                                                    for r in data["satisfaction"].rules}})
+        st.altair_chart(satisfaction_levels_chart(data.by_height, rule, title), width="stretch")
+        format.show(data.by_height, labels={"rank": "height (Σ levels)", **{r: f"satisfy {rule_name(r)}"
+                                                                    for r in data.satisfaction.rules}})
     return True
 
 
@@ -212,7 +222,7 @@ def hasse(shown: pd.DataFrame, edges: pd.DataFrame | None, option: str, selected
         if data is None:
             colour = "status"
         else:
-            nodes, colour, title = with_rule(shown, data["satisfaction"].table, rule), rule, rule_name(rule)
+            nodes, colour, title = with_rule(shown, data.satisfaction.table, rule), rule, rule_name(rule)
     layers = _measure_layers(shown, marks)
     return hasse_chart(nodes, edges, colour, selected, color_title=title, overlay=layers)
 
@@ -237,7 +247,7 @@ def _measure_layers(shown: pd.DataFrame, marks: Marks) -> list[alt.Chart]:
                                    marks.explore_config(), dataset_key=marks.source.dataset_key)
     if data is None:
         return []
-    e = data["exploration"]
+    e = data
     if e.sample:
         st.caption(f"The lattice has {e.sample['lattice_nodes']:,} nodes: each measure's choice and worst edge are "
                    f"over {e.sample['drawn']:,} nodes drawn at random and their parents (the Measures page says "

@@ -6,13 +6,15 @@ runs code sent through the browser)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 import measures as M
 import workbench as wb
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.study import Progress
@@ -24,22 +26,24 @@ from workbench.ui.format import md
 from workbench.ui.measure_charts import measure_scatter, optima_on_the_lattice
 from workbench.ui.memo import dual_cache, user_error
 
+if TYPE_CHECKING:  # loaded with the exploration (workbench.explore)
+    from workbench.views.exploration import Exploration
+
 
 @dual_cache(max_entries=16, heavy=True)
-def exploration(config_json: str, dataset_key: str | None, _progress: Progress | None = None) -> dict[str, Any]:
+def exploration(study: Study, dataset_key: str | None, _progress: Progress | None = None) -> Exploration:
     """``workbench.explore`` of the config: every measure over the admissible nodes (reporting its steps)."""
     try:
-        study, dataset = study_and_dataset(config_json, dataset_key)
-        return {"exploration": wb.explore(study, dataset, progress=_progress)}
+        study, dataset = study_and_dataset(study, dataset_key)
+        return wb.explore(study, dataset, progress=_progress)
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
 
 
 @dual_cache(max_entries=64)
-def front(config_json: str, x: str, y: str, dataset_key: str | None) -> dict[str, Any]:
-    """The Pareto front of the admissible nodes under two measures."""
-    data = exploration(config_json, dataset_key=dataset_key)
-    return {"front": data["exploration"].pareto(x, y)}
+def front(study: Study, x: str, y: str, dataset_key: str | None) -> np.ndarray:
+    """The Pareto front of the admissible nodes under two measures (each node's flag)."""
+    return exploration(study, dataset_key=dataset_key).pareto(x, y)
 
 
 def monotonicity_table(e: Any) -> pd.DataFrame:
@@ -81,10 +85,9 @@ def page(ctx: PageContext) -> None:
     k = state.k_input(c1, help="the session's k, shared with every page")
     suppression = state.suppression_input(c2)
     ids = list(M.LATTICE_MEASURES)  # the built-in lattice measures and the measures of your own
-    config_json = source.config_json(k=k, max_suppression=suppression_share(suppression), compare=ids)
-    data = long_work.announced("Scoring every admissible node under every measure", exploration, config_json,
-                               dataset_key=source.dataset_key)
-    e = data["exploration"]
+    study = source.study(k=k, max_suppression=suppression_share(suppression), compare=ids)
+    e = long_work.announced("Scoring every admissible node under every measure", exploration, study,
+                            dataset_key=source.dataset_key)
     if e.sample:
         st.info(f"This lattice has {e.sample['lattice_nodes']:,} nodes: {e.sample['drawn']:,} were drawn at random, "
                 f"{e.sample['admissible']:,} of them admissible. The figures are over those and the edges to "
@@ -108,15 +111,15 @@ def page(ctx: PageContext) -> None:
                        key=state.MEA_X.key, format_func=format.measure_label)
     y = right.selectbox("Vertical", ids, index=ids.index("dm") if "dm" in ids else min(1, len(ids) - 1),
                         key=state.MEA_Y.key, format_func=format.measure_label)
-    mask = long_work.announced("Finding the Pareto front of the two measures", front, config_json, x, y,
+    mask = long_work.announced("Finding the Pareto front of the two measures", front, study, x, y,
                                dataset_key=source.dataset_key)
-    if "front" in mask:
+    if mask is not None:
         chosen = {m: e.optima[m] for m in (x, y) if e.optima.get(m)}
-        st.altair_chart(measure_scatter(e.table, x, y, mask["front"], chosen), width="stretch")
+        st.altair_chart(measure_scatter(e.table, x, y, mask, chosen), width="stretch")
         st.caption(f"Lower-left is better when both are losses. Optimum of {format.measure_label(x)}: "
                    f"{md(e.optima.get(x))}; of {format.measure_label(y)}: {md(e.optima.get(y))}. The dashed line "
                    "joins the "
-                   f"{int(mask['front'].sum())} nodes of the Pareto front: no other admissible node is at least as "
+                   f"{int(mask.sum())} nodes of the Pareto front: no other admissible node is at least as "
                    "good under both and better under one.")
 
     st.subheader("Monotonicity on this lattice")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -23,6 +24,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from workbench import jobs
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.jobs.job import Job, JobCancelledError, current_job, in_worker
 from workbench.study import Progress
@@ -236,10 +238,20 @@ def _in_pool(work: Callable[[], dict[str, Any]], key: tuple, progress: Progress 
             continue
 
 
+def memo_key(value: Any) -> Any:
+    """What identifies a cached call's argument in the memo: a ``Study`` by its config's canonical JSON (with the
+    source and base directory it was read with, the same for every config the app builds), so that equal studies
+    share one result between calls and sessions; any other argument (a name, a number, a tuple) by itself."""
+    if isinstance(value, Study):
+        return "Study", json.dumps(value.raw, sort_keys=True), value.source, str(value.base_dir)
+    return value
+
+
 def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | None = None) -> Callable:
     """A process-wide memo for embedded samples (at most ``max_entries`` results), a per-session memo for uploaded
     data (at most ``session_entries`` results of this function, default ``max_entries``). The wrapped function
-    takes the dataset key as its last positional argument (and, if it reports progress, a ``_progress``
+    takes hashable arguments or ``Study`` objects (keyed by ``memo_key``) and the dataset key as its last positional
+    argument (and, if it reports progress, a ``_progress``
     keyword, which is not part of the key). Results are shared read-only: callers must not modify them.
 
     A ``WorkbenchError`` the function raises is kept like a result (as ``Failed``) and raised again at every call
@@ -273,7 +285,7 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
         def heavy_parts(args: tuple, dataset_key: str | None
                         ) -> tuple[dict[str, Any] | None, Callable[[], dict[str, Any]], tuple]:
             """The cached result (None if there is none), the job that computes it, and the job's pool key."""
-            key: tuple = (fn.__qualname__, args)
+            key: tuple = (fn.__qualname__, tuple(map(memo_key, args)))
             if dataset_key is None:
                 with shared.lock:
                     hit = shared.entries.get(key)
@@ -296,7 +308,7 @@ def dual_cache(max_entries: int, heavy: bool = False, session_entries: int | Non
                     return shared.get(pool_key[1], lambda: _in_pool(work, pool_key, progress))
                 return hit if hit is not None else _in_pool(work, pool_key, progress)
             extra = {"_progress": progress} if progress is not None else {}
-            key = (fn.__qualname__, args)
+            key = (fn.__qualname__, tuple(map(memo_key, args)))
             if dataset_key is None:
                 return shared.get(key, lambda: fn(*args, None, **extra))
             memo = _session_memo()

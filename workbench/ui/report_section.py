@@ -6,7 +6,6 @@ its release in the register first, by the session's user (``identity.current_use
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 import streamlit as st
@@ -28,17 +27,18 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     from workbench.ui.download import download
     from workbench.ui.failure import show_error
     from workbench.ui.identity import current_user
+    from workbench.ui.memo import memo_key
+    from workbench.ui.source import revised
 
     st.subheader("Report for a review board")
     st.caption("One HTML file that opens offline: the data and its roles, the hierarchies, the privacy model, the "
                "risk before and after, the release, what it costs under every measure, the alternatives weighed, "
                "the checks done and how to reproduce it (`workbench report` writes the same file).")
-    key = json.dumps(raw, sort_keys=True)
+    key = memo_key(study_from_dict(raw))
     held = state.REPORT.get()
     if st.button("Build the report"):
         try:
-            result = run_result(json.dumps({k: v for k, v in raw.items() if k != "release"}, sort_keys=True),
-                                dataset_key=last["dataset_key"])
+            result = run_result(revised(last["config"], release=None), dataset_key=last["dataset_key"])
             ordered = in_attribute_order(raw, result.dataset.quasi_identifiers)
             study = study_from_dict(ordered)
             result = dataclasses.replace(result, study=study)

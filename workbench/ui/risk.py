@@ -5,13 +5,13 @@ through ``cached.input_risk``, ``cached.release_risk`` and ``risk_cached``."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.risk import DEFAULT_THRESHOLD
 from workbench.ui import format, long_work, state
@@ -29,22 +29,22 @@ ESTIMATOR_NAMES = {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB (slide ne
                    "dankar": "Dankar et al. (2012)"}
 
 
-def _last_release_config(source: Source) -> tuple[str | None, str]:
+def _last_release_config(source: Source) -> tuple[Study | None, str]:
     """The last Anonymize run's config when it ran on this dataset (None otherwise) and how to name it."""
     last = state.LAST_RUN.get()
     if last is None or last["dataset_key"] != source.dataset_key or last["label"] != source.label:
         return None, ""
-    raw = json.loads(last["config"])
+    raw = last["config"].raw
     subset = ", δ-presence: the research subset released" if "delta_presence" in raw["privacy"] else ""
     return last["config"], (f"{raw['engine']['kind']} / {raw['engine']['algorithm']}, k = {raw['privacy']['k']}, "
                             f"suppression ≤ {raw['privacy'].get('max_suppression', 0.0):.0%}{subset}")
 
 
-def _research_subset(release_config: str | None) -> dict[str, Any]:
+def _research_subset(release_config: Study | None) -> dict[str, Any]:
     """The last run's ``[privacy.delta_presence]`` (it releases a research subset of the data), else nothing."""
     if release_config is None:
         return {}
-    table = json.loads(release_config)["privacy"].get("delta_presence")
+    table = release_config.raw["privacy"].get("delta_presence")
     return {"delta_presence": table} if table else {}
 
 
@@ -52,7 +52,7 @@ def _share(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}%}"
 
 
-def _figures(col: Any, title: str, step: str, call: Callable[..., TableRisk], config: str, threshold: float,
+def _figures(col: Any, title: str, step: str, call: Callable[..., TableRisk], config: Study, threshold: float,
              population: int | None, dataset_key: str | None) -> TableRisk | None:
     """One table's figures as metrics, assessed by ``call`` (``cached.input_risk`` or ``release_risk``) under a spinner
     naming ``step``; an error as a message in the column (None then)."""
@@ -123,7 +123,7 @@ def page(ctx: PageContext) -> None:
     cols = st.columns(2)
     figures = {INPUT: _figures(cols[0], "Input (the research subset)" if subset else "Input",
                                "Assessing the risk of the input", input_risk,
-                               source.config_json(k=2, compare=[], privacy_models=subset), threshold, population,
+                               source.study(k=2, compare=[], privacy_models=subset), threshold, population,
                                source.dataset_key), RELEASE: None}
     if release_config is None:
         cols[1].subheader("Release")

@@ -1,14 +1,16 @@
 """What the pages work on: an embedded sample, or the session's own uploaded table with its roles and
-hierarchies. A Source turns page settings into a config (the TOML config as a mapping) and names the session dataset."""
+hierarchies. A Source turns page settings into a ``Study`` (``workbench.config``: the validated config the cached calls
+take) and names the session dataset."""
 
 from __future__ import annotations
 
-import json
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import measures as M
+from workbench.config import Study, study_from_dict
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,18 @@ class Source:
                          **({"target": self.target} if self.target else {})},
         }
         if self.attributes:
-            config["attributes"] = json.loads(json.dumps(self.attributes))
+            config["attributes"] = copy.deepcopy(dict(self.attributes))
         return config
 
-    def config_json(self, **settings: Any) -> str:
-        """``config(...)`` as canonical JSON: the cache key of every library call."""
-        return json.dumps(self.config(**settings), sort_keys=True)
+    def study(self, **settings: Any) -> Study:
+        """``config(...)`` as a validated ``Study``, what every cached library call takes (its memo key is the config's
+        canonical JSON, ``memo.memo_key``); a ``ConfigError`` (one line) when the settings make no valid config."""
+        return study_from_dict(self.config(**settings))
+
+
+def revised(study: Study, **sections: Mapping[str, Any] | None) -> Study:
+    """``study`` with whole config sections replaced (``release=None`` leaves the section out), as a new validated
+    ``Study`` read like the first (same source and base directory)."""
+    raw = {key: copy.deepcopy(value) for key, value in study.raw.items() if key not in sections}
+    raw |= {key: copy.deepcopy(dict(value)) for key, value in sections.items() if value is not None}
+    return study_from_dict(raw, base_dir=study.base_dir, source=study.source)
