@@ -245,7 +245,7 @@ def test_a_model_on_two_sensitive_attributes_is_chosen_on_anonymize_and_holds_on
     at.number_input(key="an_bl_beta").set_value(0.8).run()
     at.button[0].click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    config = json.loads(at.session_state["last_run"]["config"])
+    config = at.session_state["last_run"]["config"].raw
     assert config["privacy"]["beta_likeness"] == {"attribute": ["diagnosis", "ward"], "variant": "basic",
                                                   "beta": 0.8}
     assert any(m.value.startswith("Holds: beta_likeness") and "diagnosis and basic 0.8-likeness of ward" in m.value
