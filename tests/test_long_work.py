@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests._app import goto, ready_own_table
+from workbench.errors import WorkbenchError
 from workbench.jobs.job import JobCancelledError
 from workbench.ui.memo import clear
 
@@ -201,3 +202,23 @@ def test_an_anonymize_run_in_the_pool_shows_its_step_and_cancel_stops_it(monkeyp
     finally:
         gate.set()
         clear()
+
+
+@pytest.mark.parametrize(("value", "seconds"), [(None, 10.0), ("2", 2.0), ("0", 0.0), ("1.5", 1.5)])
+def test_the_page_wait_is_the_servers_setting(monkeypatch, value, seconds) -> None:
+    from workbench.ui import long_work
+
+    if value is None:
+        monkeypatch.delenv("WORKBENCH_PAGE_WAIT", raising=False)
+    else:
+        monkeypatch.setenv("WORKBENCH_PAGE_WAIT", value)
+    assert long_work.grace_seconds() == seconds
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "nan", "inf", ""])
+def test_a_page_wait_that_is_not_seconds_is_one_line(monkeypatch, value) -> None:
+    from workbench.ui import long_work
+
+    monkeypatch.setenv("WORKBENCH_PAGE_WAIT", value)
+    with pytest.raises(WorkbenchError, match=r"^WORKBENCH_PAGE_WAIT must be a number of seconds, 0 or more, not "):
+        long_work.grace_seconds()

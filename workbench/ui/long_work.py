@@ -1,11 +1,11 @@
 """Long work on a page: a heavy cached call (``memo.dual_cache(..., heavy=True)``, run in the server's worker
 pool, ``workbench.jobs``) followed while it runs, with a progress bar saying what is being done and a Cancel button.
 
-The page first waits up to ``GRACE_SECONDS`` in its own run, so short work shows its result at once. Longer work
-gets a panel that refreshes itself (``st.fragment(run_every=...)``) while the rest of the page stays usable, and
-runs the whole page again when the job ends, which then finds the result in the cache. Leaving the page or changing
-a setting does not stop the job; Cancel does: a queued job leaves the queue, a running one ends at its next progress
-report (a job another session waits for too goes on for that session).
+The page first waits up to ``grace_seconds()`` (10 s unless ``WORKBENCH_PAGE_WAIT`` says) in its own run, so short
+work shows its result at once. Longer work gets a panel that refreshes itself (``st.fragment(run_every=...)``) while
+the rest of the page stays usable, and runs the whole page again when the job ends, which then finds the result in
+the cache. Leaving the page or changing a setting does not stop the job; Cancel does: a queued job leaves the queue,
+a running one ends at its next progress report (a job another session waits for too goes on for that session).
 
 Shorter work the page waits for in its own run goes through ``announced``: a spinner naming the step with the time
 it has taken and, when the call reports its progress, a bar of how far it is."""
@@ -13,6 +13,8 @@ it has taken and, when the call reports its progress, a bar of how far it is."""
 from __future__ import annotations
 
 import inspect
+import math
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +27,7 @@ from workbench.jobs.job import Job, JobCancelledError
 from workbench.ui import state
 from workbench.ui.memo import outcome, queue_message
 
-GRACE_SECONDS = 10.0  # waited in the page's own run before the self-refreshing panel takes over
+GRACE_SECONDS = 10.0  # waited in the page's own run before the self-refreshing panel takes over (WORKBENCH_PAGE_WAIT)
 REFRESH_SECONDS = 1.0  # the panel's refresh
 CANCELLED: dict[str, Any] = {"cancelled": True}  # what ``follow`` returns for cancelled work (tested by identity)
 
@@ -75,12 +77,27 @@ def follow(call: Callable[..., Any], *args: Any, dataset_key: str | None, name: 
     return None
 
 
+def grace_seconds() -> float:
+    """How long a page waits for long work in its own run before the panel takes over: ``WORKBENCH_PAGE_WAIT``
+    seconds when the server's environment sets it, else ``GRACE_SECONDS``."""
+    text = os.environ.get("WORKBENCH_PAGE_WAIT")
+    if text is None:
+        return GRACE_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not math.isfinite(seconds) or seconds < 0:
+        raise WorkbenchError(f"WORKBENCH_PAGE_WAIT must be a number of seconds, 0 or more, not {text!r}")
+    return seconds
+
+
 def _wait_here(job: Job, name: str, doing: str) -> None:
     slot = st.empty()
     with slot.container():
         bar = st.progress(0.0, text=status_text(job, doing)[1])
         st.button("Cancel", key=state.cancel_button(name).key, help="stop the job (at its next step)")
-    deadline = time.monotonic() + GRACE_SECONDS
+    deadline = time.monotonic() + grace_seconds()
     while not job.wait(0.5) and time.monotonic() < deadline:  # an update every half second: a rerun (a click on
         fraction, text = status_text(job, doing)             # Cancel, a changed setting) stops the wait at once
         bar.progress(fraction, text=text)
