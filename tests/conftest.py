@@ -95,6 +95,9 @@ SLOW_TESTS = {
     "test_mondrian::test_on_adult_at_k10_mondrian_beats_the_best_full_domain_node_on_loss_within_seconds": "Adult",
     "test_local_privacy::test_mondrian_on_adult_with_other_variants": "Adult under each variant",
     "test_local::test_col_mi_weights_option_reaches_measure_and_engine": "the registry's local run, twice",
+    "test_sweep::test_a_dask_cluster_gives_the_same_table": "a Dask cluster",
+    "test_sweep::test_user_measures_reach_the_worker_processes_and_their_failures_come_back": "worker processes",
+    "test_sweep::test_two_local_jobs_give_the_same_table": "worker processes or threads, each setting",
 }
 
 
@@ -112,9 +115,10 @@ def _slow_test(item: pytest.Item) -> bool:
     return False
 
 
-# A test that starts the app (AppTest), a browser or an app server is slow wherever it is: found by the names its
-# source, its module's helpers or its fixtures use.
-APP_DRIVERS = ("AppTest", "app_server", "sync_playwright", "ready_own_table", "captured_downloads")
+# A test that starts the app (AppTest), a browser, an app server or a command in a process of its own is slow wherever
+# it is: found by the names its source, its module's helpers or its fixtures use.
+APP_DRIVERS = ("AppTest", "app_server", "sync_playwright", "ready_own_table", "captured_downloads", "subprocess.",
+               "run_cli_subprocess")
 
 
 def _app_helpers(module: object) -> set[str]:
