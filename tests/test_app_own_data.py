@@ -152,7 +152,7 @@ def test_a_config_bundle_loads_again_on_the_data_page():
     goto(at, "Anonymize").run()
     at.number_input(key="an_k").set_value(7).run()
     at.button[0].click().run()
-    source_config = at.session_state["last_run"]["config"]
+    source_config = at.session_state["last_run"].study
     raw = dict(source_config.raw)  # the bundle the Export page offers, rebuilt from the same library call
     bundle = config_bundle(raw, {"hierarchies/sex.csv": "F;*\nM;*\n"})
     fresh = _uploaded(content)

@@ -49,7 +49,7 @@ def _run(at: AppTest) -> dict:
     at.button[0].click().run()
     assert not at.exception and at.success, [e.value for e in at.error]
     last = at.session_state["last_run"]
-    return {"config": dict(last["config"].raw), "dataset_key": last["dataset_key"]}
+    return {"config": dict(last.study.raw), "dataset_key": last.dataset_key}
 
 
 def _save(at: AppTest, name: str, store: bool = False) -> None:

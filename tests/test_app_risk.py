@@ -67,7 +67,7 @@ def test_risk_page_shows_the_input_and_the_release_risk_as_counted(dataset: str)
     goto(at, "Anonymize").run()
     at.button[0].click().run()
     assert not at.exception and at.success
-    config = at.session_state["last_run"]["config"]
+    config = at.session_state["last_run"].study
     goto(at, "Risk").run()
     assert not at.exception
     result = wb.run(wb.study_from_dict(config.raw))  # the same release, computed independently
@@ -131,7 +131,7 @@ def test_unique_combinations_of_the_input_and_the_release() -> None:
     at.button[0].click().run()
     goto(at, "Risk").run()
     assert not at.exception
-    release = wb.run(wb.study_from_dict(dict(at.session_state["last_run"]["config"].raw))).release
+    release = wb.run(wb.study_from_dict(dict(at.session_state["last_run"].study.raw))).release
     shown = [d.value for d in at.dataframe if "combination" in d.value.columns]
     assert len(shown) == 2 and shown[1].equals(unique_combinations(release.table(), release.quasi_identifiers))
 
@@ -158,7 +158,7 @@ def test_attacks_section_before_and_after_a_run() -> None:
     at.button[0].click().run()
     goto(at, "Risk").run()
     assert not at.exception
-    config = dict(at.session_state["last_run"]["config"].raw)
+    config = dict(at.session_state["last_run"].study.raw)
     result = wb.run(wb.study_from_dict(config))
     checks = check_attacks(result.study, result.dataset, result.release).to_dict()
     table = next(d.value for d in at.dataframe if "attack" in d.value.columns)
@@ -215,11 +215,11 @@ def test_distinct_l_diversity_chosen_on_anonymize_holds_on_the_release() -> None
     assert not at.info
     at.button[0].click().run()
     assert not at.exception and not at.error
-    config = dict(at.session_state["last_run"]["config"].raw)
+    config = dict(at.session_state["last_run"].study.raw)
     assert config["privacy"]["l_diversity"] == {"attribute": "diagnosis", "variant": "distinct", "l": 3}
     assert any(s.value.startswith("Holds: l_diversity") for s in at.success)
     result = wb.run(wb.study_from_dict(config), at.session_state["session_datasets"][
-        at.session_state["last_run"]["dataset_key"]])
+        at.session_state["last_run"].dataset_key])
     assert result.summary()["privacy_models"]["l_diversity"]["holds"] is True
     table = result.release.table("drop")  # every class of kept records holds at least 3 diagnoses
     assert table.groupby(list(result.release.quasi_identifiers))["diagnosis"].nunique().min() >= 3
@@ -245,13 +245,13 @@ def test_a_model_on_two_sensitive_attributes_is_chosen_on_anonymize_and_holds_on
     at.number_input(key="an_bl_beta").set_value(0.8).run()
     at.button[0].click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    config = at.session_state["last_run"]["config"].raw
+    config = at.session_state["last_run"].study.raw
     assert config["privacy"]["beta_likeness"] == {"attribute": ["diagnosis", "ward"], "variant": "basic",
                                                   "beta": 0.8}
     assert any(m.value.startswith("Holds: beta_likeness") and "diagnosis and basic 0.8-likeness of ward" in m.value
                for m in at.success)
     result = wb.run(wb.study_from_dict(config), at.session_state["session_datasets"][
-        at.session_state["last_run"]["dataset_key"]])
+        at.session_state["last_run"].dataset_key])
     table = result.release.table("drop")
     assert len(table) > 0
     for attribute in ("diagnosis", "ward"):
@@ -292,7 +292,7 @@ def test_likeness_disclosure_alpha_and_k_map_chosen_on_anonymize_hold_on_the_rel
     assert not at.exception and at.selectbox(key="an_alg").value == "bnb"
     at.button[0].click().run()
     assert not at.exception and not at.error
-    config = dict(at.session_state["last_run"]["config"].raw)
+    config = dict(at.session_state["last_run"].study.raw)
     assert config["privacy"]["beta_likeness"] == {"attribute": "diagnosis", "variant": "basic", "beta": 3.0}
     assert config["privacy"]["delta_disclosure"] == {"attribute": "diagnosis", "delta": 3.0}
     assert config["privacy"]["alpha_k"] == {"attribute": "diagnosis", "alpha": 0.8}
@@ -300,7 +300,7 @@ def test_likeness_disclosure_alpha_and_k_map_chosen_on_anonymize_hold_on_the_rel
     for kind in ("beta_likeness", "delta_disclosure", "alpha_k", "k_map"):
         assert any(s.value.startswith(f"Holds: {kind}") for s in at.success), kind
     result = wb.run(wb.study_from_dict(config), at.session_state["session_datasets"][
-        at.session_state["last_run"]["dataset_key"]])
+        at.session_state["last_run"].dataset_key])
     table = result.release.table("drop")
     whole = table["diagnosis"].value_counts(normalize=True)
     for _, group in table.groupby(list(result.release.quasi_identifiers)):
@@ -354,7 +354,7 @@ def test_delta_presence_on_anonymize_gives_the_risk_page_journalist_risk_against
         time.sleep(1)
         at.run()
     assert not at.exception and not at.error
-    config = dict(at.session_state["last_run"]["config"].raw)
+    config = dict(at.session_state["last_run"].study.raw)
     assert config["privacy"]["delta_presence"] == {"subset": "research_subset", "delta_min": 0.05, "delta_max": 0.15}
     goto(at, "Risk").run()
     assert not at.exception

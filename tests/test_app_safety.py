@@ -49,7 +49,7 @@ def _anonymize(at: AppTest) -> AppTest:
 
 def _ran_with_k(at: AppTest) -> int | None:
     last = at.session_state["last_run"] if "last_run" in at.session_state else None
-    return last["config"].k if last else None
+    return last.study.k if last else None
 
 
 def test_k_beyond_2_53_is_refused_on_load_not_run_with_k_1() -> None:

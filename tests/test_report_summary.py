@@ -298,7 +298,7 @@ def test_the_export_page_shows_the_summary(teaching):
     goto(at, "Export").run()
     assert not at.exception and not at.error
     assert "Decision summary" in [h.value for h in at.subheader]
-    raw = dict(at.session_state["last_run"]["config"].raw)  # the run the page exports, with its defaults
+    raw = dict(at.session_state["last_run"].study.raw)  # the run the page exports, with its defaults
     raw["release"] = {"seed": 0, "format": "csv", "suppressed": "mark"}
     run = wb.run(study_from_dict(raw))
     expected = build_summary(run.study, run)

@@ -219,7 +219,7 @@ def test_the_anonymize_page_draws_the_toy_form_and_runs_it() -> None:
     at.number_input(key="an_toy_most").set_value(3).run()
     at.button[0].click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert dict(at.session_state["last_run"]["config"].raw)["privacy"]["toy"] == {"attribute": "diagnosis",
+    assert dict(at.session_state["last_run"].study.raw)["privacy"]["toy"] == {"attribute": "diagnosis",
                                                                                      "most": 3}
     assert any(s.value.startswith("Holds: toy") for s in at.success)
 

@@ -196,11 +196,11 @@ def page(ctx: PageContext) -> None:
         st.info(f"Search switched from {model_steered[0]} to {optimal}: {model_steered[0]} prunes the "
                 f"lattice assuming admissibility is monotone, and the library refuses it here: {md(model_steered[1])}.")
     clicked = st.button("Run", type="primary")
-    here = {"config": study, "dataset_key": source.dataset_key}
+    here = state.AnonymizeRun(study, source.dataset_key, source.label)
     if clicked:
         state.AN_PENDING.set(here)
     last = state.LAST_RUN.get()
-    unchanged = last is not None and last["config"] == study and last["dataset_key"] == source.dataset_key
+    unchanged = last is not None and last.study == study and last.dataset_key == source.dataset_key
     if state.AN_PENDING.get() == here:  # a run in the worker pool, followed until it ends
         failed = False
         try:
@@ -220,7 +220,7 @@ def page(ctx: PageContext) -> None:
     else:
         st.caption("The last run with these settings (kept until the dataset or a setting changes).")
     with st.spinner("Showing the run: its classes, measures and released rows…", show_time=True):
-        state.LAST_RUN.set({"config": study, "dataset_key": source.dataset_key, "label": source.label})
+        state.LAST_RUN.set(here)
         result = run_config(study, dataset_key=source.dataset_key)  # the run above, kept in the cache
     summary = result.summary
     guarantee.show(result.guarantee_kind, result.holds, result.guarantee)

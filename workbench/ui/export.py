@@ -33,7 +33,7 @@ MIME = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocumen
         "parquet": "application/octet-stream"}
 
 
-def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str], None] | str:
+def release_recorder(last: state.AnonymizeRun, raw: dict[str, Any]) -> Callable[[str], None] | str:
     """What records the release in the register when its file is downloaded (docs/register.md): the run of the
     exported config, the analyst and the register are taken now, in the page's run; the record is written on the
     click. Returns the reason instead when the register cannot take it (the page then offers no download)."""
@@ -47,8 +47,8 @@ def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str
     from workbench.ui.identity import current_user
     try:
         run = long_work.announced("Preparing the release's record in the register", run_result,
-                                  revised(last["config"], release=None),
-                                  dataset_key=last["dataset_key"])  # the run already made, from the cache
+                                  revised(last.study, release=None),
+                                  dataset_key=last.dataset_key)  # the run already made, from the cache
         register = open_register()
         ordered = in_attribute_order(raw, run.dataset.quasi_identifiers)
         result = dataclasses.replace(run, study=study_from_dict(ordered))
@@ -62,11 +62,11 @@ def release_recorder(last: dict[str, Any], raw: dict[str, Any]) -> Callable[[str
     return record
 
 
-def suppressed_records(last: dict[str, Any]) -> str:
+def suppressed_records(last: state.AnonymizeRun) -> str:
     """Say what becomes of the release's suppressed records and offer to leave them out: ``"mark"`` (kept, ``*`` in
     every quasi-identifier) or ``"drop"`` (``[release] suppressed``, docs/config.md)."""
     try:
-        result = run_config(last["config"], dataset_key=last["dataset_key"])  # the Anonymize page's run, cached
+        result = run_config(last.study, dataset_key=last.dataset_key)  # the Anonymize page's run, cached
     except WorkbenchError:
         return "mark"  # the files say what is wrong
     suppressed, records = int(result.summary["suppressed"]), int(result.records)
@@ -105,23 +105,23 @@ def page(ctx: PageContext) -> None:
     if last is None:
         st.info("Run an anonymization on the Anonymize page first; its release is exported here.")
         return
-    raw = last["config"].raw
-    st.write(f"Release of the last run on {md(last['label'])}: {raw['engine']['kind']} / {raw['engine']['algorithm']}, "
+    raw = last.study.raw
+    st.write(f"Release of the last run on {md(last.label)}: {raw['engine']['kind']} / {raw['engine']['algorithm']}, "
              f"k = {raw['privacy']['k']}.")
     top = st.container(border=True)  # filled once the seed and the suppressed records' fate below are read
     fmt = st.radio("Format", ["csv", "xlsx", "parquet"], horizontal=True)
     seed = st.number_input("Shuffle seed (recorded in the provenance)", min_value=0, value=0, step=1)
-    study = revised(last["config"], release={"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)})
+    study = revised(last.study, release={"seed": int(seed), "format": fmt, "suppressed": suppressed_records(last)})
     raw = study.raw
     with top, shown_errors():  # the report's first page, for the release as exported (its seed and suppressed records)
         summary = long_work.announced("Summarizing the release for a review board: its risk, its cost and the attacks",
                                       decision_summary, study, register_version(),
-                                      dataset_key=last["dataset_key"])
+                                      dataset_key=last.dataset_key)
         decision_summary_view.show(summary)
     files = long_work.announced(f"Writing the release as {fmt} and verifying it again from its own table", export_files,
-                                study, fmt, dataset_key=last["dataset_key"])
+                                study, fmt, dataset_key=last.dataset_key)
     kind = files.guarantee_kind
-    if not guarantee.acknowledged(kind, key=f"ack:{kind}:{memo_key(last['config'])[1]}"):
+    if not guarantee.acknowledged(kind, key=f"ack:{kind}:{memo_key(last.study)[1]}"):
         return
     if guarantee_text(kind).k_anonymous:
         st.success("The release passed re-verification from its own table before it was produced.")

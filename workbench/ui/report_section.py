@@ -13,7 +13,7 @@ import streamlit as st
 from workbench.ui import state
 
 
-def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
+def report_section(last: state.AnonymizeRun, raw: dict[str, Any]) -> None:
     """A button that records the last run's release (with the Export page's seed) in the register and builds its
     report, and a download button for it. ``raw`` is the config the Export page exports (with its [release] section)."""
     from workbench.config import study_from_dict
@@ -38,7 +38,7 @@ def report_section(last: dict[str, Any], raw: dict[str, Any]) -> None:
     held = state.REPORT.get()
     if st.button("Build the report"):
         try:
-            result = run_result(revised(last["config"], release=None), dataset_key=last["dataset_key"])
+            result = run_result(revised(last.study, release=None), dataset_key=last.dataset_key)
             ordered = in_attribute_order(raw, result.dataset.quasi_identifiers)
             study = study_from_dict(ordered)
             result = dataclasses.replace(result, study=study)

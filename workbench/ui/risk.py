@@ -32,11 +32,11 @@ ESTIMATOR_NAMES = {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB (slide ne
 def _last_release_config(source: Source) -> tuple[Study | None, str]:
     """The last Anonymize run's config when it ran on this dataset (None otherwise) and how to name it."""
     last = state.LAST_RUN.get()
-    if last is None or last["dataset_key"] != source.dataset_key or last["label"] != source.label:
+    if last is None or last.dataset_key != source.dataset_key or last.label != source.label:
         return None, ""
-    raw = last["config"].raw
+    raw = last.study.raw
     subset = ", δ-presence: the research subset released" if "delta_presence" in raw["privacy"] else ""
-    return last["config"], (f"{raw['engine']['kind']} / {raw['engine']['algorithm']}, k = {raw['privacy']['k']}, "
+    return last.study, (f"{raw['engine']['kind']} / {raw['engine']['algorithm']}, k = {raw['privacy']['k']}, "
                             f"suppression ≤ {raw['privacy'].get('max_suppression', 0.0):.0%}{subset}")
 
 

@@ -17,6 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.state import SessionState
 
+from workbench.config import Study
 from workbench.policy import suppression_percent, suppression_share
 from workbench.privacy.kind import FormField, PrivacyModelKind
 from workbench.privacy.registry import PRIVACY_MODELS
@@ -195,8 +196,18 @@ def settle(key: str, value: object) -> None:
 CONTEXT: Slot[PageContext] = Slot("page_context")
 
 
-# the last run of the Anonymize page: {"config": JSON, "dataset_key": ..., "label": ...} (Export and Risk read it)
-LAST_RUN: Slot[dict[str, Any]] = Slot("last_run")
+@dataclass(frozen=True)
+class AnonymizeRun:
+    """A run of the Anonymize page: its study, the session dataset it ran on (None: an embedded sample) and that
+    dataset's label."""
+
+    study: Study
+    dataset_key: str | None
+    label: str
+
+
+# the last run of the Anonymize page (the Export and Risk pages and the report read it)
+LAST_RUN: Slot[AnonymizeRun] = Slot("last_run")
 
 # the Anonymize page
 AN_ENGINE: Slot[str] = Slot("an_engine", persistent=True)
@@ -208,7 +219,7 @@ AN_TIME: Slot[float] = Slot("an_time", persistent=True)
 AN_STEERED: Slot[tuple[str, str]] = Slot("an_steered")  # (algorithm, objective) the objective steered away from
 AN_ALG_PENDING: Slot[str] = Slot("an_alg_pending")  # the algorithm the privacy models steer to (before the widget)
 AN_MODEL_STEERED: Slot[tuple[str, str]] = Slot("an_model_steered")  # (algorithm, the library's refusal)
-AN_PENDING: Slot[dict[str, Any]] = Slot("an_pending")  # the config and dataset of the run the page follows
+AN_PENDING: Slot[AnonymizeRun] = Slot("an_pending")  # the run the page follows in the worker pool
 # the privacy-model pickers (a checkbox, then its fields), one per registered model, read by anonymize.chosen_models
 # on every page: the checkbox's key is an_FORM, a field's an_FORM_NAME (``PrivacyModelKind.form``)
 def model_key(model: PrivacyModelKind) -> str:
