@@ -117,12 +117,13 @@ def _slow_test(item: pytest.Item) -> bool:
 
 # A test that starts the app (AppTest), a browser, an app server or a command in a process of its own is slow wherever
 # it is: found by the names its source, its module's helpers or its fixtures use.
-APP_DRIVERS = ("AppTest", "app_server", "sync_playwright", "ready_own_table", "captured_downloads", "subprocess.",
-               "run_cli_subprocess")
+APP_OR_PROCESS_DRIVERS = ("AppTest", "app_server", "sync_playwright", "ready_own_table", "captured_downloads",
+                          "subprocess.", "run_cli_subprocess")
 
 
-def _app_helpers(module: object) -> set[str]:
-    """Names of ``module``'s functions (fixtures included) that drive the app, directly or through each other."""
+def _driving_helpers(module: object) -> set[str]:
+    """Names of ``module``'s functions (fixtures included) that start the app or a process, directly or through each
+    other."""
     import inspect
 
     sources = {}
@@ -134,7 +135,7 @@ def _app_helpers(module: object) -> set[str]:
             except OSError:
                 continue
     drivers: set[str] = set()
-    markers = set(APP_DRIVERS)
+    markers = set(APP_OR_PROCESS_DRIVERS)
     while True:
         found = {name for name, text in sources.items() if name not in drivers and any(m in text for m in markers)}
         if not found:
@@ -143,12 +144,12 @@ def _app_helpers(module: object) -> set[str]:
         markers |= {f"{name}(" for name in found} | {f"{name}," for name in found} | {f"{name})" for name in found}
 
 
-def _drives_the_app(item: pytest.Item, helpers: dict[str, set[str]]) -> bool:
+def _starts_the_app_or_a_process(item: pytest.Item, helpers: dict[str, set[str]]) -> bool:
     module = getattr(item, "module", None)
     if module is None:
         return False
     if module.__name__ not in helpers:
-        helpers[module.__name__] = _app_helpers(module)
+        helpers[module.__name__] = _driving_helpers(module)
     mine = helpers[module.__name__]
     name = getattr(item, "originalname", item.name)
     return name in mine or any(fixture in mine for fixture in getattr(item, "fixturenames", ()))
@@ -163,7 +164,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     helpers: dict[str, set[str]] = {}
     for item in items:
-        if _slow_test(item) or _drives_the_app(item, helpers):
+        if _slow_test(item) or _starts_the_app_or_a_process(item, helpers):
             item.add_marker(pytest.mark.slow)
 
 
