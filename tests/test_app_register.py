@@ -75,6 +75,8 @@ def test_export_records_on_download_and_warns_of_the_earlier_release_and_history
     _download_release(at)
     goto(at, "History").run()
     assert not at.exception
+    caption = " ".join(c.value for c in at.caption)  # the register named without a path on the server
+    assert "The release register (the SQLite file " in caption and "/" not in caption.split("(")[1].split(")")[0]
     table = at.dataframe[0].value
     assert list(table["id"]) == [1, 2] and list(table["k"]) == [2, 3]
     assert R.history()[1]["warnings"][0].startswith("release 1 of the same data")

@@ -457,3 +457,17 @@ def test_an_out_of_core_release_is_recorded_and_names_the_earlier_ones(register_
     assert [r["node"] for r in rows][1] == summary["transformation"]
     assert rows[0]["node"] != rows[1]["node"]
     assert summary["warnings"][0].startswith("release 1 of the same data file") and summary["warnings"][0] in err
+
+
+@pytest.mark.parametrize(("url", "named"), [
+    ("sqlite:////srv/team/registers/board.sqlite", "the SQLite file board.sqlite"),
+    ("sqlite://", "an in-memory SQLite database"),
+    ("postgresql+psycopg://alice:secret@db.example.org:5433/register", "the postgresql database register on "
+                                                                       "db.example.org:5433"),
+    ("postgresql+psycopg://db.example.org/register", "the postgresql database register on db.example.org"),
+    ("not a url", "<not a URL>"),
+])
+def test_the_app_names_a_register_without_a_server_path_or_credentials(url: str, named: str) -> None:
+    from workbench.register.store import described
+
+    assert described(url) == named

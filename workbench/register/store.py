@@ -104,6 +104,20 @@ def shown_url(url: str) -> str:
         return "<not a URL>"
 
 
+def described(url: str) -> str:
+    """The register as the app names it to analysts on a shared server: a SQLite file by its name alone, a database
+    server's by its backend, database and host; never a path on the server, a user or a password."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except ArgumentError:
+        return "<not a URL>"
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return f"the SQLite file {Path(parsed.database).name}" if parsed.database else "an in-memory SQLite database"
+    name = f"the {backend} database" + (f" {parsed.database}" if parsed.database else "")
+    return name + (f" on {parsed.host}" + (f":{parsed.port}" if parsed.port else "") if parsed.host else "")
+
+
 def _is_locked(exc: BaseException) -> bool:
     text = str(getattr(exc, "orig", exc)).lower()
     return "database is locked" in text or "database table is locked" in text or "busy" in text

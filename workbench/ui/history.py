@@ -11,7 +11,7 @@ import streamlit as st
 from workbench.errors import WorkbenchError
 from workbench.register import decide, history
 from workbench.register.schema import DECISIONS
-from workbench.register.store import open_register, shown_url
+from workbench.register.store import described, open_register
 from workbench.ui.cached import register_digests
 from workbench.ui.context import PageContext
 from workbench.ui.format import md
@@ -43,9 +43,8 @@ def page(ctx: PageContext) -> None:
     except WorkbenchError as exc:
         st.error(md(str(exc)))
         return
-    st.caption(f"The release register at `{md(shown_url(reg.url))}`: every release written or downloaded, who made "
-               "it, and the board's decision. It is the team's shared record: everyone on this server sees every "
-               "release.")
+    st.caption(f"The release register ({md(described(reg.url))}): every release written or downloaded, who made it, "
+               "and the board's decision. It is the team's shared record: everyone on this server sees every release.")
     try:
         digests = register_digests(source) if (source.sample or source.dataset_key) else []
     except WorkbenchError:
