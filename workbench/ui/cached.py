@@ -75,11 +75,6 @@ def dataset_for(study: Study, dataset_key: str | None) -> Dataset:
     return _sample_dataset(memo_key(data_study), data_study)
 
 
-def study_and_dataset(study: Study, dataset_key: str | None) -> tuple[Study, Dataset]:
-    """The study and the dataset it runs on (``dataset_for``)."""
-    return study, dataset_for(study, dataset_key)
-
-
 def lattice_size(source: Source) -> int:
     """Nodes of the source's generalization lattice (``policy.lattice_size``)."""
     return policy.lattice_size(dataset_for(source.study(k=2, compare=[]), source.dataset_key))
@@ -171,7 +166,7 @@ def run_result(study: Study, dataset_key: str | None, _progress: Progress | None
     and Export pages share one run (the config's [release] section does not change a run: leave it out). Run in the
     worker pool like the other heavy calls; its progress is reported after each step of the run."""
     try:
-        return run(*study_and_dataset(study, dataset_key), _progress)
+        return run(study, dataset_for(study, dataset_key), _progress)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 

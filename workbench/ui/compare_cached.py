@@ -17,7 +17,7 @@ from workbench.compare.ranking import as_loss, global_vs_local, normalized, opti
 from workbench.config import Study
 from workbench.errors import WorkbenchError
 from workbench.study import Progress
-from workbench.ui.cached import dataset_for, study_and_dataset
+from workbench.ui.cached import dataset_for
 from workbench.ui.memo import dual_cache, user_error
 from workbench.ui.source import revised
 
@@ -29,7 +29,7 @@ def lattice_rows(study: Study, candidates: str, dataset_key: str | None,
     from workbench import compare
 
     try:
-        study, dataset = study_and_dataset(study, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         return compare.lattice_solutions(study, dataset, candidates, progress=_progress)
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
@@ -50,7 +50,7 @@ def local_rows(study: Study, dataset_key: str | None, _progress: Progress | None
     from workbench import compare
 
     try:
-        study, dataset = study_and_dataset(study, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         return LocalRows(compare.local_solutions(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS, progress=_progress),
                          compare.local_refusals(study, dataset, compare.COMPARED_LOCAL_ALGORITHMS))
     except (WorkbenchError, KeyError, ValueError) as exc:
@@ -73,7 +73,7 @@ def optima(study: Study, dataset_key: str | None) -> Optima:
     from workbench import compare
 
     try:
-        study, dataset = study_and_dataset(study, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         table = lattice_optima(study, dataset)
         return Optima(table, compare.optimum_solutions(study, dataset, table))
     except (WorkbenchError, KeyError, ValueError) as exc:

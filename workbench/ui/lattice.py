@@ -21,7 +21,7 @@ from workbench.policy import MAX_LATTICE_NODES, needs_monotone_waiver, non_monot
 from workbench.release.guarantees import suppression_note, suppression_warning
 from workbench.release.output import MISSING_TOKEN
 from workbench.ui import format, lattice_marks, long_work, state
-from workbench.ui.cached import study_and_dataset, too_large_for_tables
+from workbench.ui.cached import dataset_for, too_large_for_tables
 from workbench.ui.charts import NODE_PICK, hasse_edges, hasse_layout
 from workbench.ui.context import PageContext
 from workbench.ui.failure import shown_errors
@@ -100,7 +100,7 @@ def lattice_table_cached(study: Study, dataset_key: str | None) -> LatticeTable:
     from workbench.views.lattice import lattice_table
 
     try:
-        study, dataset = study_and_dataset(study, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         table = lattice_table(evaluator_for(study, dataset))
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
@@ -117,7 +117,7 @@ def lattice_overview_cached(study: Study, table_study: Study, dataset_key: str |
 
     base = lattice_table_cached(table_study, dataset_key=dataset_key)
     try:
-        table, result = lattice_overview(*study_and_dataset(study, dataset_key), table=base.nodes)
+        table, result = lattice_overview(study, dataset_for(study, dataset_key), table=base.nodes)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
     optimum = table.loc[table.status == "optimum", "node"]  # the page's one reading of the optimum
@@ -133,7 +133,7 @@ def node_details_cached(study: Study, node: str, dataset_key: str | None) -> Nod
     from workbench.views.node_details import node_details
 
     try:
-        return node_details(*study_and_dataset(study, dataset_key), node)
+        return node_details(study, dataset_for(study, dataset_key), node)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
@@ -144,7 +144,7 @@ def node_diff_cached(study: Study, a: str, b: str, dataset_key: str | None) -> N
     from workbench.views.node_details import node_diff
 
     try:
-        return node_diff(*study_and_dataset(study, dataset_key), a, b)
+        return node_diff(study, dataset_for(study, dataset_key), a, b)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc
 
@@ -179,7 +179,7 @@ def search_region_cached(study: Study, dataset_key: str | None,
     from workbench.views.lattice import search_region
 
     try:
-        study, dataset = study_and_dataset(study, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         frame, result = search_region(study, dataset, _progress)
     except (WorkbenchError, KeyError) as exc:
         raise user_error(exc) from exc

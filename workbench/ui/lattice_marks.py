@@ -22,7 +22,7 @@ from workbench.errors import WorkbenchError
 from workbench.privacy.registry import PRIVACY_MODELS
 from workbench.ui import format, long_work, state
 from workbench.ui.anonymize import chosen_models
-from workbench.ui.cached import sensitive_attributes, study_and_dataset
+from workbench.ui.cached import dataset_for, sensitive_attributes
 from workbench.ui.charts import TOOLTIP_NUMBER, hasse_chart, measure_name
 from workbench.ui.failure import shown_errors
 from workbench.ui.measures_page import exploration
@@ -114,7 +114,7 @@ def satisfaction_cached(study: Study, rule: str, dataset_key: str | None) -> Sat
     from workbench.views.satisfaction import model_satisfaction, satisfaction_by_height
 
     try:
-        satisfaction = model_satisfaction(*study_and_dataset(study, dataset_key), rules=[rule])
+        satisfaction = model_satisfaction(study, dataset_for(study, dataset_key), rules=[rule])
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc
     return Satisfaction(satisfaction, satisfaction_by_height(satisfaction))

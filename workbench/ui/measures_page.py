@@ -19,7 +19,7 @@ from workbench.errors import WorkbenchError
 from workbench.policy import suppression_share
 from workbench.study import Progress
 from workbench.ui import format, long_work, state
-from workbench.ui.cached import study_and_dataset
+from workbench.ui.cached import dataset_for
 from workbench.ui.charts import rank_heatmap
 from workbench.ui.context import PageContext
 from workbench.ui.format import md
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # loaded with the exploration (workbench.explore)
 def exploration(study: Study, dataset_key: str | None, _progress: Progress | None = None) -> Exploration:
     """``workbench.explore`` of the config: every measure over the admissible nodes (reporting its steps)."""
     try:
-        study, dataset = study_and_dataset(study, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         return wb.explore(study, dataset, progress=_progress)
     except (WorkbenchError, KeyError, ValueError) as exc:
         raise user_error(exc) from exc

@@ -12,7 +12,7 @@ import pandas as pd
 from workbench.compare.ranking import risk_utility
 from workbench.config import Study
 from workbench.errors import WorkbenchError
-from workbench.ui.cached import study_and_dataset
+from workbench.ui.cached import dataset_for
 from workbench.ui.memo import dual_cache, user_error
 
 
@@ -24,7 +24,7 @@ def risk_utility_points(study: Study, utility: str, risk: str, with_local: bool,
     from workbench import compare
 
     try:
-        study, dataset = study_and_dataset(study, dataset_key)
+        dataset = dataset_for(study, dataset_key)
         parts = [compare.lattice_solutions(study, dataset, "k_minimal")]
         if with_local:
             parts.append(compare.local_solutions(study, dataset))
